@@ -1,0 +1,117 @@
+// Command overloadsql is a MySQL-protocol SQL server that measures its own CPU overload and
+// sheds statements and connections before it melts down.
+//
+//	overloadsql [--config PATH] [--log-format text|json] [--version]
+//
+// Without --config it reads ./config.toml when that file exists, else it runs on built-in
+// defaults. A config that does not load is reported with its file, line and key, and the
+// process exits with code 2. SIGINT and SIGTERM stop accepting connections, let running
+// statements finish (at most shutdown_timeout_s) and exit 0; SIGHUP reloads the config.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+
+	"overloadsql/server"
+	"overloadsql/server/config"
+)
+
+const defaultConfig = "config.toml"
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stderr))
+}
+
+func run(args []string, stderr io.Writer) int {
+	flags := flag.NewFlagSet("overloadsql", flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	configPath := flags.String("config", "", "config file (default: ./config.toml when it exists, else built-in defaults)")
+	logFormat := flags.String("log-format", "text", "log format: text or json")
+	version := flags.Bool("version", false, "print the version and exit")
+	if err := flags.Parse(args); err != nil {
+		return 2
+	}
+	if *version {
+		fmt.Fprintln(stderr, "overloadsql", buildVersion())
+		return 0
+	}
+	logger, err := newLogger(*logFormat, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "overloadsql:", err)
+		return 2
+	}
+	server.RouteEngineLogs(logger)
+
+	cfg, err := loadConfig(*configPath)
+	if err != nil {
+		fmt.Fprintln(stderr, "overloadsql: config:", err)
+		return 2
+	}
+	srv, err := server.New(cfg, server.Options{Logger: logger})
+	if err != nil {
+		fmt.Fprintln(stderr, "overloadsql:", err)
+		return 1
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		for sig := range signals {
+			if sig == syscall.SIGHUP {
+				_ = srv.Reload("SIGHUP")
+				continue
+			}
+			logger.Info("shutting down: no new connections; waiting for running statements", "signal", sig.String())
+			if err := srv.Shutdown(context.Background()); err != nil {
+				logger.Warn("shutdown", "err", err)
+			}
+			cancel()
+			return
+		}
+	}()
+	if err := srv.Serve(ctx); err != nil {
+		logger.Error("serve", "err", err)
+		return 1
+	}
+	logger.Info("stopped")
+	return 0
+}
+
+func loadConfig(path string) (*config.Config, error) {
+	if path != "" {
+		return config.Load(path)
+	}
+	if _, err := os.Stat(defaultConfig); errors.Is(err, fs.ErrNotExist) {
+		return config.Default(), nil
+	}
+	return config.Load(defaultConfig)
+}
+
+func newLogger(format string, w io.Writer) (*slog.Logger, error) {
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, nil)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, nil)), nil
+	}
+	return nil, fmt.Errorf("--log-format %q: want text or json", format)
+}
+
+func buildVersion() string {
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
+		return info.Main.Version
+	}
+	return "(devel)"
+}

@@ -1,0 +1,217 @@
+package server
+
+import (
+	"bytes"
+	"crypto/sha1"
+	"crypto/sha256"
+	"crypto/subtle"
+	"crypto/x509"
+	"encoding/hex"
+	"net"
+
+	"overloadsql/server/config"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/mysql_db"
+	"github.com/dolthub/vitess/go/mysql"
+)
+
+// account is a configured user with the hashes the two MySQL password plugins need.
+type account struct {
+	name  string
+	admin bool
+	// empty: the account has no password.
+	empty bool
+	// doubleSHA1 = SHA1(SHA1(password)) verifies mysql_native_password; nil when unknown.
+	doubleSHA1 []byte
+	// sha256 = SHA256(password) verifies caching_sha2_password's fast path; nil when unknown.
+	sha256 []byte
+}
+
+func newAccount(u config.User) account {
+	a := account{name: u.Name, admin: u.Admin}
+	switch {
+	case u.PasswordSHA256Hex != "":
+		a.sha256, _ = hex.DecodeString(u.PasswordSHA256Hex)
+	case u.PasswordDoubleSHA1Hex != "":
+		a.doubleSHA1, _ = hex.DecodeString(u.PasswordDoubleSHA1Hex)
+	case u.Password == "":
+		a.empty = true
+	default:
+		s1 := sha1.Sum([]byte(u.Password))
+		s2 := sha1.Sum(s1[:])
+		a.doubleSHA1 = s2[:]
+		s := sha256.Sum256([]byte(u.Password))
+		a.sha256 = s[:]
+	}
+	return a
+}
+
+// authServer checks passwords with mysql_native_password (plain or double-SHA1 passwords) and
+// caching_sha2_password (plain or SHA-256 passwords, fast path only: the stored SHA-256 is all
+// that path needs), and keeps non-admins off the admin listener.
+type authServer struct {
+	accounts map[string]account
+}
+
+var _ mysql.AuthServer = (*authServer)(nil)
+
+func newAuthServer(users []config.User) *authServer {
+	s := &authServer{accounts: make(map[string]account, len(users))}
+	for _, u := range users {
+		s.accounts[u.Name] = newAccount(u)
+	}
+	return s
+}
+
+func (s *authServer) AuthMethods() []mysql.AuthMethod {
+	return []mysql.AuthMethod{
+		adminListenerCheck{mysql.NewMysqlNativeAuthMethod(nativeStorage{s}, s), s},
+		adminListenerCheck{mysql.NewSha2CachingAuthMethod(cachingStorage{s}, nil, s), s},
+	}
+}
+
+func (s *authServer) DefaultAuthMethodDescription() mysql.AuthMethodDescription {
+	return mysql.MysqlNativePassword
+}
+
+// HandleUser says which users a method can check: native needs the double SHA-1, caching_sha2
+// the SHA-256; an account without a password works with both.
+func (s *authServer) HandleUser(string, net.Addr) bool { return true }
+
+func (s *authServer) lookup(user string) (account, error) {
+	a, ok := s.accounts[user]
+	if !ok {
+		return account{}, accessDenied(user)
+	}
+	return a, nil
+}
+
+// adminListenerCheck lets a password method's success stand only if a non-admin did not come
+// in through admin_listen.
+type adminListenerCheck struct {
+	mysql.AuthMethod
+	s *authServer
+}
+
+func (m adminListenerCheck) HandleAuthPluginData(c *mysql.Conn, user string, serverData, clientData []byte, remote net.Addr) (mysql.Getter, error) {
+	g, err := m.AuthMethod.HandleAuthPluginData(c, user, serverData, clientData, remote)
+	if err != nil {
+		return nil, err
+	}
+	if a, _ := m.s.lookup(user); !a.admin && isAdminConn(c.Conn) {
+		return nil, mysql.NewSQLError(mysql.ERSpecifiedAccessDenied, "42000",
+			"Access denied for user '%s': admin_listen accepts admin users only; use the main listener", user)
+	}
+	return g, nil
+}
+
+func userOf(a account, remote net.Addr) mysql.Getter {
+	return sql.MysqlConnectionUser{User: a.name, Host: hostOf(remote)}
+}
+
+func accessDenied(user string) error {
+	return mysql.NewSQLError(mysql.ERAccessDeniedError, mysql.SSAccessDeniedError, "Access denied for user '%v'", user)
+}
+
+func hostOf(addr net.Addr) string {
+	host, _, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return addr.String()
+	}
+	return host
+}
+
+type nativeStorage struct{ s *authServer }
+
+func (n nativeStorage) UserEntryWithHash(_ []*x509.Certificate, salt []byte, user string, response []byte, remote net.Addr) (mysql.Getter, error) {
+	a, err := n.s.lookup(user)
+	if err != nil {
+		return nil, err
+	}
+	if !checkNative(a, salt, response) {
+		return nil, accessDenied(user)
+	}
+	return userOf(a, remote), nil
+}
+
+type cachingStorage struct{ s *authServer }
+
+func (c cachingStorage) UserEntryWithCacheHash(_ []*x509.Certificate, salt []byte, user string, response []byte, remote net.Addr) (mysql.Getter, mysql.CacheState, error) {
+	a, err := c.s.lookup(user)
+	if err != nil {
+		return nil, mysql.AuthRejected, err
+	}
+	if !checkCachingSHA2(a, salt, response) {
+		return nil, mysql.AuthRejected, accessDenied(user)
+	}
+	return userOf(a, remote), mysql.AuthAccepted, nil
+}
+
+func checkNative(a account, salt, response []byte) bool {
+	if a.empty {
+		return len(response) == 0
+	}
+	if a.doubleSHA1 == nil || len(response) != sha1.Size {
+		return false
+	}
+	// response = SHA1(pw) XOR SHA1(salt + SHA1(SHA1(pw)))
+	h := sha1.New()
+	h.Write(salt)
+	h.Write(a.doubleSHA1)
+	mask := h.Sum(nil)
+	stage1 := make([]byte, sha1.Size)
+	for i := range stage1 {
+		stage1[i] = response[i] ^ mask[i]
+	}
+	got := sha1.Sum(stage1)
+	return subtle.ConstantTimeCompare(got[:], a.doubleSHA1) == 1
+}
+
+func checkCachingSHA2(a account, salt, response []byte) bool {
+	if a.empty {
+		return len(response) == 0 || bytes.Equal(response, []byte{0})
+	}
+	if a.sha256 == nil || len(response) != sha256.Size {
+		return false
+	}
+	// response = SHA256(pw) XOR SHA256(SHA256(SHA256(pw)) + salt)
+	inner := sha256.Sum256(a.sha256)
+	h := sha256.New()
+	h.Write(inner[:])
+	h.Write(salt)
+	mask := h.Sum(nil)
+	expected := make([]byte, sha256.Size)
+	for i := range expected {
+		expected[i] = a.sha256[i] ^ mask[i]
+	}
+	return subtle.ConstantTimeCompare(expected, response) == 1
+}
+
+// grantPrivileges mirrors the accounts in the engine's privilege tables: admins get everything;
+// other users may read and write `main` and read `system`.
+func grantPrivileges(db *mysql_db.MySQLDb, users []config.User) {
+	ed := db.Editor()
+	defer ed.Close()
+	db.SetEnabled(true)
+	for _, u := range users {
+		ps := mysql_db.NewPrivilegeSetWithAllPrivileges()
+		if !u.Admin {
+			ps = mysql_db.NewPrivilegeSet()
+			ps.AddDatabase(mainDatabase,
+				sql.PrivilegeType_Select, sql.PrivilegeType_Insert, sql.PrivilegeType_Update, sql.PrivilegeType_Delete,
+				sql.PrivilegeType_Create, sql.PrivilegeType_Drop, sql.PrivilegeType_Alter, sql.PrivilegeType_Index,
+				sql.PrivilegeType_CreateView, sql.PrivilegeType_ShowView, sql.PrivilegeType_CreateTempTable,
+				sql.PrivilegeType_LockTables, sql.PrivilegeType_Trigger, sql.PrivilegeType_References)
+			ps.AddDatabase("system", sql.PrivilegeType_Select)
+		}
+		ed.PutUser(&mysql_db.User{
+			User:         u.Name,
+			Host:         "%",
+			PrivilegeSet: ps,
+			Plugin:       "mysql_native_password",
+			IsSuperUser:  u.Admin,
+			IsEphemeral:  true,
+		})
+	}
+}

@@ -1,0 +1,42 @@
+package server
+
+import (
+	"sync/atomic"
+
+	"overloadsql/overload"
+	"overloadsql/tables"
+)
+
+// counters are the server's own cumulative events since start (system.events) and its gauges
+// (system.metrics).
+type counters struct {
+	queries, failedQueries atomic.Uint64
+	acceptedConnections    atomic.Uint64
+	overloadRejected       atomic.Uint64
+	overloadDryRunRejected atomic.Uint64
+	overloadDropped        atomic.Uint64
+	overloadDryRunDropped  atomic.Uint64
+	maxConnectionsRejected atomic.Uint64
+	connections, running   atomic.Int64
+}
+
+func (c *counters) events() []overload.Event {
+	return []overload.Event{
+		{Name: "Query", Value: c.queries.Load(), Description: "Statements the server started to run (not counting rejected ones)."},
+		{Name: "FailedQuery", Value: c.failedQueries.Load(), Description: "Statements that ended with an error, rejections by overload protection included."},
+		{Name: "AcceptedConnections", Value: c.acceptedConnections.Load(), Description: "Connections accepted on the main listener (the admin listener is not counted)."},
+		{Name: "OverloadRejectedQueries", Value: c.overloadRejected.Load(), Description: "Statements rejected with SERVER_OVERLOADED (745) because the CPU was overloaded."},
+		{Name: "OverloadDryRunRejectedQueries", Value: c.overloadDryRunRejected.Load(), Description: "Statements that would have been rejected for CPU overload but were served because overload_enforcement is dry_run."},
+		{Name: "OverloadDroppedConnections", Value: c.overloadDropped.Load(), Description: "Connections refused with error 1040 at accept time because the CPU was overloaded."},
+		{Name: "OverloadDryRunDroppedConnections", Value: c.overloadDryRunDropped.Load(), Description: "Connections that would have been dropped for CPU overload but were served because overload_enforcement is dry_run."},
+		{Name: "MaxConnectionsRejectedConnections", Value: c.maxConnectionsRejected.Load(), Description: "Connections refused with error 1040 because max_connections connections were open."},
+	}
+}
+
+func (c *counters) gauges(activeWarnings int) []tables.Gauge {
+	return []tables.Gauge{
+		{Name: "MySQLConnection", Value: c.connections.Load(), Description: "Open MySQL-protocol connections, both listeners."},
+		{Name: "Query", Value: c.running.Load(), Description: "Statements running now."},
+		{Name: "OverloadWarnings", Value: int64(activeWarnings), Description: "Warnings shown in system.warnings now."},
+	}
+}

@@ -1,0 +1,77 @@
+package server
+
+import (
+	"encoding/binary"
+	"net"
+	"sync/atomic"
+	"time"
+
+	"overloadsql/overload"
+)
+
+// gate decides at accept time, before any handshake work, whether a connection to the main
+// listener is served: it refuses it over max_connections, or with the drop probability of the
+// current CPU overload. A refused client gets the ERR packet MySQL sends at max_connections
+// (1040, SQLSTATE 08004) instead of the handshake, so pools back off instead of retrying a reset.
+type gate struct {
+	settings func() dropSettings
+	overload func() float64
+	random   func() float64
+	counters *counters
+	open     atomic.Int64 // connections of the main listener now open
+	log      *rateLimitedLog
+}
+
+// dropSettings are the server settings the gate reads for every connection.
+type dropSettings struct {
+	min, max       float64
+	maxConnections int64
+	dryRun         bool
+}
+
+// errWriteTimeout bounds the ERR packet write: the accept loop must not wait on a slow client.
+const errWriteTimeout = 100 * time.Millisecond
+
+// admit returns the connection to serve, or nil when it was refused (and closed).
+func (g *gate) admit(c net.Conn) net.Conn {
+	s := g.settings()
+	if g.open.Load() >= s.maxConnections {
+		g.counters.maxConnectionsRejected.Add(1)
+		g.log.note("refused a connection: max_connections reached")
+		refuse(c, "Too many connections")
+		return nil
+	}
+	if p := overload.Probability(g.overload(), s.min, s.max); p > 0 && g.random() < p {
+		msg := dropMessage(g.overload(), s.min, s.max, p)
+		if s.dryRun {
+			g.counters.overloadDryRunDropped.Add(1)
+			g.log.note("dry run, served anyway: " + msg)
+		} else {
+			g.counters.overloadDropped.Add(1)
+			g.log.note(msg)
+			refuse(c, msg)
+			return nil
+		}
+	}
+	g.counters.acceptedConnections.Add(1)
+	g.open.Add(1)
+	return &countedConn{Conn: c, open: &g.open}
+}
+
+// refuse writes a MySQL ERR packet 1040/08004 with msg as the first packet and closes c.
+func refuse(c net.Conn, msg string) {
+	if len(msg) > 0xffffff-9 {
+		msg = msg[:0xffffff-9]
+	}
+	payload := 1 + 2 + 1 + 5 + len(msg)
+	pkt := make([]byte, 4, 4+payload)
+	pkt[0], pkt[1], pkt[2], pkt[3] = byte(payload), byte(payload>>8), byte(payload>>16), 0
+	pkt = append(pkt, 0xff)
+	pkt = binary.LittleEndian.AppendUint16(pkt, 1040)
+	pkt = append(pkt, '#')
+	pkt = append(pkt, "08004"...)
+	pkt = append(pkt, msg...)
+	_ = c.SetWriteDeadline(time.Now().Add(errWriteTimeout))
+	_, _ = c.Write(pkt)
+	_ = c.Close()
+}

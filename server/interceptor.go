@@ -1,0 +1,206 @@
+package server
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"overloadsql/overload"
+	"overloadsql/server/statement"
+
+	gms "github.com/dolthub/go-mysql-server/server"
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
+	"github.com/dolthub/vitess/go/sqltypes"
+	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+)
+
+// errServerOverloaded is ClickHouse's SERVER_OVERLOADED code, used as the MySQL error number.
+const errServerOverloaded = 745
+
+// interceptor sees every statement before the engine parses it: it answers overloadsql's own
+// statements (SYSTEM RELOAD CONFIG, TRUNCATE system.warnings), rejects work under CPU overload,
+// and records SET PERSIST.
+type interceptor struct {
+	s *Server
+}
+
+var _ gms.Interceptor = (*interceptor)(nil)
+
+func (i *interceptor) Priority() int { return 0 }
+
+func (i *interceptor) Query(ctx context.Context, chain gms.Chain, c *mysql.Conn, query string, callback func(*sqltypes.Result, bool) error) error {
+	if handled, err := i.own(c, query, callback); handled {
+		return err
+	}
+	if err := i.admit(c, query); err != nil {
+		return err
+	}
+	if isPersist(query) {
+		return i.persisting(query, func() error { return chain.ComQuery(ctx, c, query, callback) })
+	}
+	return chain.ComQuery(ctx, c, query, callback)
+}
+
+func (i *interceptor) MultiQuery(ctx context.Context, chain gms.Chain, c *mysql.Conn, query string, callback func(*sqltypes.Result, bool) error) (string, error) {
+	first, rest, err := ast.SplitStatement(query)
+	if err == nil {
+		if handled, err := i.own(c, first, func(r *sqltypes.Result, _ bool) error { return callback(r, rest != "") }); handled {
+			return rest, err
+		}
+	}
+	if err := i.admit(c, query); err != nil {
+		return "", err
+	}
+	if isPersist(first) {
+		var remainder string
+		err := i.persisting(first, func() error {
+			var err error
+			remainder, err = chain.ComMultiQuery(ctx, c, query, callback)
+			return err
+		})
+		return remainder, err
+	}
+	return chain.ComMultiQuery(ctx, c, query, callback)
+}
+
+func (i *interceptor) Prepare(ctx context.Context, chain gms.Chain, c *mysql.Conn, query string, prepare *mysql.PrepareData) ([]*querypb.Field, error) {
+	return chain.ComPrepare(ctx, c, query, prepare)
+}
+
+func (i *interceptor) StmtExecute(ctx context.Context, chain gms.Chain, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) error {
+	if err := i.admit(c, prepare.PrepareStmt); err != nil {
+		return err
+	}
+	return chain.ComStmtExecute(ctx, c, prepare, callback)
+}
+
+// ParsedQuery is part of the interface, but the engine's chain never calls it (v0.20.0).
+func (i *interceptor) ParsedQuery(gms.Chain, *mysql.Conn, string, ast.Statement, func(*sqltypes.Result, bool) error) error {
+	return mysql.NewSQLError(mysql.ERNotSupportedYet, mysql.SSUnknownSQLState, "pre-parsed queries are not supported")
+}
+
+// admit decides whether a statement runs under the current CPU overload (SPEC §2). When the
+// server is not overloaded it costs one atomic load.
+func (i *interceptor) admit(c *mysql.Conn, query string) error {
+	r := i.s.sampler.Overload()
+	if r <= 0 {
+		return nil
+	}
+	sess, _ := c.ClientData.(sql.Session)
+	lo, hi := throwSettings(sess)
+	for _, h := range statement.Hints(query) {
+		f, err := strconv.ParseFloat(h.Value, 64)
+		if err != nil || f < 0 || f != f {
+			continue
+		}
+		switch h.Name {
+		case minThrowSetting:
+			lo = f
+		case maxThrowSetting:
+			hi = f
+		}
+	}
+	p := overload.Probability(r, lo, hi)
+	if p <= 0 {
+		return nil
+	}
+	db := mainDatabase
+	if sess != nil {
+		db = sess.GetCurrentDatabase()
+	}
+	if statement.Classify(query, db).Exempt {
+		return nil
+	}
+	if p < 1 && i.s.random() >= p {
+		return nil
+	}
+	msg := rejectMessage(r, lo, hi, p)
+	if i.s.cfg.Load().OverloadEnforcement == "dry_run" {
+		i.s.counters.overloadDryRunRejected.Add(1)
+		i.s.rejectLog.note("dry run, served anyway: " + msg)
+		return nil
+	}
+	i.s.counters.overloadRejected.Add(1)
+	i.s.counters.failedQueries.Add(1)
+	i.s.rejectLog.note(msg)
+	return mysql.NewSQLError(errServerOverloaded, mysql.SSUnknownSQLState, "%s", msg)
+}
+
+// own answers the statements that overloadsql handles itself; handled is false for all others.
+func (i *interceptor) own(c *mysql.Conn, query string, callback func(*sqltypes.Result, bool) error) (handled bool, err error) {
+	switch {
+	case statement.IsSystemReloadConfig(query):
+		if !i.isAdmin(c) {
+			return true, errNeedAdmin("SYSTEM RELOAD CONFIG")
+		}
+		if err := i.s.Reload("SYSTEM RELOAD CONFIG"); err != nil {
+			return true, mysql.NewSQLError(mysql.ERUnknownError, mysql.SSUnknownSQLState, "SYSTEM RELOAD CONFIG failed, the running settings stay: %v", err)
+		}
+		return true, callback(&sqltypes.Result{}, false)
+	case isTruncateWarnings(query):
+		if !i.isAdmin(c) {
+			return true, errNeedAdmin("TRUNCATE system.warnings")
+		}
+		n := i.s.registry.Len()
+		i.s.registry.Truncate()
+		return true, callback(&sqltypes.Result{RowsAffected: uint64(n)}, false)
+	}
+	return false, nil
+}
+
+func (i *interceptor) isAdmin(c *mysql.Conn) bool {
+	a, ok := i.s.auth.accounts[c.User]
+	return ok && a.admin
+}
+
+// isTruncateWarnings matches TRUNCATE [TABLE] system.warnings, quoted or not, in any case.
+func isTruncateWarnings(query string) bool {
+	q := strings.TrimSpace(query)
+	if len(q) < len("truncate") || !strings.EqualFold(q[:len("truncate")], "truncate") {
+		return false
+	}
+	words := strings.Fields(strings.ToLower(strings.ReplaceAll(strings.TrimRight(q, "; \t\r\n"), "`", "")))
+	if len(words) == 3 && words[1] == "table" {
+		words = []string{words[0], words[2]}
+	}
+	return len(words) == 2 && words[1] == "system.warnings"
+}
+
+// isPersist is a cheap first look for SET PERSIST / SET @@persist.x.
+func isPersist(query string) bool {
+	q := strings.TrimSpace(query)
+	return len(q) > 3 && strings.EqualFold(q[:3], "set") && strings.Contains(strings.ToLower(q), "persist")
+}
+
+// persisting runs a SET PERSIST and, when it succeeded, writes the server settings it set to
+// the persisted file, so they survive a restart.
+func (i *interceptor) persisting(query string, run func() error) error {
+	if err := run(); err != nil {
+		return err
+	}
+	stmt, err := ast.Parse(query)
+	if err != nil {
+		return nil
+	}
+	set, ok := stmt.(*ast.Set)
+	if !ok {
+		return nil
+	}
+	cfg := i.s.cfg.Load()
+	for _, e := range set.Exprs {
+		if e.Scope != ast.SetScope_Persist && e.Scope != ast.SetScope_PersistOnly {
+			continue
+		}
+		name := strings.ToLower(e.Name.Name.String())
+		value, ok := cfg.ServerSettingValue(name)
+		if !ok {
+			continue
+		}
+		if err := i.s.persist.save(name, value); err != nil {
+			return mysql.NewSQLError(mysql.ERUnknownError, mysql.SSUnknownSQLState, "SET PERSIST %s: the value is set but could not be saved: %v", name, err)
+		}
+	}
+	return nil
+}

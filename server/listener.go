@@ -1,0 +1,129 @@
+package server
+
+import (
+	"errors"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// listener merges the main and the admin listeners into the one net.Listener the engine's
+// protocol layer accepts from. Each socket has its own accept loop, so a burst on the main port
+// never delays an operator on the admin port; connections from the main port pass the gate
+// first, and a refused one is answered and closed there, before any handshake work.
+type listener struct {
+	main  net.Listener
+	admin net.Listener // nil when admin_listen is off
+	gate  *gate
+
+	accepted chan net.Conn
+	done     chan struct{}
+	once     sync.Once
+	wg       sync.WaitGroup
+}
+
+func newListener(main, admin net.Listener, g *gate) *listener {
+	l := &listener{main: main, admin: admin, gate: g, accepted: make(chan net.Conn), done: make(chan struct{})}
+	l.wg.Add(1)
+	go l.loop(main, false)
+	if admin != nil {
+		l.wg.Add(1)
+		go l.loop(admin, true)
+	}
+	return l
+}
+
+func (l *listener) loop(ln net.Listener, admin bool) {
+	defer l.wg.Done()
+	var backoff time.Duration
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			select {
+			case <-l.done:
+				return
+			default:
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() || isTemporary(err) {
+				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+				time.Sleep(backoff)
+				continue
+			}
+			return
+		}
+		backoff = 0
+		var conn net.Conn
+		if admin {
+			conn = &adminConn{Conn: c}
+		} else if conn = l.gate.admit(c); conn == nil {
+			continue
+		}
+		select {
+		case l.accepted <- conn:
+		case <-l.done:
+			conn.Close()
+			return
+		}
+	}
+}
+
+func isTemporary(err error) bool {
+	// EMFILE and friends: the listener is fine, the process is short of descriptors for now.
+	var t interface{ Temporary() bool }
+	return errors.As(err, &t) && t.Temporary()
+}
+
+// Accept implements net.Listener.
+func (l *listener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.accepted:
+		return c, nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+}
+
+// Close stops both accept loops; connections already accepted stay open.
+func (l *listener) Close() error {
+	var err error
+	l.once.Do(func() {
+		close(l.done)
+		err = l.main.Close()
+		if l.admin != nil {
+			err = errors.Join(err, l.admin.Close())
+		}
+	})
+	return err
+}
+
+// Addr implements net.Listener: the main listener's address.
+func (l *listener) Addr() net.Addr { return l.main.Addr() }
+
+// adminConn marks a connection that came in through admin_listen; its LocalAddr says so even
+// after the protocol layer wraps the connection.
+type adminConn struct{ net.Conn }
+
+func (c *adminConn) LocalAddr() net.Addr { return adminAddr{c.Conn.LocalAddr()} }
+
+type adminAddr struct{ net.Addr }
+
+func isAdminConn(c net.Conn) bool {
+	_, ok := c.LocalAddr().(adminAddr)
+	return ok
+}
+
+// countedConn releases its place in the connection count once, when closed.
+type countedConn struct {
+	net.Conn
+	open   *atomic.Int64
+	closed atomic.Bool
+}
+
+func (c *countedConn) Close() error {
+	if c.closed.CompareAndSwap(false, true) {
+		c.open.Add(-1)
+	}
+	return c.Conn.Close()
+}

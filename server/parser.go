@@ -1,0 +1,54 @@
+package server
+
+import (
+	"context"
+
+	"overloadsql/server/statement"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+)
+
+// systemParser lets clients write the `system` database's name unquoted (SYSTEM is a reserved
+// word of the grammar) by backquoting the bare word before the engine's parser sees it. Every
+// parse of the engine, the handler's and the planner's, goes through it.
+type systemParser struct {
+	next sql.Parser
+}
+
+var _ sql.Parser = systemParser{}
+
+func (p systemParser) ParseSimple(query string) (ast.Statement, error) {
+	return p.next.ParseSimple(statement.RewriteSystem(query))
+}
+
+func (p systemParser) Parse(ctx *sql.Context, query string, multi bool) (ast.Statement, string, string, error) {
+	return p.next.Parse(ctx, statement.RewriteSystem(query), multi)
+}
+
+func (p systemParser) ParseWithOptions(ctx context.Context, query string, delimiter rune, multi bool, options ast.ParserOptions) (ast.Statement, string, string, error) {
+	return p.next.ParseWithOptions(ctx, statement.RewriteSystem(query), delimiter, multi, options)
+}
+
+// ParseOneWithOptions returns an index into the caller's query, so an index into the rewritten
+// text is mapped back past the backquotes the rewrite added.
+func (p systemParser) ParseOneWithOptions(ctx context.Context, query string, options ast.ParserOptions) (ast.Statement, int, error) {
+	rewritten := statement.RewriteSystem(query)
+	stmt, end, err := p.next.ParseOneWithOptions(ctx, rewritten, options)
+	if rewritten != query {
+		end = originalOffset(query, rewritten, end)
+	}
+	return stmt, end, err
+}
+
+// originalOffset maps an offset in rewritten to the same place in original, where rewritten is
+// original with backquotes inserted.
+func originalOffset(original, rewritten string, offset int) int {
+	i := 0
+	for j := 0; j < offset && j < len(rewritten); j++ {
+		if i < len(original) && original[i] == rewritten[j] {
+			i++
+		}
+	}
+	return i
+}

@@ -1,0 +1,46 @@
+package server
+
+import (
+	"fmt"
+	"sync"
+
+	"overloadsql/server/config"
+)
+
+// persistence keeps the values set with SET PERSIST in a file beside the config; they win over
+// the config file at start and at every reload.
+type persistence struct {
+	path string
+	mu   sync.Mutex
+}
+
+func newPersistence(configPath string) *persistence {
+	return &persistence{path: config.PersistedPath(configPath)}
+}
+
+// apply returns a copy of cfg with the persisted values on top.
+func (p *persistence) apply(cfg *config.Config) (*config.Config, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	values, err := config.LoadPersisted(p.path)
+	if err != nil {
+		return nil, err
+	}
+	out := cfg.Clone()
+	if err := out.ApplyPersisted(values); err != nil {
+		return nil, fmt.Errorf("%s: %w", p.path, err)
+	}
+	return out, nil
+}
+
+// save records name = value, atomically.
+func (p *persistence) save(name, value string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	values, err := config.LoadPersisted(p.path)
+	if err != nil {
+		return err
+	}
+	values[name] = value
+	return config.SavePersisted(p.path, values)
+}

@@ -1,0 +1,252 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"overloadsql/overload"
+	"overloadsql/server/config"
+	"overloadsql/tables"
+	"overloadsql/warnings"
+
+	sqle "github.com/dolthub/go-mysql-server"
+	"github.com/dolthub/go-mysql-server/memory"
+	gms "github.com/dolthub/go-mysql-server/server"
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
+)
+
+// mainDatabase holds user data and is every session's database at login.
+const mainDatabase = "main"
+
+// Options are the parts of a Server a caller may replace; zero values take the defaults.
+type Options struct {
+	Logger *slog.Logger
+	// Random draws the numbers that decide rejections and drops, uniform in [0, 1).
+	Random func() float64
+	// Sampler overrides the sampler's configuration (tests point it at fixtures).
+	Sampler overload.Config
+}
+
+// Server is an overloadsql server: listeners, engine, sampler and warnings.
+type Server struct {
+	logger   *slog.Logger
+	cfg      atomic.Pointer[config.Config]
+	persist  *persistence
+	random   func() float64
+	started  time.Time
+	counters counters
+
+	engine   *sqle.Engine
+	protocol *gms.Server
+	listener *listener
+	gate     *gate
+	auth     *authServer
+	sessions *sessionSettings
+
+	sampler  *overload.Sampler
+	registry *warnings.Registry
+	monitor  *warnings.Monitor
+
+	rejectLog *rateLimitedLog
+	reloadMu  sync.Mutex
+
+	stop    context.CancelFunc
+	stopped chan struct{}
+}
+
+// New builds a server from cfg and binds its listeners; Serve starts it.
+func New(cfg *config.Config, opts Options) (*Server, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Random == nil {
+		opts.Random = rand.Float64
+	}
+	s := &Server{
+		logger:   opts.Logger,
+		random:   opts.Random,
+		started:  time.Now(),
+		registry: warnings.NewRegistry(),
+		stopped:  make(chan struct{}),
+	}
+	s.persist = newPersistence(cfg.Path)
+	running, err := s.persist.apply(cfg)
+	if err != nil {
+		return nil, err
+	}
+	s.cfg.Store(running)
+	s.rejectLog = newRateLimitedLog(s.logger, "statements rejected: CPU overloaded")
+
+	s.monitor = warnings.NewMonitor(s.registry, warningsConfig(running), s.logger)
+	if err := s.applySuppress(running); err != nil {
+		return nil, err
+	}
+	samplerCfg := opts.Sampler
+	samplerCfg.Logger = s.logger
+	samplerCfg.Settings = samplerSettings(running)
+	samplerCfg.OnSample = s.onSample
+	s.sampler = overload.NewSampler(samplerCfg)
+
+	s.auth = newAuthServer(running.Users)
+	s.sessions = newSessionSettings(s)
+	s.engine = s.buildEngine(running)
+	if err := s.sessions.register(); err != nil {
+		return nil, err
+	}
+
+	main, err := net.Listen("tcp", running.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s (listen): %w", running.Listen, err)
+	}
+	var admin net.Listener
+	if running.AdminListen != "" {
+		if admin, err = net.Listen("tcp", running.AdminListen); err != nil {
+			main.Close()
+			return nil, fmt.Errorf("listen on %s (admin_listen): %w", running.AdminListen, err)
+		}
+	}
+	s.gate = &gate{
+		settings: s.dropSettings,
+		overload: s.sampler.Overload,
+		random:   s.random,
+		counters: &s.counters,
+		log:      newRateLimitedLog(s.logger, "connections refused"),
+	}
+	s.listener = newListener(main, admin, s.gate)
+
+	interceptors := &gms.InterceptorChain{}
+	interceptors.WithInterceptor(&interceptor{s: s})
+	s.protocol, err = gms.NewServer(gms.Config{
+		Protocol: "tcp",
+		Address:  running.Listen,
+		Listener: s.listener,
+		Options:  []gms.Option{interceptors.Option()},
+		ProtocolListenerFactory: func(c gms.Config, lc mysql.ListenerConfig, sel gms.ServerEventListener) (gms.ProtocolListener, error) {
+			lc.AuthServer = s.auth
+			return gms.MySQLProtocolListenerFactory(c, lc, sel)
+		},
+	}, s.engine, sql.NewContext, s.sessionBuilder, eventListener{&s.counters})
+	if err != nil {
+		s.listener.Close()
+		return nil, fmt.Errorf("start protocol server: %w", err)
+	}
+	return s, nil
+}
+
+func (s *Server) buildEngine(cfg *config.Config) *sqle.Engine {
+	provider := memory.NewDBProvider(memory.NewDatabase(mainDatabase), s.systemDatabase())
+	engine := sqle.NewDefault(provider)
+	engine.Parser = systemParser{next: engine.Parser}
+	grantPrivileges(engine.Analyzer.Catalog.MySQLDb, cfg.Users)
+	return engine
+}
+
+// systemDatabase builds `system`, each table reading the server's live state.
+func (s *Server) systemDatabase() *tables.Database {
+	return tables.NewDatabase(
+		tables.AsynchronousMetrics(s.asynchronousMetrics),
+		tables.Events(s.events),
+		tables.Metrics(func() []tables.Gauge { return s.counters.gauges(s.registry.Len()) }),
+		tables.Warnings(s.registry.List),
+		tables.ServerSettings(s.serverSettings),
+		tables.Settings(s.sessions.rows),
+	)
+}
+
+func (s *Server) sessionBuilder(ctx context.Context, conn *mysql.Conn, addr string) (sql.Session, error) {
+	base, err := sql.BaseSessionFromConnection(ctx, conn, addr)
+	if err != nil {
+		return nil, err
+	}
+	base.SetCurrentDatabase(mainDatabase)
+	sess := memory.NewSession(base, s.engine.Analyzer.Catalog.DbProvider)
+	conn.ClientData = sess
+	return sess, nil
+}
+
+// Config is the running configuration (after persisted overrides).
+func (s *Server) Config() *config.Config { return s.cfg.Load() }
+
+// Addr is the main listener's address.
+func (s *Server) Addr() net.Addr { return s.listener.main.Addr() }
+
+// AdminAddr is the admin listener's address, nil when admin_listen is off.
+func (s *Server) AdminAddr() net.Addr {
+	if s.listener.admin == nil {
+		return nil
+	}
+	return s.listener.admin.Addr()
+}
+
+// Serve samples and serves until Shutdown.
+func (s *Server) Serve(ctx context.Context) error {
+	ctx, s.stop = context.WithCancel(ctx)
+	defer close(s.stopped)
+	s.sampler.Sample()
+	go s.sampler.Run(ctx)
+	if s.cfg.Load().Path != "" {
+		if err := config.Watch(ctx, s.cfg.Load().Path, s.logger, func() { s.Reload("file changed") }); err != nil {
+			s.logger.Warn("config file is not watched; reload with SIGHUP or SYSTEM RELOAD CONFIG", "err", err)
+		}
+	}
+	s.logger.Info("overloadsql ready", "listen", s.Addr().String(), "admin_listen", addrString(s.AdminAddr()))
+	// The protocol layer's own Start would only add log lines about LOAD DATA.
+	s.protocol.Listener.Accept()
+	<-ctx.Done()
+	return nil
+}
+
+func addrString(a net.Addr) string {
+	if a == nil {
+		return ""
+	}
+	return a.String()
+}
+
+// Shutdown stops accepting connections, then waits for running statements to finish, at most
+// until ctx is done or shutdown_timeout_s has passed.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.listener.Close()
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Load().ShutdownTimeout)
+	defer cancel()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	var err error
+wait:
+	for s.counters.running.Load() > 0 {
+		select {
+		case <-ctx.Done():
+			err = fmt.Errorf("shutdown: %d statement(s) still running: %w", s.counters.running.Load(), ctx.Err())
+			break wait
+		case <-tick.C:
+		}
+	}
+	if s.stop != nil {
+		s.stop()
+		<-s.stopped
+	}
+	return err
+}
+
+// eventListener counts connections and statements for system.events and system.metrics.
+type eventListener struct{ c *counters }
+
+func (e eventListener) ClientConnected()    { e.c.connections.Add(1) }
+func (e eventListener) ClientDisconnected() { e.c.connections.Add(-1) }
+func (e eventListener) QueryStarted() {
+	e.c.queries.Add(1)
+	e.c.running.Add(1)
+}
+func (e eventListener) QueryCompleted(success bool, _ time.Duration) {
+	e.c.running.Add(-1)
+	if !success {
+		e.c.failedQueries.Add(1)
+	}
+}

@@ -1,0 +1,236 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+
+	"overloadsql/server/config"
+	"overloadsql/tables"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/mysql"
+)
+
+// Names of the session settings that decide statement rejection (SPEC §2).
+const (
+	minThrowSetting = "min_os_cpu_wait_time_ratio_to_throw"
+	maxThrowSetting = "max_os_cpu_wait_time_ratio_to_throw"
+)
+
+// Names of the admin-only simulation variables (SPEC §6).
+const (
+	simOverload = "simulated_os_cpu_overload"
+	simCPUBusy  = "simulated_cpu_busy_ratio"
+	simMemory   = "simulated_memory_overload_ratio"
+)
+
+// sessionSettings are overloadsql's variables in the engine's system-variable registry: the two
+// session settings of §2 (SET, SET SESSION, SET @@, SET GLOBAL for admins, SHOW VARIABLES), the
+// simulation globals of §6 and the server settings of §3 as globals (SET GLOBAL / SET PERSIST).
+// The engine keeps that registry process-wide, so the last server built in a process owns it.
+type sessionSettings struct {
+	s *Server
+}
+
+func newSessionSettings(s *Server) *sessionSettings { return &sessionSettings{s: s} }
+
+func (ss *sessionSettings) register() error {
+	cfg := ss.s.cfg.Load()
+	var vars []sql.SystemVariable
+	for _, st := range config.SessionSettings() {
+		def, _ := cfg.SessionDefault(st.Name)
+		vars = append(vars, &sql.MysqlSystemVariable{
+			Name:              st.Name,
+			Scope:             sql.GetMysqlScope(sql.SystemVariableScope_Both),
+			Dynamic:           true,
+			SetVarHintApplies: true,
+			Type:              types.NewSystemDoubleType(st.Name, 0, math.MaxFloat64),
+			Default:           def,
+			NotifyChanged:     ss.sessionSettingChanged,
+		})
+	}
+	for _, name := range []string{simOverload, simCPUBusy, simMemory} {
+		vars = append(vars, &sql.MysqlSystemVariable{
+			Name:          name,
+			Scope:         sql.GetMysqlScope(sql.SystemVariableScope_Global),
+			Dynamic:       true,
+			Type:          types.NewSystemDoubleType(name, -1, math.MaxFloat64),
+			Default:       -1.0,
+			NotifyChanged: ss.simulationChanged,
+		})
+	}
+	for _, st := range config.ServerSettings() {
+		v, _ := cfg.ServerSettingValue(st.Name)
+		vars = append(vars, &sql.MysqlSystemVariable{
+			Name:          st.Name,
+			Scope:         sql.GetMysqlScope(sql.SystemVariableScope_Global),
+			Dynamic:       true,
+			Type:          types.NewSystemStringType(st.Name),
+			Default:       v,
+			NotifyChanged: ss.serverSettingChanged,
+		})
+	}
+	sql.SystemVariables.AddSystemVariables(vars)
+	return nil
+}
+
+// internal reports whether a change comes from the server itself (config load and reload)
+// rather than from a client's SET.
+func internal(ctx *sql.Context) bool {
+	return ctx == nil || ctx.Session == nil || ctx.Session.Client().User == ""
+}
+
+func (ss *sessionSettings) isAdmin(ctx *sql.Context) bool {
+	a, ok := ss.s.auth.accounts[ctx.Session.Client().User]
+	return ok && a.admin
+}
+
+func errNeedAdmin(what string) error {
+	return mysql.NewSQLError(mysql.ERSpecifiedAccessDenied, "42000",
+		"Access denied; you need the admin privilege for this operation (%s)", what)
+}
+
+func errConstraint(format string, args ...any) error {
+	return mysql.NewSQLError(mysql.ERWrongValueForVar, "42000", format, args...)
+}
+
+func (ss *sessionSettings) sessionSettingChanged(ctx *sql.Context, scope sql.SystemVariableScope, v sql.SystemVarValue) error {
+	if internal(ctx) {
+		return nil
+	}
+	name := v.Var.GetName()
+	if scope.IsGlobalOnly() {
+		if !ss.isAdmin(ctx) {
+			return errNeedAdmin("SET GLOBAL " + name)
+		}
+		return nil
+	}
+	if ss.isAdmin(ctx) {
+		return nil
+	}
+	value, _ := v.Val.(float64)
+	return checkConstraint(ss.s.cfg.Load().Constraints, name, value)
+}
+
+// checkConstraint applies [constraints.<name>] to a value a non-admin sets.
+func checkConstraint(constraints map[string]config.Constraint, name string, value float64) error {
+	c, ok := constraints[name]
+	if !ok {
+		return nil
+	}
+	section := "[constraints." + name + "]"
+	switch {
+	case c.Readonly:
+		return errConstraint("Setting %s is read-only for this user (constraint %s readonly = true); ask an admin", name, section)
+	case c.Min != nil && value < *c.Min:
+		return errConstraint("Setting %s shouldn't be less than %s (constraint %s min = %s); the value stays unchanged", name, number(*c.Min), section, number(*c.Min))
+	case c.Max != nil && value > *c.Max:
+		return errConstraint("Setting %s shouldn't be greater than %s (constraint %s max = %s); the value stays unchanged", name, number(*c.Max), section, number(*c.Max))
+	}
+	return nil
+}
+
+func (ss *sessionSettings) simulationChanged(ctx *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
+	if !internal(ctx) && !ss.isAdmin(ctx) {
+		return errNeedAdmin("SET GLOBAL " + v.Var.GetName())
+	}
+	value, _ := v.Val.(float64)
+	sim := ss.s.sampler.Simulation()
+	switch v.Var.GetName() {
+	case simOverload:
+		sim.Overload = value
+	case simCPUBusy:
+		sim.CPUBusy = value
+	case simMemory:
+		sim.Memory = value
+	}
+	ss.s.sampler.Simulate(sim)
+	return nil
+}
+
+// serverSettingChanged applies SET GLOBAL / SET PERSIST of a server setting: validated against
+// the whole configuration, then swapped in. (The registry's lock is held here: nothing below may
+// touch the system-variable registry.)
+func (ss *sessionSettings) serverSettingChanged(ctx *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
+	if internal(ctx) {
+		return nil
+	}
+	name := v.Var.GetName()
+	if !ss.isAdmin(ctx) {
+		return errNeedAdmin("SET GLOBAL " + name)
+	}
+	text := fmt.Sprint(v.Val)
+	return ss.s.setServerSetting(name, text)
+}
+
+// applyDefaults makes the engine's globals show cfg (after a reload).
+func (ss *sessionSettings) applyDefaults(cfg *config.Config) {
+	values := map[string]any{}
+	for _, st := range config.SessionSettings() {
+		def, _ := cfg.SessionDefault(st.Name)
+		values[st.Name] = def
+		if sv, _, ok := sql.SystemVariables.GetGlobal(st.Name); ok {
+			sv.SetDefault(def)
+		}
+	}
+	for _, st := range config.ServerSettings() {
+		v, _ := cfg.ServerSettingValue(st.Name)
+		values[st.Name] = v
+	}
+	if err := sql.SystemVariables.AssignValues(values); err != nil {
+		ss.s.logger.Error("show reloaded settings as globals", "err", err)
+	}
+}
+
+// throwSettings are a session's rejection thresholds; a connection without a session yet (its
+// first statement) has the global defaults.
+func throwSettings(sess sql.Session) (lo, hi float64) {
+	return sessionFloat(sess, minThrowSetting), sessionFloat(sess, maxThrowSetting)
+}
+
+func sessionFloat(sess sql.Session, name string) float64 {
+	if sess != nil {
+		if v, err := sess.GetSessionVariable(nil, name); err == nil {
+			f, _ := v.(float64)
+			return f
+		}
+	}
+	_, v, _ := sql.SystemVariables.GetGlobal(name)
+	f, _ := v.(float64)
+	return f
+}
+
+// rows are system.settings as the scanning session sees them.
+func (ss *sessionSettings) rows(ctx *sql.Context) ([]tables.SessionSetting, error) {
+	cfg := ss.s.cfg.Load()
+	var rows []tables.SessionSetting
+	for _, st := range config.SessionSettings() {
+		value := sessionFloat(ctx.Session, st.Name)
+		_, global, ok := sql.SystemVariables.GetGlobal(st.Name)
+		if !ok {
+			return nil, errors.New("session setting " + st.Name + " is not registered")
+		}
+		def, _ := global.(float64)
+		row := tables.SessionSetting{
+			Name: st.Name, Value: number(value), Default: number(def), Changed: value != def,
+			Description: st.Description, Type: st.Type,
+		}
+		if c, ok := cfg.Constraints[st.Name]; ok {
+			row.Readonly = c.Readonly
+			row.Min, row.Max = optionalNumber(c.Min), optionalNumber(c.Max)
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+func optionalNumber(f *float64) *string {
+	if f == nil {
+		return nil
+	}
+	s := strconv.FormatFloat(*f, 'g', -1, 64)
+	return &s
+}

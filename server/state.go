@@ -1,0 +1,174 @@
+package server
+
+import (
+	"regexp"
+	"time"
+
+	"overloadsql/overload"
+	"overloadsql/server/config"
+	"overloadsql/tables"
+	"overloadsql/warnings"
+)
+
+// onSample runs after every published sample: the warning trackers see the current values.
+func (s *Server) onSample(snap *overload.Snapshot) {
+	s.monitor.Observe(snap.Time, warnings.Observation{
+		CPUBusy:     snap.CPUBusy,
+		CPUKnown:    snap.CPUBusyKnown,
+		Memory:      snap.Memory,
+		MemoryUsed:  snap.MemoryUsed,
+		MemoryLimit: snap.MemoryLimit,
+		MemoryKnown: snap.MemoryKnown,
+	})
+	s.noteUnavailable(snap)
+	s.noteSimulation(snap)
+}
+
+// noteUnavailable keeps one warning per blind reader, for as long as it stays blind.
+func (s *Server) noteUnavailable(snap *overload.Snapshot) {
+	blind := make(map[string]bool, len(snap.Unavailable))
+	for _, u := range snap.Unavailable {
+		key := "unavailable:" + u.Source
+		blind[key] = true
+		s.registry.Raise(snap.Time, warnings.Warning{
+			Key:           key,
+			Resource:      "overload",
+			Message:       u.Source + " is unavailable: " + u.Reason,
+			MessageFormat: "{} is unavailable: {}",
+			Value:         1,
+		})
+	}
+	for _, w := range s.registry.List() {
+		if len(w.Key) > len("unavailable:") && w.Key[:len("unavailable:")] == "unavailable:" && !blind[w.Key] {
+			s.registry.Clear(w.Key)
+		}
+	}
+}
+
+func (s *Server) noteSimulation(snap *overload.Snapshot) {
+	sim := snap.Simulation
+	if !sim.Active() {
+		s.registry.Clear("simulation")
+		return
+	}
+	msg := "Overload simulation is active:"
+	for _, v := range []struct {
+		name  string
+		value float64
+	}{
+		{"simulated_os_cpu_overload", sim.Overload},
+		{"simulated_cpu_busy_ratio", sim.CPUBusy},
+		{"simulated_memory_overload_ratio", sim.Memory},
+	} {
+		if v.value >= 0 {
+			msg += " " + v.name + " = " + number(v.value)
+		}
+	}
+	s.registry.Raise(snap.Time, warnings.Warning{
+		Key:           "simulation",
+		Resource:      "simulation",
+		Message:       msg + ". Measured values are replaced; SET GLOBAL them to -1 to turn the simulation off.",
+		MessageFormat: "Overload simulation is active: {}. Measured values are replaced; SET GLOBAL them to -1 to turn the simulation off.",
+		Value:         1,
+	})
+}
+
+// asynchronousMetrics are the sample's rows plus what the server computes itself.
+func (s *Server) asynchronousMetrics() []overload.Metric {
+	snap := s.sampler.Snapshot()
+	d := s.dropSettings()
+	rows := make([]overload.Metric, 0, len(snap.Metrics)+2)
+	rows = append(rows, snap.Metrics...)
+	rows = append(rows,
+		overload.Metric{Name: "ConnectionDropProbability", Value: overload.Probability(snap.Overload, d.min, d.max),
+			Description: "Probability that a new connection to the main listener is dropped now, from OSCPUOverload and the *_os_cpu_wait_time_ratio_to_drop_connection server settings."},
+		overload.Metric{Name: "Uptime", Value: time.Since(s.started).Seconds(),
+			Description: "Seconds since the server started."},
+	)
+	return rows
+}
+
+func (s *Server) events() []overload.Event {
+	return append(s.sampler.Snapshot().Counters.Events(), s.counters.events()...)
+}
+
+func (s *Server) serverSettings() []tables.ServerSetting {
+	cfg := s.cfg.Load()
+	all := config.ServerSettings()
+	rows := make([]tables.ServerSetting, 0, len(all))
+	for _, st := range all {
+		v, _ := cfg.ServerSettingValue(st.Name)
+		rows = append(rows, tables.ServerSetting{
+			Name: st.Name, Value: v, Default: st.Default, Changed: v != st.Default,
+			Description: st.Description, Type: st.Type, Reloadable: st.Reloadable,
+		})
+	}
+	return rows
+}
+
+func (s *Server) dropSettings() dropSettings {
+	cfg := s.cfg.Load()
+	return dropSettings{
+		min:            cfg.MinDropRatio,
+		max:            cfg.MaxDropRatio,
+		maxConnections: int64(cfg.MaxConnections),
+		dryRun:         cfg.OverloadEnforcement == "dry_run",
+	}
+}
+
+func samplerSettings(cfg *config.Config) overload.Settings {
+	return overload.Settings{
+		Interval:        cfg.OverloadSampleInterval,
+		Window:          cfg.AsynchronousMetricsUpdatePeriod,
+		BusyThreshold:   time.Duration(cfg.OSCPUBusyTimeThreshold) * time.Microsecond,
+		MaxServerMemory: cfg.MaxServerMemoryUsage,
+	}
+}
+
+func warningsConfig(cfg *config.Config) warnings.Config {
+	w := cfg.Warnings
+	return warnings.Config{
+		CPU:    warnings.Thresholds{Warn: w.CPUWarnRatio, Clear: w.CPUClearRatio, Duration: w.CPUDuration},
+		Memory: warnings.Thresholds{Warn: w.MemoryWarnRatio, Clear: w.MemoryClearRatio, Duration: w.MemoryDuration},
+	}
+}
+
+func (s *Server) applySuppress(cfg *config.Config) error {
+	var re *regexp.Regexp
+	if cfg.WarningSuppressRegexp != "" {
+		var err error
+		if re, err = regexp.Compile(cfg.WarningSuppressRegexp); err != nil {
+			return err
+		}
+	}
+	s.registry.SetSuppress(re)
+	return nil
+}
+
+// apply makes cfg the running configuration: every reloadable part takes effect now. (It runs
+// inside the engine's system-variable lock for SET GLOBAL, so it must not touch that registry.)
+func (s *Server) apply(cfg *config.Config) error {
+	if err := s.applySuppress(cfg); err != nil {
+		return err
+	}
+	s.cfg.Store(cfg)
+	s.sampler.Reconfigure(samplerSettings(cfg))
+	s.monitor.SetConfig(warningsConfig(cfg))
+	return nil
+}
+
+// setServerSetting is SET GLOBAL of a server setting: the whole configuration with the new value
+// must validate, and settings that need a restart are refused.
+func (s *Server) setServerSetting(name, value string) error {
+	s.reloadMu.Lock()
+	defer s.reloadMu.Unlock()
+	running := s.cfg.Load()
+	next := running.Clone()
+	if err := next.SetServerSetting(name, value); err != nil {
+		return errConstraint("%v; the value stays unchanged", err)
+	}
+	if restart := config.RestartRequired(running, next); len(restart) > 0 {
+		return errConstraint("%s can only change with a restart: edit the config file and restart the server", name)
+	}
+	return s.apply(next)
+}
