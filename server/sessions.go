@@ -121,14 +121,8 @@ func checkConstraint(constraints map[string]config.Constraint, name string, valu
 	if !ok {
 		return nil
 	}
-	section := "[constraints." + name + "]"
-	switch {
-	case c.Readonly:
-		return errConstraint("Setting %s is read-only for this user (constraint %s readonly = true); ask an admin", name, section)
-	case c.Min != nil && value < *c.Min:
-		return errConstraint("Setting %s shouldn't be less than %s (constraint %s min = %s); the value stays unchanged", name, number(*c.Min), section, number(*c.Min))
-	case c.Max != nil && value > *c.Max:
-		return errConstraint("Setting %s shouldn't be greater than %s (constraint %s max = %s); the value stays unchanged", name, number(*c.Max), section, number(*c.Max))
+	if err := c.Check(name, value); err != nil {
+		return errConstraint("%v; the value stays unchanged (admins are not bound by constraints)", err)
 	}
 	return nil
 }

@@ -1,0 +1,447 @@
+package config
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ServerSetting describes one server setting, as system.server_settings shows it.
+type ServerSetting struct {
+	Name        string // the key in config.toml, without its section
+	Type        string // "UInt64", "Float64" or "String"
+	Description string // one line
+	Default     string // built-in value as text, in the unit of the key
+	Reloadable  bool   // changeable_without_restart
+}
+
+// SessionSetting describes one session setting, as system.settings shows it.
+type SessionSetting struct {
+	Name, Type, Description string
+}
+
+// valueKind is how a setting is written in the file and stored in Config.
+type valueKind int
+
+const (
+	kindString       valueKind = iota
+	kindInteger                // int or uint64 field
+	kindFloat                  // float64 field; integers accepted
+	kindSeconds                // time.Duration field, whole seconds in the file
+	kindFloatSeconds           // time.Duration field, seconds with a fraction allowed
+	kindMillis                 // time.Duration field, whole milliseconds in the file
+)
+
+func (k valueKind) typeName() string {
+	switch k {
+	case kindString:
+		return "String"
+	case kindFloat, kindFloatSeconds:
+		return "Float64"
+	default:
+		return "UInt64"
+	}
+}
+
+// serverSettingDef ties a server setting to its key in the file and its field in Config.
+type serverSettingDef struct {
+	name, section, description string
+	kind                       valueKind
+	reloadable                 bool
+	field                      func(c *Config) any // pointer to the field
+}
+
+// serverSettings is the catalog, in the order of config.toml.
+var serverSettings = []serverSettingDef{
+	{name: "listen", kind: kindString,
+		description: "Address (host:port) of the MySQL protocol listener.",
+		field:       func(c *Config) any { return &c.Listen }},
+	{name: "admin_listen", kind: kindString,
+		description: "Address (host:port) of the listener for admin users, never subject to connection dropping or max_connections; empty disables it.",
+		field:       func(c *Config) any { return &c.AdminListen }},
+	{name: "max_connections", kind: kindInteger, reloadable: true,
+		description: "Maximum number of client connections on listen; a connection over it gets error 1040.",
+		field:       func(c *Config) any { return &c.MaxConnections }},
+	{name: "shutdown_timeout_s", kind: kindSeconds, reloadable: true,
+		description: "Seconds that running statements get to finish on shutdown before connections are closed.",
+		field:       func(c *Config) any { return &c.ShutdownTimeout }},
+	{name: "os_cpu_busy_time_threshold", kind: kindInteger, reloadable: true,
+		description: "CPU busy time (microseconds) the server must use within one window for its CPU overload ratio to count; below it the ratio is 0.",
+		field:       func(c *Config) any { return &c.OSCPUBusyTimeThreshold }},
+	{name: "asynchronous_metrics_update_period_s", kind: kindSeconds, reloadable: true,
+		description: "Length (seconds) of the window over which the CPU overload ratio and the asynchronous metrics are computed.",
+		field:       func(c *Config) any { return &c.AsynchronousMetricsUpdatePeriod }},
+	{name: "overload_sample_interval_ms", kind: kindMillis, reloadable: true,
+		description: "How often (milliseconds) the overload counters are sampled; the ratio always covers the trailing full window.",
+		field:       func(c *Config) any { return &c.OverloadSampleInterval }},
+	{name: "min_os_cpu_wait_time_ratio_to_drop_connection", kind: kindFloat, reloadable: true,
+		description: "CPU overload ratio above which new connections are dropped with a probability rising to 1 at the max ratio.",
+		field:       func(c *Config) any { return &c.MinDropRatio }},
+	{name: "max_os_cpu_wait_time_ratio_to_drop_connection", kind: kindFloat, reloadable: true,
+		description: "CPU overload ratio at which every new connection is dropped; dropping is off when max <= 0 or max <= min.",
+		field:       func(c *Config) any { return &c.MaxDropRatio }},
+	{name: "overload_enforcement", kind: kindString, reloadable: true,
+		description: "enforce: reject queries and drop connections on overload; dry_run: decide, count and log, but serve.",
+		field:       func(c *Config) any { return &c.OverloadEnforcement }},
+	{name: "max_server_memory_usage", kind: kindInteger, reloadable: true,
+		description: "Memory (bytes) the memory warning counts as 100%; 0 = the cgroup memory limit, or the host's total memory.",
+		field:       func(c *Config) any { return &c.MaxServerMemoryUsage }},
+	{name: "warning_suppress_regexp", kind: kindString, reloadable: true,
+		description: "Warnings whose message matches this regular expression (RE2 syntax) are not shown; empty = none.",
+		field:       func(c *Config) any { return &c.WarningSuppressRegexp }},
+	{name: "cpu_overload_warn_ratio", section: warningsSection, kind: kindFloat, reloadable: true,
+		description: "Fraction of CPU capacity busy at or above which the high CPU usage warning is raised, after cpu_overload_duration_seconds.",
+		field:       func(c *Config) any { return &c.Warnings.CPUWarnRatio }},
+	{name: "cpu_overload_clear_ratio", section: warningsSection, kind: kindFloat, reloadable: true,
+		description: "Fraction of CPU capacity busy at or below which a raised high CPU usage warning is cleared.",
+		field:       func(c *Config) any { return &c.Warnings.CPUClearRatio }},
+	{name: "cpu_overload_duration_seconds", section: warningsSection, kind: kindFloatSeconds, reloadable: true,
+		description: "Seconds the CPU busy fraction must stay at or above cpu_overload_warn_ratio before the warning is raised.",
+		field:       func(c *Config) any { return &c.Warnings.CPUDuration }},
+	{name: "memory_overload_warn_ratio", section: warningsSection, kind: kindFloat, reloadable: true,
+		description: "Fraction of memory used at or above which the high memory usage warning is raised, after memory_overload_duration_seconds.",
+		field:       func(c *Config) any { return &c.Warnings.MemoryWarnRatio }},
+	{name: "memory_overload_clear_ratio", section: warningsSection, kind: kindFloat, reloadable: true,
+		description: "Fraction of memory used at or below which a raised high memory usage warning is cleared.",
+		field:       func(c *Config) any { return &c.Warnings.MemoryClearRatio }},
+	{name: "memory_overload_duration_seconds", section: warningsSection, kind: kindFloatSeconds, reloadable: true,
+		description: "Seconds the memory used must stay at or above memory_overload_warn_ratio before the warning is raised.",
+		field:       func(c *Config) any { return &c.Warnings.MemoryDuration }},
+}
+
+// sessionSettingDef ties a session setting to its default in SessionDefaults.
+type sessionSettingDef struct {
+	SessionSetting
+	field func(d *SessionDefaults) *float64
+}
+
+var sessionSettings = []sessionSettingDef{
+	{SessionSetting{"min_os_cpu_wait_time_ratio_to_throw", "Float64",
+		"CPU overload ratio above which statements are rejected with a probability rising to 1 at the max ratio."},
+		func(d *SessionDefaults) *float64 { return &d.MinOSCPUWaitTimeRatioToThrow }},
+	{SessionSetting{"max_os_cpu_wait_time_ratio_to_throw", "Float64",
+		"CPU overload ratio at which every statement is rejected (error 745); rejecting is off when max <= 0 or max <= min."},
+		func(d *SessionDefaults) *float64 { return &d.MaxOSCPUWaitTimeRatioToThrow }},
+}
+
+// ServerSettings returns the catalog of server settings, in the order of config.toml.
+func ServerSettings() []ServerSetting {
+	defaults := Default()
+	out := make([]ServerSetting, len(serverSettings))
+	for i, s := range serverSettings {
+		out[i] = ServerSetting{
+			Name:        s.name,
+			Type:        s.kind.typeName(),
+			Description: s.description,
+			Default:     s.get(defaults),
+			Reloadable:  s.reloadable,
+		}
+	}
+	return out
+}
+
+// SessionSettings returns the catalog of session settings.
+func SessionSettings() []SessionSetting {
+	out := make([]SessionSetting, len(sessionSettings))
+	for i, s := range sessionSettings {
+		out[i] = s.SessionSetting
+	}
+	return out
+}
+
+func lookupServerSetting(name string) (serverSettingDef, bool) {
+	i := slices.IndexFunc(serverSettings, func(s serverSettingDef) bool { return s.name == name })
+	if i < 0 {
+		return serverSettingDef{}, false
+	}
+	return serverSettings[i], true
+}
+
+func lookupSessionSetting(name string) (sessionSettingDef, bool) {
+	i := slices.IndexFunc(sessionSettings, func(s sessionSettingDef) bool { return s.Name == name })
+	if i < 0 {
+		return sessionSettingDef{}, false
+	}
+	return sessionSettings[i], true
+}
+
+func sessionSettingNames() []string {
+	names := make([]string, len(sessionSettings))
+	for i, s := range sessionSettings {
+		names[i] = s.Name
+	}
+	return names
+}
+
+// ServerSettingValue returns the current value of a server setting as text, in the unit of its
+// key (seconds, milliseconds, microseconds, bytes).
+func (c *Config) ServerSettingValue(name string) (string, bool) {
+	s, ok := lookupServerSetting(name)
+	if !ok {
+		return "", false
+	}
+	return s.get(c), true
+}
+
+// SetServerSetting parses value per the setting's type, sets it and validates the result. On
+// error c is unchanged. It does not refuse settings that need a restart: the caller decides
+// whether changing those at run time makes sense.
+func (c *Config) SetServerSetting(name, value string) error {
+	if _, ok := lookupServerSetting(name); !ok {
+		if _, session := lookupSessionSetting(name); session {
+			return fmt.Errorf("unknown server setting %q (it is a session setting)", name)
+		}
+		return fmt.Errorf("unknown server setting %q%s", name, suggest(name, serverSettingNames()))
+	}
+	return c.setValidated(name, value)
+}
+
+// SessionDefault returns the default of a session setting.
+func (c *Config) SessionDefault(name string) (float64, bool) {
+	s, ok := lookupSessionSetting(name)
+	if !ok {
+		return 0, false
+	}
+	return *s.field(&c.Settings), true
+}
+
+// SetSessionDefault parses value as a number and makes it the default of the session setting
+// (what SET GLOBAL and SET PERSIST of a session setting change). The default must satisfy the
+// setting's constraint. On error c is unchanged.
+func (c *Config) SetSessionDefault(name, value string) error {
+	if _, ok := lookupSessionSetting(name); !ok {
+		if _, server := lookupServerSetting(name); server {
+			return fmt.Errorf("unknown session setting %q (it is a server setting)", name)
+		}
+		return fmt.Errorf("unknown session setting %q%s", name, suggest(name, sessionSettingNames()))
+	}
+	return c.setValidated(name, value)
+}
+
+func (c *Config) setValidated(name, value string) error {
+	n := c.Clone()
+	if err := n.set(name, value); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if err := n.Validate(); err != nil {
+		return err
+	}
+	*c = *n
+	return nil
+}
+
+// set parses the text of a server setting or of a session setting's default into c, without
+// validating relations between values.
+func (c *Config) set(name, value string) error {
+	if s, ok := lookupServerSetting(name); ok {
+		return s.set(c, textValue(s.kind, value))
+	}
+	s, ok := lookupSessionSetting(name)
+	if !ok {
+		return fmt.Errorf("unknown setting")
+	}
+	v, err := toFloat(textValue(kindFloat, value))
+	if err != nil {
+		return err
+	}
+	*s.field(&c.Settings) = v
+	return nil
+}
+
+func serverSettingNames() []string {
+	names := make([]string, len(serverSettings))
+	for i, s := range serverSettings {
+		names[i] = s.name
+	}
+	return names
+}
+
+// RestartRequired returns the names of the settings that differ between old and new and take
+// effect only after a restart: "listen", "admin_listen", and "users" when the users changed.
+func RestartRequired(old, new *Config) []string {
+	var names []string
+	for _, s := range serverSettings {
+		if !s.reloadable && s.get(old) != s.get(new) {
+			names = append(names, s.name)
+		}
+	}
+	if !slices.Equal(old.Users, new.Users) {
+		names = append(names, "users")
+	}
+	return names
+}
+
+// get returns the setting's value as text.
+func (s serverSettingDef) get(c *Config) string {
+	switch p := s.field(c).(type) {
+	case *string:
+		return *p
+	case *int:
+		return strconv.Itoa(*p)
+	case *uint64:
+		return strconv.FormatUint(*p, 10)
+	case *float64:
+		return formatFloat(*p)
+	case *time.Duration:
+		return formatFloat(float64(*p) / float64(s.kind.unit()))
+	}
+	panic(fmt.Sprintf("config: setting %s has an unsupported field type", s.name))
+}
+
+// set converts a TOML value (string, int64, float64, ...) to the setting's field. Relations
+// between values are left to Validate.
+func (s serverSettingDef) set(c *Config, v any) error {
+	switch p := s.field(c).(type) {
+	case *string:
+		str, err := toString(v)
+		*p = str
+		return err
+	case *int:
+		n, err := toInt(v)
+		*p = int(n)
+		return err
+	case *uint64:
+		n, err := toInt(v)
+		if err == nil && n < 0 {
+			err = fmt.Errorf("must be >= 0, got %d", n)
+		}
+		*p = uint64(n)
+		return err
+	case *float64:
+		f, err := toFloat(v)
+		*p = f
+		return err
+	case *time.Duration:
+		d, err := toDuration(v, s.kind)
+		*p = d
+		return err
+	}
+	panic(fmt.Sprintf("config: setting %s has an unsupported field type", s.name))
+}
+
+func (k valueKind) unit() time.Duration {
+	if k == kindMillis {
+		return time.Millisecond
+	}
+	return time.Second
+}
+
+func toDuration(v any, kind valueKind) (time.Duration, error) {
+	unit := kind.unit()
+	limit := float64(math.MaxInt64 / int64(unit))
+	if kind == kindFloatSeconds {
+		f, err := toFloat(v)
+		if err != nil {
+			return 0, err
+		}
+		if math.Abs(f) > limit {
+			return 0, fmt.Errorf("must be between %s and %s", formatFloat(-limit), formatFloat(limit))
+		}
+		return time.Duration(math.Round(f * float64(unit))), nil
+	}
+	n, err := toInt(v)
+	if err != nil {
+		return 0, err
+	}
+	if math.Abs(float64(n)) > limit {
+		return 0, fmt.Errorf("must be between %s and %s", formatFloat(-limit), formatFloat(limit))
+	}
+	return time.Duration(n) * unit, nil
+}
+
+// textValue turns the text of SET GLOBAL or of a persisted entry into the value a TOML file
+// would hold, so that both go through the same conversions and give the same errors.
+func textValue(kind valueKind, text string) any {
+	if kind == kindString {
+		return text
+	}
+	t := strings.TrimSpace(text)
+	if n, err := strconv.ParseInt(t, 10, 64); err == nil {
+		return n
+	}
+	if f, err := strconv.ParseFloat(t, 64); err == nil {
+		return f
+	}
+	return text
+}
+
+// toString, toInt, toFloat and toBool accept a decoded TOML value of the right type.
+// toInt accepts a float without a fraction; toFloat accepts an integer.
+func toString(v any) (string, error) {
+	if s, ok := v.(string); ok {
+		return s, nil
+	}
+	return "", fmt.Errorf("expected a string, got %s", describe(v))
+}
+
+func toInt(v any) (int64, error) {
+	switch n := v.(type) {
+	case int64:
+		return n, nil
+	case float64:
+		if n == math.Trunc(n) && math.Abs(n) < 1<<63 {
+			return int64(n), nil
+		}
+	}
+	return 0, fmt.Errorf("expected an integer, got %s", describe(v))
+}
+
+func toFloat(v any) (float64, error) {
+	switch n := v.(type) {
+	case int64:
+		return float64(n), nil
+	case float64:
+		if math.IsNaN(n) || math.IsInf(n, 0) {
+			return 0, fmt.Errorf("expected a finite number, got %s", formatFloat(n))
+		}
+		return n, nil
+	}
+	return 0, fmt.Errorf("expected a number, got %s", describe(v))
+}
+
+func toBool(v any) (bool, error) {
+	if b, ok := v.(bool); ok {
+		return b, nil
+	}
+	return false, fmt.Errorf("expected a boolean (true or false), got %s", describe(v))
+}
+
+// describe names the TOML type of a decoded value, with the value when it is short.
+func describe(v any) string {
+	switch x := v.(type) {
+	case string:
+		return fmt.Sprintf("a string (%q)", x)
+	case int64:
+		return fmt.Sprintf("an integer (%d)", x)
+	case float64:
+		return fmt.Sprintf("a float (%s)", formatFloat(x))
+	case bool:
+		return fmt.Sprintf("a boolean (%t)", x)
+	case map[string]any:
+		return "a table"
+	case []map[string]any, []any:
+		return "an array"
+	default:
+		return fmt.Sprintf("a date/time (%v)", x)
+	}
+}
+
+// formatFloat gives the shortest text that parses back to v, without an exponent for whole
+// numbers (1000000, not 1e+06).
+func formatFloat(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e21 {
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+func formatSeconds(d time.Duration) string { return formatFloat(d.Seconds()) }
+func formatMillis(d time.Duration) string  { return formatFloat(float64(d) / float64(time.Millisecond)) }
+
+func sortedKeys[M ~map[string]V, V any](m M) []string {
+	return slices.Sorted(maps.Keys(m))
+}

@@ -1,0 +1,368 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is the whole configuration of the server: the server settings, the defaults and
+// constraints of the session settings, and the users.
+type Config struct {
+	Path string // file it came from ("" = built-in defaults)
+
+	Listen                          string        // listen (restart needed)
+	AdminListen                     string        // admin_listen, "" disables (restart needed)
+	MaxConnections                  int           // max_connections
+	ShutdownTimeout                 time.Duration // shutdown_timeout_s
+	OSCPUBusyTimeThreshold          uint64        // os_cpu_busy_time_threshold, µs
+	AsynchronousMetricsUpdatePeriod time.Duration // asynchronous_metrics_update_period_s
+	OverloadSampleInterval          time.Duration // overload_sample_interval_ms
+	MinDropRatio                    float64       // min_os_cpu_wait_time_ratio_to_drop_connection
+	MaxDropRatio                    float64       // max_os_cpu_wait_time_ratio_to_drop_connection
+	OverloadEnforcement             string        // overload_enforcement: EnforcementEnforce | EnforcementDryRun
+	MaxServerMemoryUsage            uint64        // max_server_memory_usage, bytes, 0 = none
+	WarningSuppressRegexp           string        // warning_suppress_regexp, "" = none
+
+	Warnings    ResourceOverloadWarnings // [resource_overload_warnings]
+	Settings    SessionDefaults          // [settings]
+	Constraints map[string]Constraint    // [constraints.<session setting name>]
+	Users       []User                   // [[users]]
+}
+
+// Values of overload_enforcement.
+const (
+	EnforcementEnforce = "enforce" // reject queries and drop connections
+	EnforcementDryRun  = "dry_run" // decide, count and log, but serve
+)
+
+// ResourceOverloadWarnings holds the thresholds of the CPU and memory warnings: a warning is
+// raised when the value stays at or above the warn ratio for the duration, and cleared when the
+// value falls to the clear ratio or below.
+type ResourceOverloadWarnings struct {
+	CPUWarnRatio, CPUClearRatio       float64
+	CPUDuration                       time.Duration
+	MemoryWarnRatio, MemoryClearRatio float64
+	MemoryDuration                    time.Duration
+}
+
+// SessionDefaults holds the values a new session starts with.
+type SessionDefaults struct {
+	MinOSCPUWaitTimeRatioToThrow float64 // min_os_cpu_wait_time_ratio_to_throw
+	MaxOSCPUWaitTimeRatioToThrow float64 // max_os_cpu_wait_time_ratio_to_throw
+}
+
+// Constraint limits what a non-admin session may set a session setting to.
+type Constraint struct {
+	Min, Max *float64 // nil = unbounded
+	Readonly bool     // the session may not change the setting at all
+}
+
+// User is an account that may log in. At most one password form is set; none means an empty
+// password.
+type User struct {
+	Name                  string
+	Password              string // plain text, for local use
+	PasswordSHA256Hex     string // hex of SHA-256(password), 64 digits
+	PasswordDoubleSHA1Hex string // hex of SHA-1(SHA-1(password)), 40 digits
+	Admin                 bool
+}
+
+// Default returns the built-in configuration: the one the server runs on without a file.
+func Default() *Config {
+	return &Config{
+		Listen:                          "127.0.0.1:9004",
+		AdminListen:                     "127.0.0.1:9005",
+		MaxConnections:                  1024,
+		ShutdownTimeout:                 10 * time.Second,
+		OSCPUBusyTimeThreshold:          1_000_000,
+		AsynchronousMetricsUpdatePeriod: time.Second,
+		OverloadSampleInterval:          100 * time.Millisecond,
+		OverloadEnforcement:             EnforcementEnforce,
+		Warnings: ResourceOverloadWarnings{
+			CPUWarnRatio:     0.9,
+			CPUClearRatio:    0.8,
+			CPUDuration:      600 * time.Second,
+			MemoryWarnRatio:  0.9,
+			MemoryClearRatio: 0.8,
+			MemoryDuration:   600 * time.Second,
+		},
+		Constraints: map[string]Constraint{},
+		Users:       []User{{Name: "default", Admin: true}},
+	}
+}
+
+// Clone returns a deep copy of c.
+func (c *Config) Clone() *Config {
+	n := *c
+	if c.Constraints != nil {
+		n.Constraints = make(map[string]Constraint, len(c.Constraints))
+		for name, k := range c.Constraints {
+			n.Constraints[name] = Constraint{Min: clonePtr(k.Min), Max: clonePtr(k.Max), Readonly: k.Readonly}
+		}
+	}
+	n.Users = slices.Clone(c.Users)
+	return &n
+}
+
+func clonePtr(p *float64) *float64 {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+// A keyError is a problem with one key of the configuration; the message starts with the key's
+// name. Parse points at the line of path; for a problem between two keys, at the line of also
+// when the file sets only that one.
+type keyError struct {
+	path, also []string
+	msg        string
+}
+
+func (e *keyError) Error() string { return e.msg }
+
+func keyErrorf(path []string, format string, args ...any) error {
+	return &keyError{path: path, msg: fmt.Sprintf(format, args...)}
+}
+
+func pairErrorf(path, also []string, format string, args ...any) error {
+	return &keyError{path: path, also: also, msg: fmt.Sprintf(format, args...)}
+}
+
+const warningsSection = "resource_overload_warnings"
+
+// Validate checks every value and every relation between values. All problems are reported,
+// joined, each naming its key.
+func (c *Config) Validate() error {
+	var errs []error
+	add := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	add(checkAddress("listen", c.Listen))
+	if c.AdminListen != "" {
+		add(checkAddress("admin_listen", c.AdminListen))
+		if c.AdminListen == c.Listen {
+			add(pairErrorf([]string{"admin_listen"}, []string{"listen"},
+				"admin_listen (%q) must differ from listen", c.AdminListen))
+		}
+	}
+	if c.MaxConnections < 1 {
+		add(keyErrorf([]string{"max_connections"}, "max_connections (%d) must be >= 1", c.MaxConnections))
+	}
+	if c.ShutdownTimeout < 0 {
+		add(keyErrorf([]string{"shutdown_timeout_s"}, "shutdown_timeout_s (%s) must be >= 0", formatSeconds(c.ShutdownTimeout)))
+	}
+	period := c.AsynchronousMetricsUpdatePeriod
+	periodOK := period >= time.Second && period%time.Second == 0
+	if !periodOK {
+		add(keyErrorf([]string{"asynchronous_metrics_update_period_s"},
+			"asynchronous_metrics_update_period_s (%s) must be a whole number of seconds >= 1", formatSeconds(period)))
+	}
+	switch interval := c.OverloadSampleInterval; {
+	case interval < 10*time.Millisecond:
+		add(keyErrorf([]string{"overload_sample_interval_ms"},
+			"overload_sample_interval_ms (%s) must be >= 10", formatMillis(interval)))
+	case periodOK && interval > period:
+		add(pairErrorf([]string{"overload_sample_interval_ms"}, []string{"asynchronous_metrics_update_period_s"},
+			"overload_sample_interval_ms (%s) must be <= the window, asynchronous_metrics_update_period_s (%s s = %s ms)",
+			formatMillis(interval), formatSeconds(period), formatMillis(period)))
+	}
+	add(checkRatio([]string{"min_os_cpu_wait_time_ratio_to_drop_connection"}, c.MinDropRatio))
+	add(checkRatio([]string{"max_os_cpu_wait_time_ratio_to_drop_connection"}, c.MaxDropRatio))
+	if c.OverloadEnforcement != EnforcementEnforce && c.OverloadEnforcement != EnforcementDryRun {
+		add(keyErrorf([]string{"overload_enforcement"}, "overload_enforcement (%q) must be %q or %q",
+			c.OverloadEnforcement, EnforcementEnforce, EnforcementDryRun))
+	}
+	if _, err := regexp.Compile(c.WarningSuppressRegexp); err != nil {
+		add(keyErrorf([]string{"warning_suppress_regexp"}, "warning_suppress_regexp (%q) is not a valid regular expression: %v",
+			c.WarningSuppressRegexp, err))
+	}
+	errs = append(errs, c.Warnings.validate()...)
+	errs = append(errs, c.validateSessionSettings()...)
+	errs = append(errs, validateUsers(c.Users)...)
+	return errors.Join(errs...)
+}
+
+func checkAddress(key, addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err == nil {
+		_, err = strconv.ParseUint(port, 10, 16)
+	}
+	if err != nil {
+		return keyErrorf([]string{key}, "%s (%q) must be host:port with a numeric port, e.g. \"127.0.0.1:9004\"", key, addr)
+	}
+	return nil
+}
+
+// checkRatio accepts finite values >= 0.
+func checkRatio(path []string, v float64) error {
+	if v >= 0 && !math.IsInf(v, 1) {
+		return nil
+	}
+	return keyErrorf(path, "%s (%s) must be a finite number >= 0", displayPath(path), formatFloat(v))
+}
+
+func (w ResourceOverloadWarnings) validate() []error {
+	var errs []error
+	for _, r := range []struct {
+		resource     string
+		warn, clear  float64
+		duration     time.Duration
+		durationName string
+	}{
+		{"cpu", w.CPUWarnRatio, w.CPUClearRatio, w.CPUDuration, "cpu_overload_duration_seconds"},
+		{"memory", w.MemoryWarnRatio, w.MemoryClearRatio, w.MemoryDuration, "memory_overload_duration_seconds"},
+	} {
+		warnName := r.resource + "_overload_warn_ratio"
+		clearName := r.resource + "_overload_clear_ratio"
+		warnErr := checkRatio([]string{warningsSection, warnName}, r.warn)
+		clearErr := checkRatio([]string{warningsSection, clearName}, r.clear)
+		errs = appendNonNil(errs, warnErr, clearErr)
+		if warnErr == nil && clearErr == nil && r.clear > r.warn {
+			errs = append(errs, pairErrorf([]string{warningsSection, clearName}, []string{warningsSection, warnName},
+				"%s.%s (%s) must be <= %s (%s)",
+				warningsSection, clearName, formatFloat(r.clear), warnName, formatFloat(r.warn)))
+		}
+		if r.duration < 0 {
+			errs = append(errs, keyErrorf([]string{warningsSection, r.durationName}, "%s.%s (%s) must be >= 0",
+				warningsSection, r.durationName, formatSeconds(r.duration)))
+		}
+	}
+	return errs
+}
+
+func (c *Config) validateSessionSettings() []error {
+	var errs []error
+	valid := map[string]bool{} // constraints that make sense on their own
+	for _, name := range sortedKeys(c.Constraints) {
+		k := c.Constraints[name]
+		path := []string{"constraints", name}
+		if _, ok := lookupSessionSetting(name); !ok {
+			errs = append(errs, keyErrorf(path, "constraints.%s: unknown session setting %q (known: %s)",
+				name, name, strings.Join(sessionSettingNames(), ", ")))
+			continue
+		}
+		var bad []error
+		for _, b := range []struct {
+			key string
+			v   *float64
+		}{{"min", k.Min}, {"max", k.Max}} {
+			if b.v != nil && (math.IsNaN(*b.v) || math.IsInf(*b.v, 0)) {
+				bad = append(bad, keyErrorf(append(path, b.key), "constraints.%s.%s must be a finite number", name, b.key))
+			}
+		}
+		if len(bad) == 0 && k.Min != nil && k.Max != nil && *k.Min > *k.Max {
+			bad = append(bad, pairErrorf(append(path, "max"), append(path, "min"),
+				"constraints.%s.min (%s) must be <= max (%s)", name, formatFloat(*k.Min), formatFloat(*k.Max)))
+		}
+		errs = append(errs, bad...)
+		valid[name] = len(bad) == 0
+	}
+	for _, s := range sessionSettings {
+		path := []string{"settings", s.Name}
+		v := *s.field(&c.Settings)
+		if err := checkRatio(path, v); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if !valid[s.Name] {
+			continue
+		}
+		if err := c.Constraints[s.Name].checkRange(s.Name, v); err != nil {
+			errs = append(errs, pairErrorf([]string{"constraints", s.Name}, path,
+				"settings.%s: the default %s", s.Name, err))
+		}
+	}
+	return errs
+}
+
+// Check reports whether a session may set the setting name to v under this constraint.
+// The error names the constraint, for the client to see.
+func (k Constraint) Check(name string, v float64) error {
+	if k.Readonly {
+		return fmt.Errorf("setting %s is readonly (constraints.%s.readonly)", name, name)
+	}
+	if err := k.checkRange(name, v); err != nil {
+		return fmt.Errorf("setting %s: the value %w", name, err)
+	}
+	return nil
+}
+
+func (k Constraint) checkRange(name string, v float64) error {
+	if k.Min != nil && v < *k.Min {
+		return fmt.Errorf("%s is below the minimum %s (constraints.%s.min)", formatFloat(v), formatFloat(*k.Min), name)
+	}
+	if k.Max != nil && v > *k.Max {
+		return fmt.Errorf("%s is above the maximum %s (constraints.%s.max)", formatFloat(v), formatFloat(*k.Max), name)
+	}
+	return nil
+}
+
+func validateUsers(users []User) []error {
+	if len(users) == 0 {
+		return []error{keyErrorf([]string{"users"}, "users: at least one user is required")}
+	}
+	var errs []error
+	first := map[string]int{}
+	for i, u := range users {
+		at := func(key string) []string { return []string{"users", indexPiece(i), key} }
+		if u.Name == "" {
+			errs = append(errs, keyErrorf(at("name"), "users[%d].name must be set and non-empty", i))
+		} else if j, dup := first[u.Name]; dup {
+			errs = append(errs, keyErrorf(at("name"), "users[%d].name: duplicate user %q (also users[%d])", i, u.Name, j))
+		} else {
+			first[u.Name] = i
+		}
+		var forms []string
+		for _, f := range []struct{ key, v string }{
+			{"password", u.Password},
+			{"password_sha256_hex", u.PasswordSHA256Hex},
+			{"password_double_sha1_hex", u.PasswordDoubleSHA1Hex},
+		} {
+			if f.v != "" {
+				forms = append(forms, f.key)
+			}
+		}
+		if len(forms) > 1 {
+			errs = append(errs, keyErrorf(at(forms[1]), "users[%d] (%q): set at most one of %v", i, u.Name, forms))
+		}
+		errs = appendNonNil(errs,
+			checkHex(at("password_sha256_hex"), i, u.PasswordSHA256Hex, 64, "SHA-256 of the password"),
+			checkHex(at("password_double_sha1_hex"), i, u.PasswordDoubleSHA1Hex, 40, "SHA-1 of the SHA-1 of the password"))
+	}
+	return errs
+}
+
+func checkHex(path []string, i int, s string, digits int, what string) error {
+	if s == "" {
+		return nil
+	}
+	ok := len(s) == digits
+	for _, r := range s {
+		ok = ok && (r >= '0' && r <= '9' || r >= 'a' && r <= 'f' || r >= 'A' && r <= 'F')
+	}
+	if ok {
+		return nil
+	}
+	return keyErrorf(path, "users[%d].%s must be %d hexadecimal digits (the %s), got %q",
+		i, path[len(path)-1], digits, what, s)
+}
+
+func appendNonNil(errs []error, more ...error) []error {
+	for _, err := range more {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}

@@ -1,0 +1,44 @@
+// Package statement looks at SQL text without parsing it: it answers the questions the server
+// must settle for every statement before the engine parses it.
+//
+// # Why text, not the parser
+//
+// The overload check runs on the hot path of every query, before go-mysql-server parses it: a
+// statement that is going to be rejected must cost as little as possible, and the check must not
+// add a parse to every statement that is going to be served. So the package reads the text with
+// a small tokenizer that splits it the way the engine's parser (vitess) does — strings with
+// backslash escapes and doubled quotes, backquoted identifiers, the comments /* */, /*! */, /*+ */,
+// -- , # and //, numbers, @variables — and decides from the tokens. It allocates nothing when
+// there is nothing to do.
+//
+// # SYSTEM is a reserved word
+//
+// MySQL's grammar, and the engine's, reserves SYSTEM, so `SELECT * FROM system.warnings` and
+// `USE system` are syntax errors unless the name is backquoted. Every ClickHouse user types them
+// unquoted, so [RewriteSystem] backquotes the bare word where it names something, and leaves
+// alone every other use: strings, comments, quoted identifiers, longer words, the grammar's own
+// SPATIAL REFERENCE SYSTEM and WITH SYSTEM VERSIONING, and SYSTEM RELOAD CONFIG, which the
+// server runs itself. Backquoting an identifier never changes what a statement means: a
+// statement that parsed before parses to the same tree after the rewrite (the fuzz test checks
+// this against the real parser).
+//
+// # Exempt statements
+//
+// Under CPU overload the server rejects statements at random (SPEC §2). ClickHouse rejects
+// everything, and its users found themselves locked out of the server they had to repair
+// (ClickHouse issue #79880): the queries that show what is happening and the commands that fix
+// it were refused like any other. [Classify] marks the statements an operator needs to inspect
+// and repair an overloaded server as exempt: SET, SHOW, KILL, USE, COMMIT, ROLLBACK,
+// SELECT @@variable, SELECTs that read only system.* and information_schema.* tables, DESCRIBE
+// of those tables, TRUNCATE system.warnings and SYSTEM RELOAD CONFIG.
+//
+// The rule is conservative: when in doubt, a statement is not exempt, because an exemption that
+// is too wide switches protection off for ordinary work. A statement that reads no table at all
+// (SELECT 1, SELECT NOW()) is ordinary work, a statement that reads a user table anywhere (a
+// join, a subquery) is not exempt, a SET or SHOW that hides a subquery is not exempt, and neither
+// is a text holding a second statement, a SELECT with a /*! ... */ comment (the parser executes
+// its content as SQL), nor anything this package cannot follow.
+//
+// [Hints] reads MySQL 8's per-statement settings, /*+ SET_VAR(name = value) */, so that the
+// overload settings can be overridden for one statement before it is parsed.
+package statement

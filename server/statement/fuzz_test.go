@@ -1,0 +1,102 @@
+package statement
+
+import (
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/dolthub/vitess/go/vt/sqlparser"
+)
+
+// FuzzRewriteSystem checks RewriteSystem against the engine's own tokenizer and parser:
+//   - a text without "system" is returned as is (the same string, not a copy);
+//   - the rewrite only inserts backquote pairs around words SYSTEM;
+//   - where the parser's tokenizer reads the whole text and sees no SYSTEM token (the word is only
+//     in strings, comments, quoted identifiers or longer words), the text is returned as is;
+//   - a text that parses still parses after the rewrite, to the same tree.
+func FuzzRewriteSystem(f *testing.F) {
+	for _, tc := range rewriteCases {
+		f.Add(tc.in)
+	}
+	for _, seed := range []string{
+		"select system.x, 'system', \"system\", `system` from system.y # system",
+		"select 'a\\'system' from t where b = 'c'' system'",
+		"select 1 --system\nfrom system.t",
+		"select @`system` , @@global.system, @'system'",
+		"select x'1f' system, b'01' system from t",
+		"select 1.system, .5system, 0x1Fsystem, 1e5system",
+		"/*!40101 SET system = 1 */; select system.a from system.b",
+		"create user system@system",
+		"select * from t as system join system.t2 using (system)",
+		"SELECT /*+ SET_VAR(a=1) MAX_EXECUTION_TIME(10) */ system.x FROM system.y",
+		"insert into system.t (system) values ('system')",
+		"select a:system from t",
+		"SELECT `unterminated system",
+		"SELECT 'unterminated system",
+		"SELECT /* unterminated system",
+		"spatial reference system with system versioning",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, sql string) {
+		got := RewriteSystem(sql)
+		if !strings.Contains(strings.ToLower(sql), "system") {
+			if got != sql || unsafe.StringData(got) != unsafe.StringData(sql) {
+				t.Fatalf("text without system changed or copied: %q -> %q", sql, got)
+			}
+			return
+		}
+		if !onlyBackquotesAroundSystem(sql, got) {
+			t.Fatalf("rewrite did more than backquote SYSTEM: %q -> %q", sql, got)
+		}
+		if clean, keywords := systemKeywords(sql); clean && keywords == 0 && got != sql {
+			t.Fatalf("the parser sees no SYSTEM keyword, yet the text changed: %q -> %q", sql, got)
+		}
+		before, err := parse(sql)
+		if err != nil {
+			return
+		}
+		after, err := parse(got)
+		if err != nil {
+			t.Fatalf("%q parses, its rewrite %q does not: %v", sql, got, err)
+		}
+		if before != after {
+			t.Fatalf("rewrite changed the tree of %q:\nbefore %s\n after %s", sql, before, after)
+		}
+	})
+}
+
+// onlyBackquotesAroundSystem reports whether got is sql with zero or more words "system" (any
+// case) wrapped in backquotes.
+func onlyBackquotesAroundSystem(sql, got string) bool {
+	for len(sql) > 0 || len(got) > 0 {
+		switch {
+		case len(sql) > 0 && len(got) > 0 && sql[0] == got[0]:
+			sql, got = sql[1:], got[1:]
+		case len(got) >= 8 && got[0] == '`' && got[7] == '`' && strings.HasPrefix(sql, got[1:7]) &&
+			strings.EqualFold(got[1:7], "system"):
+			sql, got = sql[6:], got[8:]
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// systemKeywords runs the parser's tokenizer over sql and counts the SYSTEM keyword tokens it
+// returns; clean is false when the tokenizer stopped at a lexical error.
+func systemKeywords(sql string) (clean bool, keywords int) {
+	tkn := sqlparser.NewStringTokenizer(sql)
+	for range 10 * (len(sql) + 1) {
+		typ, _ := tkn.Scan()
+		switch typ {
+		case 0:
+			return true, keywords
+		case sqlparser.LEX_ERROR:
+			return false, keywords
+		case sqlparser.SYSTEM:
+			keywords++
+		}
+	}
+	return false, keywords
+}
