@@ -97,8 +97,7 @@ func writeConfig(t testing.TB, dir string, o serverOptions) (path, addr, admin s
 	t.Helper()
 	addr, admin = freePort(t), freePort(t)
 	path = filepath.Join(dir, "config.toml")
-	text := fmt.Sprintf("listen = %q\nadmin_listen = %q\n%s\n%s\n", addr, admin, o.top, o.sections)
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(configText(addr, admin, o)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return path, addr, admin
@@ -304,3 +303,28 @@ func queryStrings(t testing.TB, db *sql.DB, query string, args ...any) []string 
 }
 
 func errorsAs(err error, target any) bool { return errors.As(err, target) }
+
+// configText is the config file of a server on addr and admin with the given options.
+func configText(addr, admin string, o serverOptions) string {
+	return fmt.Sprintf("listen = %q\nadmin_listen = %q\n%s\n%s\n", addr, admin, o.top, o.sections)
+}
+
+// rewriteConfig writes a new config in place (same listeners).
+func (s *testServer) rewriteConfig(o serverOptions) {
+	s.t.Helper()
+	if err := os.WriteFile(s.configPath, []byte(configText(s.addr, s.adminAddr, o)), 0o644); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// replaceConfig writes a new config beside the old one and renames it over it, as editors do.
+func (s *testServer) replaceConfig(o serverOptions) {
+	s.t.Helper()
+	tmp := s.configPath + ".swp"
+	if err := os.WriteFile(tmp, []byte(configText(s.addr, s.adminAddr, o)), 0o644); err != nil {
+		s.t.Fatal(err)
+	}
+	if err := os.Rename(tmp, s.configPath); err != nil {
+		s.t.Fatal(err)
+	}
+}

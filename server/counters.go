@@ -40,3 +40,10 @@ func (c *counters) gauges(activeWarnings int) []tables.Gauge {
 		{Name: "OverloadWarnings", Value: int64(activeWarnings), Description: "Warnings shown in system.warnings now."},
 	}
 }
+
+// statementRunning counts a statement as running until the returned func is called; it is
+// counted here, not in the engine's event hooks, which miss statements that panic.
+func (c *counters) statementRunning() func() {
+	c.running.Add(1)
+	return func() { c.running.Add(-1) }
+}

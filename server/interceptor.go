@@ -2,10 +2,12 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 
 	"overloadsql/overload"
+	"overloadsql/server/config"
 	"overloadsql/server/statement"
 
 	gms "github.com/dolthub/go-mysql-server/server"
@@ -37,8 +39,9 @@ func (i *interceptor) Query(ctx context.Context, chain gms.Chain, c *mysql.Conn,
 	if err := i.admit(c, query); err != nil {
 		return err
 	}
+	defer i.s.counters.statementRunning()()
 	if isPersist(query) {
-		return i.persisting(query, func() error { return chain.ComQuery(ctx, c, query, callback) })
+		return i.persisting(c, query, func() error { return chain.ComQuery(ctx, c, query, callback) })
 	}
 	return chain.ComQuery(ctx, c, query, callback)
 }
@@ -53,9 +56,10 @@ func (i *interceptor) MultiQuery(ctx context.Context, chain gms.Chain, c *mysql.
 	if err := i.admit(c, query); err != nil {
 		return "", err
 	}
+	defer i.s.counters.statementRunning()()
 	if isPersist(first) {
 		var remainder string
-		err := i.persisting(first, func() error {
+		err := i.persisting(c, first, func() error {
 			var err error
 			remainder, err = chain.ComMultiQuery(ctx, c, query, callback)
 			return err
@@ -73,6 +77,7 @@ func (i *interceptor) StmtExecute(ctx context.Context, chain gms.Chain, c *mysql
 	if err := i.admit(c, prepare.PrepareStmt); err != nil {
 		return err
 	}
+	defer i.s.counters.statementRunning()()
 	return chain.ComStmtExecute(ctx, c, prepare, callback)
 }
 
@@ -88,7 +93,10 @@ func (i *interceptor) admit(c *mysql.Conn, query string) error {
 	if r <= 0 {
 		return nil
 	}
-	sess, _ := c.ClientData.(sql.Session)
+	var sess sql.Session
+	if cl := clientOf(c); cl != nil {
+		sess = cl.session
+	}
 	lo, hi := throwSettings(sess)
 	for _, h := range statement.Hints(query) {
 		f, err := strconv.ParseFloat(h.Value, 64)
@@ -174,9 +182,9 @@ func isPersist(query string) bool {
 	return len(q) > 3 && strings.EqualFold(q[:3], "set") && strings.Contains(strings.ToLower(q), "persist")
 }
 
-// persisting runs a SET PERSIST and, when it succeeded, writes the server settings it set to
-// the persisted file, so they survive a restart.
-func (i *interceptor) persisting(query string, run func() error) error {
+// persisting runs a SET PERSIST and, when it succeeded, writes the overloadsql settings it set
+// to the persisted file beside the config, so they survive a restart.
+func (i *interceptor) persisting(c *mysql.Conn, query string, run func() error) error {
 	if err := run(); err != nil {
 		return err
 	}
@@ -185,22 +193,30 @@ func (i *interceptor) persisting(query string, run func() error) error {
 		return nil
 	}
 	set, ok := stmt.(*ast.Set)
-	if !ok {
+	cl := clientOf(c)
+	if !ok || cl == nil {
 		return nil
 	}
-	cfg := i.s.cfg.Load()
 	for _, e := range set.Exprs {
 		if e.Scope != ast.SetScope_Persist && e.Scope != ast.SetScope_PersistOnly {
 			continue
 		}
 		name := strings.ToLower(e.Name.Name.String())
-		value, ok := cfg.ServerSettingValue(name)
-		if !ok {
-			continue
+		if !config.Persistable(name) {
+			return mysql.NewSQLError(mysql.ERNotSupportedYet, mysql.SSUnknownSQLState,
+				"SET PERSIST %s: only overloadsql's server and session settings can be persisted; the value is set for now but will not survive a restart", name)
 		}
-		if err := i.s.persist.save(name, value); err != nil {
+		if err := i.s.persist.save(name, variableText(cl.persisted[name])); err != nil {
 			return mysql.NewSQLError(mysql.ERUnknownError, mysql.SSUnknownSQLState, "SET PERSIST %s: the value is set but could not be saved: %v", name, err)
 		}
 	}
 	return nil
+}
+
+// variableText writes a system variable's value as config text.
+func variableText(v any) string {
+	if f, ok := v.(float64); ok {
+		return number(f)
+	}
+	return fmt.Sprint(v)
 }

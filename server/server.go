@@ -166,9 +166,23 @@ func (s *Server) sessionBuilder(ctx context.Context, conn *mysql.Conn, addr stri
 		return nil, err
 	}
 	base.SetCurrentDatabase(mainDatabase)
-	sess := memory.NewSession(base, s.engine.Analyzer.Catalog.DbProvider)
-	conn.ClientData = sess
-	return sess, nil
+	client := &client{persisted: memory.GlobalsMap{}}
+	client.session = memory.NewSession(base, s.engine.Analyzer.Catalog.DbProvider).SetGlobals(client.persisted)
+	conn.ClientData = client
+	return client.session, nil
+}
+
+// client is what the server keeps on a connection: its session, once the engine has built it,
+// and the values the session's SET PERSIST statements stored.
+type client struct {
+	session   *memory.Session
+	persisted memory.GlobalsMap
+}
+
+// clientOf returns a connection's client state, nil before its first statement.
+func clientOf(c *mysql.Conn) *client {
+	cl, _ := c.ClientData.(*client)
+	return cl
 }
 
 // Config is the running configuration (after persisted overrides).
@@ -240,12 +254,8 @@ type eventListener struct{ c *counters }
 
 func (e eventListener) ClientConnected()    { e.c.connections.Add(1) }
 func (e eventListener) ClientDisconnected() { e.c.connections.Add(-1) }
-func (e eventListener) QueryStarted() {
-	e.c.queries.Add(1)
-	e.c.running.Add(1)
-}
+func (e eventListener) QueryStarted() { e.c.queries.Add(1) }
 func (e eventListener) QueryCompleted(success bool, _ time.Duration) {
-	e.c.running.Add(-1)
 	if !success {
 		e.c.failedQueries.Add(1)
 	}

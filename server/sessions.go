@@ -2,7 +2,6 @@ package server
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"strconv"
 
@@ -64,17 +63,34 @@ func (ss *sessionSettings) register() error {
 	}
 	for _, st := range config.ServerSettings() {
 		v, _ := cfg.ServerSettingValue(st.Name)
+		typ, def, err := serverSettingVariable(st, v)
+		if err != nil {
+			return err
+		}
 		vars = append(vars, &sql.MysqlSystemVariable{
 			Name:          st.Name,
 			Scope:         sql.GetMysqlScope(sql.SystemVariableScope_Global),
 			Dynamic:       true,
-			Type:          types.NewSystemStringType(st.Name),
-			Default:       v,
+			Type:          typ,
+			Default:       def,
 			NotifyChanged: ss.serverSettingChanged,
 		})
 	}
 	sql.SystemVariables.AddSystemVariables(vars)
 	return nil
+}
+
+// serverSettingVariable gives a server setting's system-variable type and its value in that type.
+func serverSettingVariable(st config.ServerSetting, text string) (sql.SystemVariableType, any, error) {
+	switch st.Type {
+	case "Float64":
+		f, err := strconv.ParseFloat(text, 64)
+		return types.NewSystemDoubleType(st.Name, 0, math.MaxFloat64), f, err
+	case "UInt64":
+		u, err := strconv.ParseUint(text, 10, 64)
+		return types.NewSystemUintType(st.Name, 0, math.MaxUint64), u, err
+	}
+	return types.NewSystemStringType(st.Name), text, nil
 }
 
 // internal reports whether a change comes from the server itself (config load and reload)
@@ -156,8 +172,7 @@ func (ss *sessionSettings) serverSettingChanged(ctx *sql.Context, _ sql.SystemVa
 	if !ss.isAdmin(ctx) {
 		return errNeedAdmin("SET GLOBAL " + name)
 	}
-	text := fmt.Sprint(v.Val)
-	return ss.s.setServerSetting(name, text)
+	return ss.s.setServerSetting(name, variableText(v.Val))
 }
 
 // applyDefaults makes the engine's globals show cfg (after a reload).
@@ -171,8 +186,10 @@ func (ss *sessionSettings) applyDefaults(cfg *config.Config) {
 		}
 	}
 	for _, st := range config.ServerSettings() {
-		v, _ := cfg.ServerSettingValue(st.Name)
-		values[st.Name] = v
+		text, _ := cfg.ServerSettingValue(st.Name)
+		if _, v, err := serverSettingVariable(st, text); err == nil {
+			values[st.Name] = v
+		}
 	}
 	if err := sql.SystemVariables.AssignValues(values); err != nil {
 		ss.s.logger.Error("show reloaded settings as globals", "err", err)

@@ -445,3 +445,19 @@ func formatMillis(d time.Duration) string  { return formatFloat(float64(d) / flo
 func sortedKeys[M ~map[string]V, V any](m M) []string {
 	return slices.Sorted(maps.Keys(m))
 }
+
+// Persistable reports whether name is a setting SET PERSIST may save: a server setting or a
+// session setting.
+func Persistable(name string) bool {
+	for _, s := range ServerSettings() {
+		if s.Name == name {
+			return true
+		}
+	}
+	for _, s := range SessionSettings() {
+		if s.Name == name {
+			return true
+		}
+	}
+	return false
+}

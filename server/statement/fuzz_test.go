@@ -1,6 +1,7 @@
 package statement
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"unsafe"
@@ -99,4 +100,61 @@ func systemKeywords(sql string) (clean bool, keywords int) {
 		}
 	}
 	return false, keywords
+}
+
+// FuzzClassify checks Classify's exemptions for system tables against the engine's parser: when a
+// statement that Classify exempts as reading only system tables parses (after RewriteSystem, as
+// the server runs it), every table in its tree belongs to a system database.
+func FuzzClassify(f *testing.F) {
+	for _, tc := range classifyCases {
+		f.Add(tc.sql, tc.currentDB)
+	}
+	f.Fuzz(func(t *testing.T, sql, currentDB string) {
+		class := Classify(sql, currentDB)
+		if class.Exempt != (class.Reason != "") {
+			t.Fatalf("Classify(%q) = %+v: a reason goes with an exemption", sql, class)
+		}
+		if class.Reason != reasonSystemTables {
+			return
+		}
+		st, err := sqlparser.Parse(RewriteSystem(sql))
+		if err != nil {
+			return
+		}
+		if explain, ok := st.(*sqlparser.Explain); ok {
+			st = explain.Statement
+		}
+		tables := 0
+		err = sqlparser.Walk(func(node sqlparser.SQLNode) (bool, error) {
+			switch n := node.(type) {
+			case *sqlparser.AliasedTableExpr:
+				switch e := n.Expr.(type) {
+				case sqlparser.TableName:
+					db := e.DbQualifier.String()
+					if db == "" {
+						db = currentDB
+					}
+					if e.DbQualifier.IsEmpty() && strings.EqualFold(e.Name.String(), "dual") {
+						return true, nil
+					}
+					if !isSystemDB(db) {
+						return false, fmt.Errorf("reads table %s.%s", db, e.Name.String())
+					}
+					tables++
+				case *sqlparser.Subquery:
+				default:
+					return false, fmt.Errorf("reads %T", e)
+				}
+			case *sqlparser.JSONTableExpr, sqlparser.TableFuncExpr, *sqlparser.CommonTableExpr:
+				return false, fmt.Errorf("reads %T", n)
+			}
+			return true, nil
+		}, st)
+		if err != nil {
+			t.Fatalf("Classify(%q, %q) = %+v, but the statement %s", sql, currentDB, class, err)
+		}
+		if tables == 0 {
+			t.Fatalf("Classify(%q, %q) = %+v, but the parser finds no table", sql, currentDB, class)
+		}
+	})
 }
