@@ -55,7 +55,7 @@ func (g *gate) admit(c net.Conn) net.Conn {
 	}
 	g.counters.acceptedConnections.Add(1)
 	g.open.Add(1)
-	return &countedConn{Conn: c, open: &g.open}
+	return &countedConn{Conn: newPrepareRewriteConn(c), open: &g.open}
 }
 
 // refuse writes a MySQL ERR packet 1040/08004 with msg as the first packet and closes c.

@@ -56,7 +56,7 @@ func (l *listener) loop(ln net.Listener, admin bool) {
 		backoff = 0
 		var conn net.Conn
 		if admin {
-			conn = &adminConn{Conn: c}
+			conn = &adminConn{Conn: newPrepareRewriteConn(c)}
 		} else if conn = l.gate.admit(c); conn == nil {
 			continue
 		}

@@ -1,0 +1,64 @@
+// Package overload measures how overloaded the server's CPU is, and how full
+// its memory is, for the decisions and warnings of the rest of the server.
+// It knows nothing of SQL.
+//
+// # Signals
+//
+// The CPU overload ratio is wait / busy: for every second the server's work
+// ran on a CPU, how long did work that was ready to run wait for one? Work
+// whose k CPU-bound tasks share c cores (k > c) under a fair scheduler waits
+// (k-c)/c. Busy is the CPU time of all the process's threads, summed from
+// /proc/self/task/*/schedstat (/proc/self/schedstat is the main thread only).
+// Wait has two parts, and a Go server needs both:
+//
+//   - Kernel run-queue wait (schedstat's second field): the threads were
+//     runnable while another process, or a CPU quota, had the CPU — a noisy
+//     neighbour.
+//   - Go run-queue wait: the runtime sizes GOMAXPROCS to the CPUs the process
+//     may use, so when the server itself has more runnable goroutines than
+//     CPUs its threads do not queue in the kernel; its goroutines queue in the
+//     Go scheduler instead, and kernel wait stays near zero however
+//     overloaded the server is. The runtime's /sched/latencies:seconds
+//     histogram records how long goroutines were runnable before running; the
+//     sum of events times bucket midpoints estimates the wait, scaled by 8
+//     because the runtime records one scheduling event in eight.
+//
+// Both parts are published (KernelRunQueueOverload, GoRunQueueOverload) next
+// to their sum (OSCPUOverload), so an operator sees whether the server or a
+// neighbour is the cause.
+//
+// # Window and threshold
+//
+// The Sampler takes the cumulative counters every Interval (100 ms) into a
+// ring and compares the newest sample with the one a Window (1 s) before it,
+// so the ratio always covers the trailing window instead of restarting at
+// every tick (which would make it a sawtooth). When the busy time inside the
+// window is at or under BusyThreshold, or nothing waited, the ratio is 0: an
+// almost idle server is not overloaded, however its few microseconds of work
+// were scheduled.
+//
+// The same samples give the host CPU busy fraction (1 - idle share of
+// /proc/stat, or cgroup CPU usage over the quota when a quota is set) and the
+// memory ratio ((cgroup usage - inactive file cache) / cgroup limit, or
+// resident set / host memory; max_server_memory_usage replaces the
+// denominator), the values of the CPU and memory warnings.
+//
+// # Publication
+//
+// Every sample is published as one immutable Snapshot through an atomic
+// pointer: the hot path reads the current ratio with Sampler.Overload, one
+// atomic load. A Simulation replaces measured values everywhere they are
+// published, for fire drills and deterministic tests.
+//
+// # Readers and failure
+//
+// Each kernel file has a small reader over an injectable root (ProcRoot,
+// CgroupRoot), so every parser is tested against fixtures under testdata/.
+// Readers keep their files open and re-read them with pread at offset 0 into
+// reused buffers, and the thread directory is listed again only when its link
+// count says threads came or went: a sample is one system call per thread
+// and per file (about 100 µs for 25 threads) and allocates only its snapshot. A reader that fails is left out of the sample
+// and listed in Snapshot.Unavailable, and the sample goes on without it (fail
+// open: a blind part of the measurement reads 0, it never sheds work). The
+// failure is logged once, and the recovery once.
+package overload

@@ -1,0 +1,154 @@
+package overload
+
+import (
+	"errors"
+	"syscall"
+)
+
+// Source names, as listed in Snapshot.Unavailable and the log.
+const (
+	sourceThreads      = "per-thread schedstat"
+	sourceGoScheduler  = "Go scheduler latencies"
+	sourceStat         = "/proc/stat"
+	sourceMemInfo      = "/proc/meminfo"
+	sourceRSS          = "process RSS"
+	sourceCgroup       = "cgroup"
+	sourceCgroupMemory = "cgroup memory"
+	sourceCgroupCPU    = "cgroup CPU"
+	sourcePSICPU       = "PSI cpu"
+	sourcePSIMemory    = "PSI memory"
+)
+
+// gauges are the current values of one sample that need no window.
+type gauges struct {
+	memInfo       memInfo
+	memInfoOK     bool
+	rss           uint64
+	rssOK         bool
+	cgroupMemory  cgroupMemory
+	cgroupMemOK   bool
+	psiCPU        pressure
+	psiCPUOK      bool
+	psiMemory     pressure
+	psiMemoryOK   bool
+	cgroupQuota   float64
+	cgroupQuotaOK bool
+}
+
+// readers are the sources of one sample, each a small type over the
+// injectable roots. report is told the outcome of every reader, so the
+// sampler can list and log failures; a failed reader only leaves its values
+// out (fail open).
+type readers struct {
+	procRoot, cgroupRoot string
+	threads              *threadReader
+	goWait               goWaitSource
+	stat                 *statReader
+	memInfo              *memInfoReader
+	rss                  *rssReader
+	psiCPU, psiMemory    *psiReader
+	cgroupResolved       bool
+	cgroupMemory         *cgroupMemoryReader
+	cgroupCPU            *cgroupCPUReader
+}
+
+func newReaders(procRoot, cgroupRoot string, goWait goWaitSource) *readers {
+	return &readers{
+		procRoot:   procRoot,
+		cgroupRoot: cgroupRoot,
+		threads:    newThreadReader(procRoot),
+		goWait:     goWait,
+		stat:       newStatReader(procRoot),
+		memInfo:    newMemInfoReader(procRoot),
+		rss:        newRSSReader(procRoot),
+		psiCPU:     newPSIReader(procRoot, "cpu"),
+		psiMemory:  newPSIReader(procRoot, "memory"),
+	}
+}
+
+// read fills the counters of s and the gauges g.
+func (r *readers) read(s *sample, g *gauges, report func(source string, err error)) {
+	var err error
+	s.threads, err = r.threads.read()
+	s.threadsOK = err == nil
+	report(sourceThreads, err)
+
+	s.goWait, err = r.goWait.read()
+	s.goWaitOK = err == nil
+	report(sourceGoScheduler, err)
+
+	s.cpu, err = r.stat.read()
+	s.cpuOK = err == nil
+	report(sourceStat, err)
+
+	g.memInfo, err = r.memInfo.read()
+	g.memInfoOK = err == nil
+	report(sourceMemInfo, err)
+
+	g.rss, err = r.rss.read()
+	g.rssOK = err == nil
+	report(sourceRSS, err)
+
+	g.psiCPU, g.psiCPUOK = readPSI(r.psiCPU, sourcePSICPU, report)
+	g.psiMemory, g.psiMemoryOK = readPSI(r.psiMemory, sourcePSIMemory, report)
+
+	r.readCgroup(s, g, report)
+}
+
+// readPSI treats a kernel without PSI (no file, or psi=0 at boot) as an
+// absent source, not a failure.
+func readPSI(r *psiReader, source string, report func(string, error)) (pressure, bool) {
+	p, err := r.read()
+	if isNotExist(err) || errors.Is(err, syscall.EOPNOTSUPP) {
+		report(source, nil)
+		return pressure{}, false
+	}
+	report(source, err)
+	return p, err == nil
+}
+
+// readCgroup resolves the own cgroup on first use (and again after a failed
+// resolution), then reads its memory and CPU files.
+func (r *readers) readCgroup(s *sample, g *gauges, report func(string, error)) {
+	if !r.cgroupResolved {
+		dirs, err := resolveCgroup(r.procRoot, r.cgroupRoot)
+		report(sourceCgroup, err)
+		if err != nil {
+			return
+		}
+		r.cgroupResolved = true
+		if dirs.memory != "" {
+			r.cgroupMemory = newCgroupMemoryReader(dirs.memory, dirs.memoryV2)
+		}
+		if dirs.cpu != "" {
+			r.cgroupCPU = newCgroupCPUReader(dirs)
+		}
+	}
+	if r.cgroupMemory != nil {
+		var err error
+		g.cgroupMemory, err = r.cgroupMemory.read()
+		g.cgroupMemOK = err == nil
+		report(sourceCgroupMemory, err)
+	}
+	if r.cgroupCPU != nil {
+		c, err := r.cgroupCPU.read()
+		report(sourceCgroupCPU, err)
+		g.cgroupQuota, g.cgroupQuotaOK = c.quota, err == nil && c.quota > 0
+		s.cgroupQuota, s.cgroupUsage, s.cgroupOK = c.quota, c.usage, err == nil && c.quota > 0
+	}
+}
+
+func (r *readers) close() {
+	r.threads.close()
+	r.stat.file.close()
+	r.memInfo.file.close()
+	r.rss.file.close()
+	r.psiCPU.file.close()
+	r.psiMemory.file.close()
+	if r.cgroupMemory != nil {
+		r.cgroupMemory.close()
+	}
+	if r.cgroupCPU != nil {
+		r.cgroupCPU.close()
+	}
+}

@@ -1,0 +1,175 @@
+package overload
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// rescanEvery is how many samples may pass without listing the task
+// directory even though its link count did not change: a safety net for
+// filesystems whose directory link counts mean nothing.
+const rescanEvery = 10
+
+// threadTimes are a thread's cumulative nanoseconds from
+// /proc/self/task/<tid>/schedstat: on a CPU (busy) and runnable but waiting
+// in the kernel's run queue (wait).
+type threadTimes struct{ busy, wait uint64 }
+
+// thread is one tracked thread of the server process.
+type thread struct {
+	file *procFile
+	last threadTimes
+	seen uint64 // the listing that last showed it
+}
+
+// threadReader sums schedstat over the threads of the own process.
+// /proc/self/schedstat covers the main thread only, so every thread is read.
+//
+// Accounting is per thread id and keeps the totals monotonic: a thread
+// contributes its full counters from its first reading (all of them
+// accumulated while it ran), and a thread that exits keeps its last reading
+// in the total (moved to retired). A reading that goes backwards means the id
+// was reused by a new thread: the old thread's values are retired and the new
+// thread contributes from its own start.
+//
+// The files stay open between samples. The directory is listed again only
+// when its link count (2 + threads) changed, when a thread ended (its id may
+// have been reused), or every rescanEvery samples; a thread that ends shows
+// as ESRCH on its open file.
+type threadReader struct {
+	taskPath string
+	dir      *taskDir
+	threads  map[int]*thread
+	retired  threadTimes
+	tids     []int
+	listing  uint64 // number of listings so far
+	links    uint64 // link count at the last listing
+	unlisted int    // samples since the last listing
+}
+
+func newThreadReader(procRoot string) *threadReader {
+	path := procRoot + "/self/task"
+	return &threadReader{taskPath: path, dir: newTaskDir(path), threads: make(map[int]*thread)}
+}
+
+// read returns the cumulative busy and kernel wait of the process. An error
+// other than a thread's exit makes the whole reading unusable, but the
+// per-thread state survives it, so the totals stay monotonic afterwards.
+func (r *threadReader) read() (threadTimes, error) {
+	links, err := r.dir.links()
+	if err != nil {
+		return threadTimes{}, err
+	}
+	r.unlisted++
+	if links == 0 || links != r.links || r.unlisted >= rescanEvery || r.listing == 0 {
+		if err := r.list(links); err != nil {
+			return threadTimes{}, err
+		}
+	}
+	exited, err := r.readThreads()
+	if exited && err == nil {
+		if err := r.list(links); err != nil {
+			return threadTimes{}, err
+		}
+		_, err = r.readThreads()
+	}
+	if err != nil {
+		return threadTimes{}, err
+	}
+	total := r.retired
+	for _, t := range r.threads {
+		total.add(t.last)
+	}
+	return total, nil
+}
+
+// list reconciles the tracked threads with the directory: new ids are
+// opened, ids no longer listed are retired.
+func (r *threadReader) list(links uint64) error {
+	tids, err := r.dir.list(r.tids)
+	r.tids = tids
+	if err != nil {
+		return err
+	}
+	r.listing++
+	r.links, r.unlisted = links, 0
+	for _, tid := range tids {
+		if t, ok := r.threads[tid]; ok {
+			t.seen = r.listing
+			continue
+		}
+		r.threads[tid] = &thread{
+			file: newProcFile(r.taskPath+"/"+strconv.Itoa(tid)+"/schedstat", 64),
+			seen: r.listing,
+		}
+	}
+	for tid, t := range r.threads {
+		if t.seen != r.listing {
+			r.retire(tid, t)
+		}
+	}
+	return nil
+}
+
+// readThreads re-reads every tracked thread and reports whether one ended.
+func (r *threadReader) readThreads() (exited bool, err error) {
+	for tid, t := range r.threads {
+		content, readErr := t.file.read()
+		if isNotExist(readErr) {
+			r.retire(tid, t)
+			exited = true
+			continue
+		}
+		if readErr == nil {
+			var now threadTimes
+			now, readErr = parseSchedstat(content)
+			if readErr == nil {
+				if now.busy < t.last.busy || now.wait < t.last.wait {
+					r.retired.add(t.last)
+				}
+				t.last = now
+				continue
+			}
+			readErr = fmt.Errorf("parse %s: %w", t.file.path, readErr)
+		}
+		if err == nil {
+			err = readErr
+		}
+	}
+	return exited, err
+}
+
+func (r *threadReader) retire(tid int, t *thread) {
+	r.retired.add(t.last)
+	t.file.close()
+	delete(r.threads, tid)
+}
+
+// close closes the files but keeps the accounting, so a later read reopens
+// them and the totals stay monotonic.
+func (r *threadReader) close() {
+	for _, t := range r.threads {
+		t.file.close()
+	}
+	r.dir.close()
+}
+
+func (a *threadTimes) add(b threadTimes) {
+	a.busy += b.busy
+	a.wait += b.wait
+}
+
+// parseSchedstat parses "busy_ns wait_ns timeslices".
+func parseSchedstat(b []byte) (threadTimes, error) {
+	f1, rest := nextField(b)
+	f2, _ := nextField(rest)
+	busy, err := parseUint(f1)
+	if err != nil {
+		return threadTimes{}, err
+	}
+	wait, err := parseUint(f2)
+	if err != nil {
+		return threadTimes{}, err
+	}
+	return threadTimes{busy: busy, wait: wait}, nil
+}

@@ -1,0 +1,52 @@
+package overload
+
+import (
+	"log/slog"
+	"time"
+)
+
+// Config of a Sampler. Zero values take defaults.
+type Config struct {
+	ProcRoot   string           // default "/proc"
+	CgroupRoot string           // default "/sys/fs/cgroup"
+	Clock      func() time.Time // default time.Now
+	Logger     *slog.Logger     // default slog.Default()
+	Settings   Settings
+	OnSample   func(*Snapshot) // called after each published sample, outside the sampler's lock; may be nil
+}
+
+// Settings are the sampler's reloadable settings. Zero values take defaults.
+type Settings struct {
+	Interval        time.Duration // overload_sample_interval_ms, default 100ms
+	Window          time.Duration // asynchronous_metrics_update_period_s, default 1s
+	BusyThreshold   time.Duration // os_cpu_busy_time_threshold, default 1s: busy time in the window at or under it gives overload 0
+	MaxServerMemory uint64        // max_server_memory_usage in bytes, 0 = none; replaces the memory ratio's denominator
+}
+
+const (
+	defaultInterval      = 100 * time.Millisecond
+	defaultWindow        = time.Second
+	defaultBusyThreshold = time.Second
+	// maxHistory bounds the ring of samples whatever Window/Interval is.
+	maxHistory = 4096
+)
+
+func (s Settings) withDefaults() Settings {
+	if s.Interval <= 0 {
+		s.Interval = defaultInterval
+	}
+	if s.Window <= 0 {
+		s.Window = defaultWindow
+	}
+	if s.BusyThreshold <= 0 {
+		s.BusyThreshold = defaultBusyThreshold
+	}
+	return s
+}
+
+// historySize is the number of samples that cover one window, plus the
+// baseline and one spare for timer jitter.
+func (s Settings) historySize() int {
+	n := int((s.Window+s.Interval-1)/s.Interval) + 2
+	return min(n, maxHistory)
+}
