@@ -20,6 +20,7 @@ type fixture struct {
 	now    time.Time
 	goWait *fakeGoWait
 	log    bytes.Buffer
+	busy   time.Duration // cumulative busy time written by boundStep
 }
 
 // newFixture copies testdata/<procCase> as the proc root and

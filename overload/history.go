@@ -8,7 +8,9 @@ type sample struct {
 	at          time.Time
 	threads     threadTimes // busy and kernel wait of all threads, ns
 	threadsOK   bool
-	goWait      uint64 // Go run-queue wait, ns
+	goWait      uint64 // Go run-queue wait, ns, bounded (see goWaitBound)
+	goWaitRaw   uint64 // the runtime histogram's estimate, ns
+	goExcess    uint64 // cumulative statements-over-processors integral, ns
 	goWaitOK    bool
 	cpu         cpuTimes // host /proc/stat
 	cpuOK       bool
@@ -26,6 +28,15 @@ type history struct {
 func (h *history) at(i int) *sample { return &h.buf[(h.head+i)%len(h.buf)] }
 
 func (h *history) newest() *sample { return h.at(h.size - 1) }
+
+// newestOrNil returns a copy of the newest sample, nil when there is none.
+func (h *history) newestOrNil() *sample {
+	if h.size == 0 {
+		return nil
+	}
+	s := *h.newest()
+	return &s
+}
 
 // push appends s, overwriting the oldest sample when the ring is full.
 func (h *history) push(s sample) {

@@ -24,6 +24,7 @@ type Sampler struct {
 	readers     *readers
 	history     history
 	counters    Counters
+	goBound     *goWaitBound
 	failing     map[string]bool // sources whose failure was logged
 	unavailable []Unavailable   // failures of the sample in progress
 }
@@ -55,6 +56,7 @@ func newSampler(cfg Config, goWait goWaitSource) *Sampler {
 		onSample:     cfg.OnSample,
 		simulation:   NoSimulation(),
 		readers:      newReaders(cfg.ProcRoot, cfg.CgroupRoot, goWait),
+		goBound:      newGoWaitBound(cfg.RunningStatements),
 		failing:      make(map[string]bool),
 	}
 	settings := cfg.Settings.withDefaults()
@@ -105,9 +107,17 @@ func (s *Sampler) sample() *Snapshot {
 	smp := sample{at: s.clock()}
 	var g gauges
 	s.readers.read(&smp, &g, s.report)
+	smp.goWaitRaw, smp.goExcess = smp.goWait, s.goBound.advance(smp.at)
+	previous := s.history.newestOrNil()
 	s.history.push(smp)
 	base := s.history.baseline(settings.Window, settings.Interval/2)
 	newest := s.history.newest()
+	if s.goBound.bounded() && newest.goWaitOK {
+		newest.goWait = 0
+		if previous != nil && previous.goWaitOK && base.goWaitOK {
+			newest.goWait = boundedWait(base, previous, newest)
+		}
+	}
 
 	if newest.threadsOK {
 		s.counters.BusyMicros = newest.threads.busy / 1000

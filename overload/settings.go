@@ -13,6 +13,9 @@ type Config struct {
 	Logger     *slog.Logger     // default slog.Default()
 	Settings   Settings
 	OnSample   func(*Snapshot) // called after each published sample, outside the sampler's lock; may be nil
+	// RunningStatements counts the server's statements running now; it bounds the Go run-queue
+	// wait (see goWaitBound). Nil: the runtime's histogram is used unbounded.
+	RunningStatements func() int
 }
 
 // Settings are the sampler's reloadable settings. Zero values take defaults.

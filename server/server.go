@@ -92,6 +92,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	samplerCfg.Logger = s.logger
 	samplerCfg.Settings = samplerSettings(running)
 	samplerCfg.OnSample = s.onSample
+	samplerCfg.RunningStatements = func() int { return int(s.counters.running.Load()) }
 	s.sampler = overload.NewSampler(samplerCfg)
 
 	s.auth = newAuthServer(running.Users)

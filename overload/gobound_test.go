@@ -1,0 +1,70 @@
+package overload
+
+import (
+	"testing"
+	"time"
+)
+
+// TestGoWaitBound feeds a histogram that grows in lumps (one recorded event in eight) and
+// checks that the Go part over a full window is min(histogram, statement excess).
+func TestGoWaitBound(t *testing.T) {
+	const ms = uint64(time.Millisecond)
+	for _, tc := range []struct {
+		name           string
+		running, procs int
+		lumps          []uint64 // histogram growth per 100 ms interval, repeated
+		wantRatio      float64  // Go wait / busy over the last window, busy 100 ms per interval
+	}{
+		{"one statement on one processor: runtime housekeeping is not overload", 1, 1, []uint64{160 * ms, 0}, 0},
+		{"three statements on one processor: at most two wait", 3, 1, []uint64{320 * ms, 0, 160 * ms, 640 * ms, 0}, 2},
+		{"three statements, histogram below the bound: kept", 3, 1, []uint64{150 * ms, 0}, 0.75},
+		{"four statements on two processors", 4, 2, []uint64{900 * ms}, 2},
+		{"idle", 0, 2, []uint64{5 * ms}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, s := boundFixture(t, func() int { return tc.running }, tc.procs)
+			var snap *Snapshot
+			for i := range 30 {
+				snap = f.boundStep(s, time.Duration(tc.lumps[i%len(tc.lumps)]))
+			}
+			if d := snap.GoOverload - tc.wantRatio; d > 0.05 || d < -0.05 {
+				t.Errorf("GoRunQueueOverload = %.3f, want %.3f", snap.GoOverload, tc.wantRatio)
+			}
+		})
+	}
+}
+
+func TestGoWaitBoundNeverDecreases(t *testing.T) {
+	running := 3
+	f, s := boundFixture(t, func() int { return running }, 1)
+	var last uint64
+	for i := range 40 {
+		if i == 20 {
+			running = 1 // contention ends: the window's bound falls, the counter stays
+		}
+		snap := f.boundStep(s, 300*time.Millisecond)
+		if snap.Counters.GoWaitMicros < last {
+			t.Fatalf("sample %d: GoWaitMicros went from %d to %d", i, last, snap.Counters.GoWaitMicros)
+		}
+		last = snap.Counters.GoWaitMicros
+	}
+}
+
+// boundFixture is one thread busy 100 ms per 100 ms step, with a statement count.
+func boundFixture(t *testing.T, running func() int, procs int) (*fixture, *Sampler) {
+	f := newFixture(t, "proc", "")
+	f.remove("proc/self/task/102")
+	s := f.sampler(Settings{Interval: 100 * time.Millisecond, Window: time.Second, BusyThreshold: time.Millisecond})
+	s.goBound = &goWaitBound{running: running, procs: func() int { return procs }}
+	return f, s
+}
+
+// boundStep advances 100 ms with the thread busy throughout and the histogram grown by lump.
+func (f *fixture) boundStep(s *Sampler, lump time.Duration) *Snapshot {
+	f.now = f.now.Add(100 * time.Millisecond)
+	f.busy += 100 * time.Millisecond
+	f.goWait.ns += uint64(lump)
+	f.write("proc/self/task/101/schedstat", schedstat(f.busy, 0))
+	s.Sample()
+	return s.Snapshot()
+}
