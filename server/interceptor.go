@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -40,6 +41,7 @@ func (i *interceptor) Query(ctx context.Context, chain gms.Chain, c *mysql.Conn,
 		return err
 	}
 	defer i.s.counters.statementRunning()()
+	defer forgetThresholdsIfNamed(c, query)
 	if isPersist(query) {
 		return i.persisting(c, query, func() error { return chain.ComQuery(ctx, c, query, callback) })
 	}
@@ -57,6 +59,7 @@ func (i *interceptor) MultiQuery(ctx context.Context, chain gms.Chain, c *mysql.
 		return "", err
 	}
 	defer i.s.counters.statementRunning()()
+	defer forgetThresholdsIfNamed(c, first)
 	if isPersist(first) {
 		var remainder string
 		err := i.persisting(c, first, func() error {
@@ -86,32 +89,28 @@ func (i *interceptor) ParsedQuery(gms.Chain, *mysql.Conn, string, ast.Statement,
 	return mysql.NewSQLError(mysql.ERNotSupportedYet, mysql.SSUnknownSQLState, "pre-parsed queries are not supported")
 }
 
-// admit decides whether a statement runs under the current CPU overload (SPEC §2). When the
-// server is not overloaded it costs one atomic load.
+// admit decides whether a statement runs under the current CPU overload (SPEC §2). The order
+// keeps the common cases cheap: not overloaded costs one atomic load; protection off, or a
+// random draw that lets the statement through, costs no look at the statement's text beyond a
+// search for a hint; only a statement about to be rejected is classified (exempt or not).
 func (i *interceptor) admit(c *mysql.Conn, query string) error {
 	r := i.s.sampler.Overload()
 	if r <= 0 {
 		return nil
 	}
 	var sess sql.Session
+	var lo, hi float64
 	if cl := clientOf(c); cl != nil {
 		sess = cl.session
+		lo, hi = cl.thresholds()
+	} else {
+		lo, hi = throwSettings(nil)
 	}
-	lo, hi := throwSettings(sess)
-	for _, h := range statement.Hints(query) {
-		f, err := strconv.ParseFloat(h.Value, 64)
-		if err != nil || f < 0 || f != f {
-			continue
-		}
-		switch h.Name {
-		case minThrowSetting:
-			lo = f
-		case maxThrowSetting:
-			hi = f
-		}
+	if strings.Contains(query, "/*+") {
+		lo, hi = hinted(query, lo, hi)
 	}
 	p := overload.Probability(r, lo, hi)
-	if p <= 0 {
+	if p <= 0 || (p < 1 && i.s.random() >= p) {
 		return nil
 	}
 	db := mainDatabase
@@ -121,11 +120,8 @@ func (i *interceptor) admit(c *mysql.Conn, query string) error {
 	if statement.Classify(query, db).Exempt {
 		return nil
 	}
-	if p < 1 && i.s.random() >= p {
-		return nil
-	}
 	msg := rejectMessage(r, lo, hi, p)
-	if i.s.cfg.Load().OverloadEnforcement == "dry_run" {
+	if i.s.cfg.Load().OverloadEnforcement == config.EnforcementDryRun {
 		i.s.counters.overloadDryRunRejected.Add(1)
 		i.s.rejectLog.note("dry run, served anyway: " + msg)
 		return nil
@@ -134,6 +130,24 @@ func (i *interceptor) admit(c *mysql.Conn, query string) error {
 	i.s.counters.failedQueries.Add(1)
 	i.s.rejectLog.note(msg)
 	return mysql.NewSQLError(errServerOverloaded, mysql.SSUnknownSQLState, "%s", msg)
+}
+
+// hinted applies the statement's SET_VAR hints for the two thresholds; hints with values that
+// are not non-negative numbers are ignored, as MySQL ignores invalid hints.
+func hinted(query string, lo, hi float64) (float64, float64) {
+	for _, h := range statement.Hints(query) {
+		f, err := strconv.ParseFloat(h.Value, 64)
+		if err != nil || f < 0 || math.IsNaN(f) {
+			continue
+		}
+		switch h.Name {
+		case minThrowSetting:
+			lo = f
+		case maxThrowSetting:
+			hi = f
+		}
+	}
+	return lo, hi
 }
 
 // own answers the statements that overloadsql handles itself; handled is false for all others.
@@ -161,6 +175,25 @@ func (i *interceptor) own(c *mysql.Conn, query string, callback func(*sqltypes.R
 func (i *interceptor) isAdmin(c *mysql.Conn) bool {
 	a, ok := i.s.auth.accounts[c.User]
 	return ok && a.admin
+}
+
+// forgetThresholdsIfNamed drops a connection's cached thresholds after a statement that names
+// them (SET, SET @@, SET ... = DEFAULT in any case), so the next check reads the session again.
+func forgetThresholdsIfNamed(c *mysql.Conn, query string) {
+	if cl := clientOf(c); cl != nil && containsFold(query, "_to_throw") {
+		cl.cached.Store(false)
+	}
+}
+
+// containsFold reports whether s contains the lower-case ASCII word sub in any case, without
+// allocating.
+func containsFold(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i]|0x20 == sub[0] && strings.EqualFold(s[i:i+len(sub)], sub) {
+			return true
+		}
+	}
+	return false
 }
 
 // isTruncateWarnings matches TRUNCATE [TABLE] system.warnings, quoted or not, in any case.

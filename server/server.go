@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"net"
 	"sync"
@@ -174,10 +175,28 @@ func (s *Server) sessionBuilder(ctx context.Context, conn *mysql.Conn, addr stri
 }
 
 // client is what the server keeps on a connection: its session, once the engine has built it,
-// and the values the session's SET PERSIST statements stored.
+// the values the session's SET PERSIST statements stored, and the session's rejection
+// thresholds, cached for the statement path (see thresholds).
 type client struct {
 	session   *memory.Session
 	persisted memory.GlobalsMap
+
+	cached atomic.Bool
+	lo, hi atomic.Uint64 // math.Float64bits
+}
+
+// thresholds returns the session's min and max ratio to throw. They are read from the session
+// once and cached: only a statement that names them can change them, and the interceptor
+// forgets the cache after such a statement.
+func (c *client) thresholds() (lo, hi float64) {
+	if c.cached.Load() {
+		return math.Float64frombits(c.lo.Load()), math.Float64frombits(c.hi.Load())
+	}
+	lo, hi = throwSettings(c.session)
+	c.lo.Store(math.Float64bits(lo))
+	c.hi.Store(math.Float64bits(hi))
+	c.cached.Store(true)
+	return lo, hi
 }
 
 // clientOf returns a connection's client state, nil before its first statement.
@@ -255,7 +274,7 @@ type eventListener struct{ c *counters }
 
 func (e eventListener) ClientConnected()    { e.c.connections.Add(1) }
 func (e eventListener) ClientDisconnected() { e.c.connections.Add(-1) }
-func (e eventListener) QueryStarted() { e.c.queries.Add(1) }
+func (e eventListener) QueryStarted()       { e.c.queries.Add(1) }
 func (e eventListener) QueryCompleted(success bool, _ time.Duration) {
 	if !success {
 		e.c.failedQueries.Add(1)

@@ -1,0 +1,203 @@
+package server
+
+import (
+	"errors"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"overloadsql/overload"
+	"overloadsql/server/config"
+	"overloadsql/warnings"
+
+	"github.com/dolthub/go-mysql-server/memory"
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
+)
+
+// decisionServer is the part of a Server the overload check reads, with a simulated overload
+// and a seeded random source.
+func decisionServer(t testing.TB, overloadRatio float64, seed uint64) *Server {
+	t.Helper()
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	rng := rand.New(rand.NewPCG(seed, seed))
+	s := &Server{logger: logger, random: rng.Float64, registry: warnings.NewRegistry()}
+	s.cfg.Store(config.Default())
+	s.auth = newAuthServer(config.Default().Users)
+	s.sessions = newSessionSettings(s)
+	if err := s.sessions.register(); err != nil {
+		t.Fatal(err)
+	}
+	s.sampler = overload.NewSampler(overload.Config{Logger: logger})
+	s.sampler.Simulate(overload.Simulation{Overload: overloadRatio, CPUBusy: -1, Memory: -1})
+	s.rejectLog = newRateLimitedLog(logger, "statements rejected")
+	return s
+}
+
+// connWithSession is a connection whose session has the given thresholds.
+func connWithSession(t testing.TB, lo, hi float64) *mysql.Conn {
+	t.Helper()
+	sess := memory.NewSession(sql.NewBaseSession(), nil)
+	sess.SetCurrentDatabase(mainDatabase)
+	ctx := sql.NewEmptyContext()
+	for name, v := range map[string]float64{minThrowSetting: lo, maxThrowSetting: hi} {
+		if err := sess.SetSessionVariable(ctx, name, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return &mysql.Conn{ClientData: &client{session: sess}}
+}
+
+func TestAdmitProbability(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		overload       float64
+		lo, hi         float64
+		query          string
+		wantRejectRate float64
+	}{
+		{"seed example: min 2, max 6, ratio 4", 4, 2, 6, "SELECT 1", 0.5},
+		{"at or over max: always", 7, 2, 6, "SELECT 1", 1},
+		{"at or under min: never", 2, 2, 6, "SELECT 1", 0},
+		{"not overloaded", 0, 2, 6, "SELECT 1", 0},
+		{"disabled: max 0", 9, 0, 0, "SELECT 1", 0},
+		{"disabled: max <= min", 9, 3, 3, "SELECT 1", 0},
+		{"exempt: SHOW", 7, 2, 6, "SHOW PROCESSLIST", 0},
+		{"exempt: reads only system tables", 7, 2, 6, "SELECT * FROM system.events", 0},
+		{"exempt: SELECT @@var", 7, 2, 6, "select @@max_os_cpu_wait_time_ratio_to_throw", 0},
+		{"hint turns it on", 7, 0, 0, "SELECT /*+ SET_VAR(max_os_cpu_wait_time_ratio_to_throw = 1.5) */ 1", 1},
+		{"hint turns it off", 7, 2, 6, "SELECT /*+ SET_VAR(max_os_cpu_wait_time_ratio_to_throw = 0) */ 1", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := decisionServer(t, tc.overload, 42)
+			i := &interceptor{s: s}
+			c := connWithSession(t, tc.lo, tc.hi)
+			const n = 2000
+			rejected := 0
+			for range n {
+				err := i.admit(c, tc.query)
+				if err == nil {
+					continue
+				}
+				var se *mysql.SQLError
+				if !errors.As(err, &se) || se.Number() != errServerOverloaded || se.SQLState() != "HY000" {
+					t.Fatalf("error %v, want 745 HY000", err)
+				}
+				rejected++
+			}
+			if got := float64(rejected) / n; got < tc.wantRejectRate-0.05 || got > tc.wantRejectRate+0.05 {
+				t.Errorf("rejected %.3f of statements, want %.2f", got, tc.wantRejectRate)
+			}
+			if got := s.counters.overloadRejected.Load(); got != uint64(rejected) {
+				t.Errorf("OverloadRejectedQueries = %d, want %d", got, rejected)
+			}
+		})
+	}
+}
+
+func TestAdmitDryRunServesAndCounts(t *testing.T) {
+	s := decisionServer(t, 7, 1)
+	cfg := config.Default()
+	cfg.OverloadEnforcement = config.EnforcementDryRun
+	s.cfg.Store(cfg)
+	i := &interceptor{s: s}
+	c := connWithSession(t, 2, 6)
+	for range 10 {
+		if err := i.admit(c, "SELECT 1"); err != nil {
+			t.Fatalf("dry_run rejected: %v", err)
+		}
+	}
+	if got := s.counters.overloadDryRunRejected.Load(); got != 10 {
+		t.Errorf("OverloadDryRunRejectedQueries = %d, want 10", got)
+	}
+}
+
+func TestMessages(t *testing.T) {
+	got := rejectMessage(4, 2, 6, 0.5)
+	want := "CPU is overloaded, CPU is waiting for execution way more than executing, ratio of wait time (OSCPUWaitMicroseconds metric) to busy time (OSCPUVirtualTimeMicroseconds metric) is 4. Min ratio for error (min_os_cpu_wait_time_ratio_to_throw setting) 2, max ratio for error (max_os_cpu_wait_time_ratio_to_throw setting) 6, probability used to decide whether to discard the query 0.5. Consider reducing the number of queries or increase backoff between retries. (SERVER_OVERLOADED)"
+	if got != want {
+		t.Errorf("rejectMessage:\n got %s\nwant %s", got, want)
+	}
+	if got := rejectMessage(9, 1, 1.5, 1); !strings.Contains(got, "is 1.5. ") {
+		t.Errorf("the ratio printed is not the clamped one: %s", got)
+	}
+	if got := dropMessage(2.7679569453035255, 1, 3, 0.8839784726517628); got != "Too many connections: CPU is overloaded, CPU is waiting for execution way more than executing, ratio of wait time (OSCPUWaitMicroseconds metric) to busy time (OSCPUVirtualTimeMicroseconds metric) is 2.7679569453035255. Min ratio for error 1, max ratio for error 3, probability used to decide whether to drop the connection 0.8839784726517628." {
+		t.Errorf("dropMessage: %s", got)
+	}
+	for f, want := range map[float64]string{4: "4", 0.5: "0.5", 1e6: "1e+06", 2.7679569453035255: "2.7679569453035255"} {
+		if got := number(f); got != want {
+			t.Errorf("number(%v) = %s, want %s", f, got, want)
+		}
+	}
+}
+
+func TestIsTruncateWarnings(t *testing.T) {
+	for q, want := range map[string]bool{
+		"TRUNCATE system.warnings":           true,
+		"truncate table `system`.`warnings`;": true,
+		"  Truncate SYSTEM.WARNINGS":          true,
+		"TRUNCATE system.events":             false,
+		"TRUNCATE warnings":                  false,
+		"SELECT 'TRUNCATE system.warnings'":  false,
+	} {
+		if got := isTruncateWarnings(q); got != want {
+			t.Errorf("isTruncateWarnings(%q) = %v, want %v", q, got, want)
+		}
+	}
+}
+
+func TestOriginalOffset(t *testing.T) {
+	original := "SELECT * FROM system.events; SELECT 2"
+	rewritten := "SELECT * FROM `system`.events; SELECT 2"
+	if got := originalOffset(original, rewritten, strings.Index(rewritten, ";")+1); got != strings.Index(original, ";")+1 {
+		t.Errorf("offset after the first statement maps to %d, want %d", got, strings.Index(original, ";")+1)
+	}
+}
+
+// BenchmarkAdmit measures the overload check on the statement path: not overloaded (one atomic
+// load), overloaded with a session that has no thresholds, and overloaded with thresholds that
+// do not trigger (the ratio is under min), the path of a protected server under load.
+func BenchmarkAdmit(b *testing.B) {
+	for _, bc := range []struct {
+		name     string
+		overload float64
+		lo, hi   float64
+	}{
+		{"not_overloaded", 0, 2, 6},
+		{"overloaded_no_thresholds", 4, 0, 0},
+		{"overloaded_under_min", 1.5, 2, 6},
+		{"overloaded_deciding", 4, 2, 1000},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			s := decisionServer(b, bc.overload, 7)
+			i := &interceptor{s: s}
+			c := connWithSession(b, bc.lo, bc.hi)
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = i.admit(c, "SELECT id, name FROM t WHERE id = 42")
+			}
+		})
+	}
+}
+
+func TestThresholdCacheForgottenAfterNamingStatement(t *testing.T) {
+	decisionServer(t, 0, 1)
+	c := connWithSession(t, 2, 6)
+	cl := clientOf(c)
+	if lo, hi := cl.thresholds(); lo != 2 || hi != 6 {
+		t.Fatalf("thresholds = %v, %v", lo, hi)
+	}
+	if err := cl.session.SetSessionVariable(sql.NewEmptyContext(), maxThrowSetting, 9.0); err != nil {
+		t.Fatal(err)
+	}
+	forgetThresholdsIfNamed(c, "SELECT 1")
+	if _, hi := cl.thresholds(); hi != 6 {
+		t.Errorf("a statement not naming the settings dropped the cache")
+	}
+	forgetThresholdsIfNamed(c, "set @@SESSION.MAX_OS_CPU_WAIT_TIME_RATIO_TO_THROW = 9")
+	if _, hi := cl.thresholds(); hi != 9 {
+		t.Errorf("after SET the cached max is %v, want 9", hi)
+	}
+}
