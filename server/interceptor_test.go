@@ -135,12 +135,12 @@ func TestMessages(t *testing.T) {
 
 func TestIsTruncateWarnings(t *testing.T) {
 	for q, want := range map[string]bool{
-		"TRUNCATE system.warnings":           true,
+		"TRUNCATE system.warnings":            true,
 		"truncate table `system`.`warnings`;": true,
 		"  Truncate SYSTEM.WARNINGS":          true,
-		"TRUNCATE system.events":             false,
-		"TRUNCATE warnings":                  false,
-		"SELECT 'TRUNCATE system.warnings'":  false,
+		"TRUNCATE system.events":              false,
+		"TRUNCATE warnings":                   false,
+		"SELECT 'TRUNCATE system.warnings'":   false,
 	} {
 		if got := isTruncateWarnings(q); got != want {
 			t.Errorf("isTruncateWarnings(%q) = %v, want %v", q, got, want)
