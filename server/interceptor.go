@@ -49,13 +49,15 @@ func (i *interceptor) Query(ctx context.Context, chain gms.Chain, c *mysql.Conn,
 }
 
 func (i *interceptor) MultiQuery(ctx context.Context, chain gms.Chain, c *mysql.Conn, query string, callback func(*sqltypes.Result, bool) error) (string, error) {
+	// The chain runs the first statement of query and returns the rest; the checks look at
+	// that first statement only.
 	first, rest, err := ast.SplitStatement(query)
-	if err == nil {
-		if handled, err := i.own(c, first, func(r *sqltypes.Result, _ bool) error { return callback(r, rest != "") }); handled {
-			return rest, err
-		}
+	if err != nil {
+		first = query
+	} else if handled, err := i.own(c, first, func(r *sqltypes.Result, _ bool) error { return callback(r, rest != "") }); handled {
+		return rest, err
 	}
-	if err := i.admit(c, query); err != nil {
+	if err := i.admit(c, first); err != nil {
 		return "", err
 	}
 	defer i.s.counters.statementRunning()()
