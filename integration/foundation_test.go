@@ -220,3 +220,38 @@ func TestSIGTERMLetsRunningStatementFinish(t *testing.T) {
 		t.Errorf("exit after SIGTERM: %v, want code 0\n%s", s.exitErr, s.log.String())
 	}
 }
+
+func TestHashedPasswords(t *testing.T) {
+	// SHA-256 and double SHA-1 of "secret".
+	s := startServer(t, serverOptions{sections: `
+[[users]]
+name = "default"
+admin = true
+
+[[users]]
+name = "sha"
+password_sha256_hex = "2bb80d537b1da3e38bd30361aa855686bde0eacd7162fef6a25fe97bf527a25b"
+
+[[users]]
+name = "dsha"
+password_double_sha1_hex = "14e65567abdb5135d0cfd9a70b3032c179a49ee7"
+`})
+	for _, user := range []string{"sha", "dsha"} {
+		good := s.open(user, "secret", s.addr)
+		if err := good.Ping(); err != nil {
+			t.Errorf("%s with the right password: %v", user, err)
+		}
+		good.Close()
+		bad := s.open(user, "wrong", s.addr)
+		if err := bad.Ping(); err == nil {
+			t.Errorf("%s with a wrong password was accepted", user)
+		} else if me := mysqlError(t, err); me.Number != 1045 {
+			t.Errorf("%s with a wrong password: %d, want 1045", user, me.Number)
+		}
+		bad.Close()
+	}
+	out, err := mariadbCLI(t, s.addr, "sha", "SELECT CURRENT_USER();\n", "-psecret")
+	if err != nil || !strings.Contains(out, "sha@") {
+		t.Errorf("mariadb CLI as a SHA-256 user: %v\n%s", err, out)
+	}
+}

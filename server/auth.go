@@ -66,8 +66,10 @@ func newAuthServer(users []config.User) *authServer {
 
 func (s *authServer) AuthMethods() []mysql.AuthMethod {
 	return []mysql.AuthMethod{
-		adminListenerCheck{mysql.NewMysqlNativeAuthMethod(nativeStorage{s}, s), s},
-		adminListenerCheck{mysql.NewSha2CachingAuthMethod(cachingStorage{s}, nil, s), s},
+		method{mysql.NewMysqlNativeAuthMethod(nativeStorage{s}, nativeStorage{s}), s, nativeStorage{s}.HandleUser},
+		// The fast path of caching_sha2_password needs no secure channel (it never sees the
+		// password), so this method does not ask for TLS the way the protocol layer's does.
+		method{mysql.NewSha2CachingAuthMethod(cachingStorage{s}, nil, cachingStorage{s}), s, cachingStorage{s}.HandleUser},
 	}
 }
 
@@ -75,9 +77,6 @@ func (s *authServer) DefaultAuthMethodDescription() mysql.AuthMethodDescription 
 	return mysql.MysqlNativePassword
 }
 
-// HandleUser says which users a method can check: native needs the double SHA-1, caching_sha2
-// the SHA-256; an account without a password works with both.
-func (s *authServer) HandleUser(string, net.Addr) bool { return true }
 
 func (s *authServer) lookup(user string) (account, error) {
 	a, ok := s.accounts[user]
@@ -87,14 +86,17 @@ func (s *authServer) lookup(user string) (account, error) {
 	return a, nil
 }
 
-// adminListenerCheck lets a password method's success stand only if a non-admin did not come
-// in through admin_listen.
-type adminListenerCheck struct {
+// method is a password method of the protocol layer that says itself which accounts it can
+// check, and whose success stands only if a non-admin did not come in through admin_listen.
+type method struct {
 	mysql.AuthMethod
-	s *authServer
+	s       *authServer
+	handles func(user string, remote net.Addr) bool
 }
 
-func (m adminListenerCheck) HandleAuthPluginData(c *mysql.Conn, user string, serverData, clientData []byte, remote net.Addr) (mysql.Getter, error) {
+func (m method) HandleUser(c *mysql.Conn, user string) bool { return m.handles(user, c.RemoteAddr()) }
+
+func (m method) HandleAuthPluginData(c *mysql.Conn, user string, serverData, clientData []byte, remote net.Addr) (mysql.Getter, error) {
 	g, err := m.AuthMethod.HandleAuthPluginData(c, user, serverData, clientData, remote)
 	if err != nil {
 		return nil, err
@@ -124,6 +126,14 @@ func hostOf(addr net.Addr) string {
 
 type nativeStorage struct{ s *authServer }
 
+// HandleUser says whether mysql_native_password can check the user: it needs the double SHA-1
+// (a SHA-256 account is switched to caching_sha2_password). Unknown users are handled, and
+// refused with 1045 like a wrong password.
+func (n nativeStorage) HandleUser(user string, _ net.Addr) bool {
+	a, ok := n.s.accounts[user]
+	return !ok || a.empty || a.doubleSHA1 != nil
+}
+
 func (n nativeStorage) UserEntryWithHash(_ []*x509.Certificate, salt []byte, user string, response []byte, remote net.Addr) (mysql.Getter, error) {
 	a, err := n.s.lookup(user)
 	if err != nil {
@@ -136,6 +146,12 @@ func (n nativeStorage) UserEntryWithHash(_ []*x509.Certificate, salt []byte, use
 }
 
 type cachingStorage struct{ s *authServer }
+
+// HandleUser says whether caching_sha2_password can check the user: it needs the SHA-256.
+func (c cachingStorage) HandleUser(user string, _ net.Addr) bool {
+	a, ok := c.s.accounts[user]
+	return !ok || a.empty || a.sha256 != nil
+}
 
 func (c cachingStorage) UserEntryWithCacheHash(_ []*x509.Certificate, salt []byte, user string, response []byte, remote net.Addr) (mysql.Getter, mysql.CacheState, error) {
 	a, err := c.s.lookup(user)
