@@ -77,7 +77,6 @@ func (s *authServer) DefaultAuthMethodDescription() mysql.AuthMethodDescription 
 	return mysql.MysqlNativePassword
 }
 
-
 func (s *authServer) lookup(user string) (account, error) {
 	a, ok := s.accounts[user]
 	if !ok {
