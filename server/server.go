@@ -57,9 +57,14 @@ type Server struct {
 
 	rejectLog *rateLimitedLog
 	reloadMu  sync.Mutex
+	// blind are the keys of the warnings about unavailable measurement sources; only the
+	// sampler's goroutine touches it.
+	blind map[string]bool
 
-	stop    context.CancelFunc
-	stopped chan struct{}
+	shutdown     chan struct{} // closed by Shutdown
+	shutdownOnce sync.Once
+	serving      atomic.Bool
+	stopped      chan struct{} // closed when Serve returns
 }
 
 // New builds a server from cfg and binds its listeners; Serve starts it.
@@ -75,6 +80,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		random:   opts.Random,
 		started:  time.Now(),
 		registry: warnings.NewRegistry(),
+		shutdown: make(chan struct{}),
 		stopped:  make(chan struct{}),
 	}
 	s.persist = newPersistence(cfg.Path)
@@ -221,10 +227,20 @@ func (s *Server) AdminAddr() net.Addr {
 
 // Serve samples and serves until Shutdown.
 func (s *Server) Serve(ctx context.Context) error {
-	ctx, s.stop = context.WithCancel(ctx)
+	s.serving.Store(true)
 	defer close(s.stopped)
-	s.sampler.Sample()
-	go s.sampler.Run(ctx)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sampling := make(chan struct{})
+	go func() {
+		defer close(sampling)
+		s.sampler.Run(ctx)
+		s.sampler.Close()
+	}()
+	defer func() {
+		cancel()
+		<-sampling
+	}()
 	if s.cfg.Load().Path != "" {
 		if err := config.Watch(ctx, s.cfg.Load().Path, s.logger, func() { s.Reload("file changed") }); err != nil {
 			s.logger.Warn("config file is not watched; reload with SIGHUP or SYSTEM RELOAD CONFIG", "err", err)
@@ -233,7 +249,10 @@ func (s *Server) Serve(ctx context.Context) error {
 	s.logger.Info("overloadsql ready", "listen", s.Addr().String(), "admin_listen", addrString(s.AdminAddr()))
 	// The protocol layer's own Start would only add log lines about LOAD DATA.
 	s.protocol.Listener.Accept()
-	<-ctx.Done()
+	select {
+	case <-ctx.Done():
+	case <-s.shutdown:
+	}
 	return nil
 }
 
@@ -262,8 +281,8 @@ wait:
 		case <-tick.C:
 		}
 	}
-	if s.stop != nil {
-		s.stop()
+	s.shutdownOnce.Do(func() { close(s.shutdown) })
+	if s.serving.Load() {
 		<-s.stopped
 	}
 	return err

@@ -24,7 +24,7 @@ func (s *Server) onSample(snap *overload.Snapshot) {
 	s.noteSimulation(snap)
 }
 
-// noteUnavailable keeps one warning per blind reader, for as long as it stays blind.
+// noteUnavailable keeps one warning per blind measurement source, for as long as it stays blind.
 func (s *Server) noteUnavailable(snap *overload.Snapshot) {
 	blind := make(map[string]bool, len(snap.Unavailable))
 	for _, u := range snap.Unavailable {
@@ -38,11 +38,12 @@ func (s *Server) noteUnavailable(snap *overload.Snapshot) {
 			Value:         1,
 		})
 	}
-	for _, w := range s.registry.List() {
-		if len(w.Key) > len("unavailable:") && w.Key[:len("unavailable:")] == "unavailable:" && !blind[w.Key] {
-			s.registry.Clear(w.Key)
+	for key := range s.blind {
+		if !blind[key] {
+			s.registry.Clear(key)
 		}
 	}
+	s.blind = blind
 }
 
 func (s *Server) noteSimulation(snap *overload.Snapshot) {
