@@ -159,3 +159,23 @@ func TestSetPersistSurvivesRestart(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+func TestReloadReportsRestartOnlySettings(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	moved := freePort(t)
+	text := configText(s.addr, moved, serverOptions{top: "max_connections = 77\n"})
+	if err := os.WriteFile(s.configPath, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 3*time.Second, "the reloadable setting applied", func() (bool, string) {
+		rows := queryStrings(t, s.adminDB(), "SELECT value FROM system.server_settings WHERE name = 'max_connections'")
+		return len(rows) == 1 && rows[0] == "77", strings.Join(rows, "|")
+	})
+	rows := queryStrings(t, s.adminDB(), "SELECT value FROM system.server_settings WHERE name = 'admin_listen'")
+	if len(rows) != 1 || rows[0] != s.adminAddr {
+		t.Errorf("admin_listen shows %v, want the address in force %s", rows, s.adminAddr)
+	}
+	if log := s.log.String(); !strings.Contains(log, "need a restart") || !strings.Contains(log, "admin_listen") {
+		t.Errorf("the log does not report admin_listen as needing a restart:\n%s", log)
+	}
+}

@@ -108,6 +108,45 @@ func TestServerSettingsAndSessionSettings(t *testing.T) {
 	if value != "0" || changed != 0 {
 		t.Errorf("in another session: value %s changed %d, want 0 and 0", value, changed)
 	}
+
+	// Every MySQL way of setting and reading it.
+	for _, step := range []struct{ set, want string }{
+		{"SET SESSION max_os_cpu_wait_time_ratio_to_throw = 4.5", "4.5"},
+		{"SET @@session.max_os_cpu_wait_time_ratio_to_throw = 5", "5"},
+		{"SET max_os_cpu_wait_time_ratio_to_throw = DEFAULT", "0"},
+	} {
+		if _, err := changer.ExecContext(ctx, step.set); err != nil {
+			t.Fatalf("%s: %v", step.set, err)
+		}
+		var got string
+		if err := changer.QueryRowContext(ctx, "SELECT @@max_os_cpu_wait_time_ratio_to_throw").Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != step.want {
+			t.Errorf("after %s: SELECT @@ = %s, want %s", step.set, got, step.want)
+		}
+	}
+	var name, shown string
+	if err := changer.QueryRowContext(ctx, "SHOW VARIABLES LIKE 'min_os_cpu_wait_time_ratio_to_throw'").Scan(&name, &shown); err != nil || shown != "0" {
+		t.Errorf("SHOW VARIABLES: %s = %s, %v", name, shown, err)
+	}
+
+	// SET GLOBAL (admin) changes the default of new sessions, not of existing ones.
+	if _, err := db.Exec("SET GLOBAL min_os_cpu_wait_time_ratio_to_throw = 1.25"); err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := s.open("default", "", s.addr).Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Close()
+	var min string
+	if err := fresh.QueryRowContext(ctx, "SELECT @@min_os_cpu_wait_time_ratio_to_throw").Scan(&min); err != nil || min != "1.25" {
+		t.Errorf("new session after SET GLOBAL: %s, %v; want 1.25", min, err)
+	}
+	if err := other.QueryRowContext(ctx, "SELECT @@min_os_cpu_wait_time_ratio_to_throw").Scan(&min); err != nil || min != "0" {
+		t.Errorf("existing session after SET GLOBAL: %s, %v; want 0", min, err)
+	}
 }
 
 func TestUsersAndPrivileges(t *testing.T) {
