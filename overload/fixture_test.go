@@ -21,6 +21,8 @@ type fixture struct {
 	goWait *fakeGoWait
 	log    bytes.Buffer
 	busy   time.Duration // cumulative busy time written by boundStep
+	// processCPU is the synthetic getrusage CPU time, ns.
+	processCPU uint64
 }
 
 // newFixture copies testdata/<procCase> as the proc root and
@@ -79,6 +81,7 @@ func (f *fixture) sampler(settings Settings) *Sampler {
 		Logger:     slog.New(slog.NewTextHandler(&f.log, nil)),
 		Settings:   settings,
 	}, f.goWait)
+	s.readers.processCPU = func() (uint64, error) { return f.processCPU, nil }
 	f.t.Cleanup(s.Close)
 	return s
 }

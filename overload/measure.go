@@ -28,9 +28,15 @@ func measure(base, newest *sample, g *gauges, settings Settings, counters Counte
 	if kernelKnown {
 		snap.KernelOverload = waitRatio(newest.threads.wait-base.threads.wait, busy, settings.BusyThreshold)
 	}
-	goKnown := busyKnown && base.goWaitOK && newest.goWaitOK
+	// Without the per-thread files the kernel part is blind (0), but the Go part still has a
+	// denominator: the process's CPU time from getrusage.
+	goBusy, goBusyKnown := busy, busyKnown
+	if !busyKnown && span > 0 && base.processCPUOK && newest.processCPUOK && newest.processCPU >= base.processCPU {
+		goBusy, goBusyKnown = newest.processCPU-base.processCPU, true
+	}
+	goKnown := goBusyKnown && base.goWaitOK && newest.goWaitOK
 	if goKnown {
-		snap.GoOverload = waitRatio(newest.goWait-base.goWait, busy, settings.BusyThreshold)
+		snap.GoOverload = waitRatio(newest.goWait-base.goWait, goBusy, settings.BusyThreshold)
 	}
 	snap.Overload = snap.KernelOverload + snap.GoOverload
 

@@ -43,6 +43,7 @@ type readers struct {
 	procRoot, cgroupRoot string
 	threads              *threadReader
 	goWait               goWaitSource
+	processCPU           func() (uint64, error) // the process's CPU time, ns, without /proc
 	stat                 *statReader
 	memInfo              *memInfoReader
 	rss                  *rssReader
@@ -58,6 +59,7 @@ func newReaders(procRoot, cgroupRoot string, goWait goWaitSource) *readers {
 		cgroupRoot: cgroupRoot,
 		threads:    newThreadReader(procRoot),
 		goWait:     goWait,
+		processCPU: rusageCPU,
 		stat:       newStatReader(procRoot),
 		memInfo:    newMemInfoReader(procRoot),
 		rss:        newRSSReader(procRoot),
@@ -76,6 +78,9 @@ func (r *readers) read(s *sample, g *gauges, report func(source string, err erro
 	s.goWait, err = r.goWait.read()
 	s.goWaitOK = err == nil
 	report(sourceGoScheduler, err)
+
+	s.processCPU, err = r.processCPU()
+	s.processCPUOK = err == nil
 
 	s.cpu, err = r.stat.read()
 	s.cpuOK = err == nil
@@ -151,4 +156,14 @@ func (r *readers) close() {
 	if r.cgroupCPU != nil {
 		r.cgroupCPU.close()
 	}
+}
+
+// rusageCPU is the process's user and system CPU time from getrusage: the busy time of the Go
+// part when the per-thread files cannot be read (it needs no /proc).
+func rusageCPU() (uint64, error) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0, err
+	}
+	return uint64(ru.Utime.Nano() + ru.Stime.Nano()), nil
 }

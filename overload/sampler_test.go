@@ -535,3 +535,24 @@ func TestConcurrentUse(t *testing.T) {
 	cancel()
 	<-done
 }
+
+// TestGoPartWithoutThreadFiles checks that the Go part keeps working when the per-thread files
+// cannot be read: its busy time then comes from getrusage, while the kernel part is blind (0).
+func TestGoPartWithoutThreadFiles(t *testing.T) {
+	f := newFixture(t, "proc", "")
+	f.remove("proc/self/task")
+	s := f.sampler(Settings{Interval: 100 * time.Millisecond, Window: time.Second, BusyThreshold: time.Millisecond})
+	for range 15 {
+		f.now = f.now.Add(100 * time.Millisecond)
+		f.processCPU += uint64(100 * time.Millisecond)
+		f.goWait.ns += uint64(50 * time.Millisecond)
+		s.Sample()
+	}
+	snap := s.Snapshot()
+	if !near(snap.GoOverload, 0.5) || snap.KernelOverload != 0 || !near(snap.Overload, 0.5) {
+		t.Errorf("without thread files: go %g kernel %g overload %g; want 0.5, 0, 0.5", snap.GoOverload, snap.KernelOverload, snap.Overload)
+	}
+	if got := sources(snap.Unavailable); !slices.Contains(got, sourceThreads) {
+		t.Errorf("unavailable %v, want %s listed", got, sourceThreads)
+	}
+}
