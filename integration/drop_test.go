@@ -179,3 +179,17 @@ func TestReloadReportsRestartOnlySettings(t *testing.T) {
 		t.Errorf("the log does not report admin_listen as needing a restart:\n%s", log)
 	}
 }
+
+func TestSetPersistOnlyRefusesAValueThatWouldStopTheNextStart(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	admin := s.adminDB()
+	_, err := admin.Exec("SET PERSIST_ONLY cpu_overload_clear_ratio = 0.95") // above the warn ratio 0.9
+	if err == nil || !strings.Contains(err.Error(), "would not start") {
+		t.Errorf("SET PERSIST_ONLY of an invalid combination: %v", err)
+	}
+	mustExec(t, admin, "SET PERSIST_ONLY cpu_overload_clear_ratio = 0.85")
+	data, err := os.ReadFile(filepath.Join(s.dir, "persisted_settings.toml"))
+	if err != nil || !strings.Contains(string(data), "cpu_overload_clear_ratio") || strings.Contains(string(data), "0.95") {
+		t.Errorf("persisted file: %q, %v", data, err)
+	}
+}

@@ -42,8 +42,9 @@ func (g *gate) admit(c net.Conn) net.Conn {
 		refuse(c, "Too many connections")
 		return nil
 	}
-	if p := overload.Probability(g.overload(), s.min, s.max); p > 0 && g.random() < p {
-		msg := dropMessage(g.overload(), s.min, s.max, p)
+	r := g.overload()
+	if p := overload.Probability(r, s.min, s.max); p > 0 && g.random() < p {
+		msg := dropMessage(r, s.min, s.max, p)
 		if s.dryRun {
 			g.counters.overloadDryRunDropped.Add(1)
 			g.log.note("dry run, served anyway: " + msg)

@@ -43,7 +43,9 @@ func (i *interceptor) Query(ctx context.Context, chain gms.Chain, c *mysql.Conn,
 	defer i.s.counters.statementRunning()()
 	defer forgetThresholdsIfNamed(c, query)
 	if isPersist(query) {
-		return i.persisting(c, query, func() error { return chain.ComQuery(ctx, c, query, callback) })
+		return i.persisting(c, query, callback, func(cb func(*sqltypes.Result, bool) error) error {
+			return chain.ComQuery(ctx, c, query, cb)
+		})
 	}
 	return chain.ComQuery(ctx, c, query, callback)
 }
@@ -64,9 +66,9 @@ func (i *interceptor) MultiQuery(ctx context.Context, chain gms.Chain, c *mysql.
 	defer forgetThresholdsIfNamed(c, first)
 	if isPersist(first) {
 		var remainder string
-		err := i.persisting(c, first, func() error {
+		err := i.persisting(c, first, callback, func(cb func(*sqltypes.Result, bool) error) error {
 			var err error
-			remainder, err = chain.ComMultiQuery(ctx, c, query, callback)
+			remainder, err = chain.ComMultiQuery(ctx, c, query, cb)
 			return err
 		})
 		return remainder, err
@@ -222,11 +224,33 @@ func isPersist(query string) bool {
 }
 
 // persisting runs a SET PERSIST and, when it succeeded, writes the overloadsql settings it set
-// to the persisted file beside the config, so they survive a restart.
-func (i *interceptor) persisting(c *mysql.Conn, query string, run func() error) error {
-	if err := run(); err != nil {
+// to the persisted file beside the config, so they survive a restart. The statement's results
+// are held back until the file is written: a failure to save is the statement's error.
+func (i *interceptor) persisting(c *mysql.Conn, query string, callback func(*sqltypes.Result, bool) error, run func(func(*sqltypes.Result, bool) error) error) error {
+	type held struct {
+		r    *sqltypes.Result
+		more bool
+	}
+	var results []held
+	if err := run(func(r *sqltypes.Result, more bool) error {
+		results = append(results, held{r, more})
+		return nil
+	}); err != nil {
 		return err
 	}
+	if err := i.savePersisted(c, query); err != nil {
+		return err
+	}
+	for _, h := range results {
+		if err := callback(h.r, h.more); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// savePersisted writes the overloadsql settings a successful SET PERSIST set.
+func (i *interceptor) savePersisted(c *mysql.Conn, query string) error {
 	stmt, err := ast.Parse(query)
 	if err != nil {
 		return nil
@@ -245,8 +269,8 @@ func (i *interceptor) persisting(c *mysql.Conn, query string, run func() error) 
 			return mysql.NewSQLError(mysql.ERNotSupportedYet, mysql.SSUnknownSQLState,
 				"SET PERSIST %s: only overloadsql's server and session settings can be persisted; the value is set for now but will not survive a restart", name)
 		}
-		if err := i.s.persist.save(name, variableText(cl.persisted[name])); err != nil {
-			return mysql.NewSQLError(mysql.ERUnknownError, mysql.SSUnknownSQLState, "SET PERSIST %s: the value is set but could not be saved: %v", name, err)
+		if err := i.s.persist.save(i.s.cfg.Load(), name, variableText(cl.persisted[name])); err != nil {
+			return mysql.NewSQLError(mysql.ERUnknownError, mysql.SSUnknownSQLState, "SET %s %s: %v", strings.ToUpper(string(e.Scope)), name, err)
 		}
 	}
 	return nil

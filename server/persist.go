@@ -33,8 +33,9 @@ func (p *persistence) apply(cfg *config.Config) (*config.Config, error) {
 	return out, nil
 }
 
-// save records name = value, atomically.
-func (p *persistence) save(name, value string) error {
+// save records name = value, atomically, after checking that running with every persisted
+// value on top of cfg still validates: a value that would stop the next start is refused now.
+func (p *persistence) save(cfg *config.Config, name, value string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	values, err := config.LoadPersisted(p.path)
@@ -42,5 +43,8 @@ func (p *persistence) save(name, value string) error {
 		return err
 	}
 	values[name] = value
+	if err := cfg.Clone().ApplyPersisted(values); err != nil {
+		return fmt.Errorf("not saved, the server would not start with it: %w", err)
+	}
 	return config.SavePersisted(p.path, values)
 }
