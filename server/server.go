@@ -31,8 +31,6 @@ type Options struct {
 	Logger *slog.Logger
 	// Random draws the numbers that decide rejections and drops, uniform in [0, 1).
 	Random func() float64
-	// Sampler overrides the sampler's configuration (tests point it at fixtures).
-	Sampler overload.Config
 }
 
 // Server is an overloadsql server: listeners, engine, sampler and warnings.
@@ -95,12 +93,12 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	if err := s.applySuppress(running); err != nil {
 		return nil, err
 	}
-	samplerCfg := opts.Sampler
-	samplerCfg.Logger = s.logger
-	samplerCfg.Settings = samplerSettings(running)
-	samplerCfg.OnSample = s.onSample
-	samplerCfg.RunningStatements = func() int { return int(s.counters.running.Load()) }
-	s.sampler = overload.NewSampler(samplerCfg)
+	s.sampler = overload.NewSampler(overload.Config{
+		Logger:            s.logger,
+		Settings:          samplerSettings(running),
+		OnSample:          s.onSample,
+		RunningStatements: func() int { return int(s.counters.running.Load()) },
+	})
 
 	s.auth = newAuthServer(running.Users)
 	s.sessions = newSessionSettings(s)
