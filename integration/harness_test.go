@@ -33,7 +33,11 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binary = filepath.Join(dir, "overloadsql")
-	build := exec.Command("go", "build", "-o", binary, "../cmd/overloadsql")
+	args := []string{"build", "-o", binary}
+	if os.Getenv("OVERLOADSQL_RACE") == "1" {
+		args = append(args, "-race") // the server under the race detector
+	}
+	build := exec.Command("go", append(args, "../cmd/overloadsql")...)
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build overloadsql:", err)
@@ -137,6 +141,9 @@ func startWithConfig(t testing.TB, o serverOptions, path, addr, admin string) *t
 	}()
 	t.Cleanup(func() {
 		s.stop()
+		if strings.Contains(s.log.String(), "WARNING: DATA RACE") {
+			t.Error("the server reported a data race (OVERLOADSQL_RACE=1)")
+		}
 		if t.Failed() {
 			t.Logf("server log:\n%s", s.log.String())
 		}
