@@ -193,3 +193,26 @@ func TestSetPersistOnlyRefusesAValueThatWouldStopTheNextStart(t *testing.T) {
 		t.Errorf("persisted file: %q, %v", data, err)
 	}
 }
+
+func TestReloadChangesOnlyWhatTheFileChanged(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	admin := s.adminDB()
+	mustExec(t, admin, "SET GLOBAL max_os_cpu_wait_time_ratio_to_drop_connection = 9")
+	mustExec(t, admin, "SET GLOBAL max_os_cpu_wait_time_ratio_to_throw = 4")
+	s.rewriteConfig(serverOptions{top: "max_connections = 55\n"})
+	eventually(t, 3*time.Second, "the file's change applied", func() (bool, string) {
+		rows := queryStrings(t, admin, "SELECT value FROM system.server_settings WHERE name = 'max_connections'")
+		return len(rows) == 1 && rows[0] == "55", strings.Join(rows, "|")
+	})
+	if rows := queryStrings(t, admin, "SELECT value FROM system.server_settings WHERE name = 'max_os_cpu_wait_time_ratio_to_drop_connection'"); rows[0] != "9" {
+		t.Errorf("a reload that did not touch it reverted SET GLOBAL max_os_cpu_wait_time_ratio_to_drop_connection: %v", rows)
+	}
+	if rows := queryStrings(t, s.open("default", "", s.addr), "SELECT @@max_os_cpu_wait_time_ratio_to_throw"); rows[0] != "4" {
+		t.Errorf("a reload that did not touch it reverted SET GLOBAL max_os_cpu_wait_time_ratio_to_throw: %v", rows)
+	}
+	s.rewriteConfig(serverOptions{top: "max_connections = 55\nmax_os_cpu_wait_time_ratio_to_drop_connection = 2\n"})
+	eventually(t, 3*time.Second, "the file's own change wins", func() (bool, string) {
+		rows := queryStrings(t, admin, "SELECT value FROM system.server_settings WHERE name = 'max_os_cpu_wait_time_ratio_to_drop_connection'")
+		return len(rows) == 1 && rows[0] == "2", strings.Join(rows, "|")
+	})
+}

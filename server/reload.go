@@ -40,10 +40,11 @@ func (s *Server) reload(old *config.Config) error {
 	if err != nil {
 		return err
 	}
-	next, err := s.persist.apply(loaded)
+	fromFile, err := s.persist.apply(loaded)
 	if err != nil {
 		return err
 	}
+	next := s.keepRuntimeChanges(old, fromFile)
 	if restart := config.RestartRequired(old, next); len(restart) > 0 {
 		s.logger.Warn("config changes that need a restart are not applied until then", "settings", strings.Join(restart, ", "))
 		keepRestartOnly(next, old)
@@ -51,9 +52,35 @@ func (s *Server) reload(old *config.Config) error {
 	if err := s.apply(next); err != nil {
 		return err
 	}
-	s.sessions.applyDefaults(next)
+	s.sessions.applyDefaults(s.fromFile, next)
+	s.fromFile = fromFile
 	s.logger.Info("config reloaded", "path", old.Path)
 	return nil
+}
+
+// keepRuntimeChanges returns the configuration a reload moves to: the file's (with the persisted
+// values), except that a server setting changed at run time (SET GLOBAL) keeps its running value
+// when the file did not change it. A reload changes what the file changed, nothing else. If the
+// kept values do not fit with the file's, the file wins.
+func (s *Server) keepRuntimeChanges(running, fromFile *config.Config) *config.Config {
+	kept := map[string]string{}
+	for _, st := range config.ServerSettings() {
+		before, _ := s.fromFile.ServerSettingValue(st.Name)
+		after, _ := fromFile.ServerSettingValue(st.Name)
+		now, _ := running.ServerSettingValue(st.Name)
+		if before == after && now != after {
+			kept[st.Name] = now
+		}
+	}
+	if len(kept) == 0 {
+		return fromFile
+	}
+	next := fromFile.Clone()
+	if err := next.ApplyPersisted(kept); err != nil {
+		s.logger.Warn("settings changed with SET GLOBAL do not fit the reloaded file; the file's values apply", "err", err)
+		return fromFile
+	}
+	return next
 }
 
 // keepRestartOnly keeps in next the running values of the settings that need a restart, so

@@ -55,6 +55,9 @@ type Server struct {
 
 	rejectLog *rateLimitedLog
 	reloadMu  sync.Mutex
+	// fromFile is the configuration as last loaded from the file (with the persisted values),
+	// before any SET GLOBAL; guarded by reloadMu.
+	fromFile *config.Config
 	// blind are the keys of the warnings about unavailable measurement sources; only the
 	// sampler's goroutine touches it.
 	blind map[string]bool
@@ -87,6 +90,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.cfg.Store(running)
+	s.fromFile = running
 	s.rejectLog = newRateLimitedLog(s.logger, "statements rejected: CPU overloaded")
 
 	s.monitor = warnings.NewMonitor(s.registry, warningsConfig(running), s.logger)

@@ -175,11 +175,16 @@ func (ss *sessionSettings) serverSettingChanged(ctx *sql.Context, _ sql.SystemVa
 	return ss.s.setServerSetting(name, variableText(v.Val))
 }
 
-// applyDefaults makes the engine's globals show cfg (after a reload).
-func (ss *sessionSettings) applyDefaults(cfg *config.Config) {
+// applyDefaults makes the engine's globals show cfg after a reload. A session setting's global
+// (the default of new sessions) changes only where the file changed it since prev, so a reload
+// does not undo an admin's SET GLOBAL of something the file does not touch.
+func (ss *sessionSettings) applyDefaults(prev, cfg *config.Config) {
 	values := map[string]any{}
 	for _, st := range config.SessionSettings() {
 		def, _ := cfg.SessionDefault(st.Name)
+		if was, _ := prev.SessionDefault(st.Name); was == def {
+			continue
+		}
 		values[st.Name] = def
 		if sv, _, ok := sql.SystemVariables.GetGlobal(st.Name); ok {
 			sv.SetDefault(def)
