@@ -294,3 +294,21 @@ password_double_sha1_hex = "14e65567abdb5135d0cfd9a70b3032c179a49ee7"
 		t.Errorf("mariadb CLI as a SHA-256 user: %v\n%s", err, out)
 	}
 }
+
+func TestStatementOfAClientThatLeftIsCancelled(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	client := s.open("default", "", s.addr)
+	defer client.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	// Minutes of work; the driver closes the connection when the context ends.
+	var n int64
+	err := client.QueryRowContext(ctx, heavyQuery+", information_schema.columns c").Scan(&n)
+	if err == nil {
+		t.Fatal("the endless statement finished")
+	}
+	eventually(t, 5*time.Second, "the abandoned statement cancelled", func() (bool, string) {
+		rows := queryStrings(t, s.adminDB(), "SELECT value FROM system.metrics WHERE metric = 'Query'")
+		return len(rows) == 1 && rows[0] == "1", strings.Join(rows, ",") // only this one
+	})
+}

@@ -42,6 +42,8 @@ func (i *interceptor) Query(ctx context.Context, chain gms.Chain, c *mysql.Conn,
 	}
 	defer i.s.counters.statementRunning()()
 	defer forgetThresholdsIfNamed(c, query)
+	ctx, done := cancelOnDisconnect(ctx, c.Conn)
+	defer done()
 	if isPersist(query) {
 		return i.persisting(c, query, callback, func(cb func(*sqltypes.Result, bool) error) error {
 			return chain.ComQuery(ctx, c, query, cb)
@@ -64,6 +66,8 @@ func (i *interceptor) MultiQuery(ctx context.Context, chain gms.Chain, c *mysql.
 	}
 	defer i.s.counters.statementRunning()()
 	defer forgetThresholdsIfNamed(c, first)
+	ctx, done := cancelOnDisconnect(ctx, c.Conn)
+	defer done()
 	if isPersist(first) {
 		var remainder string
 		err := i.persisting(c, first, callback, func(cb func(*sqltypes.Result, bool) error) error {
@@ -85,6 +89,8 @@ func (i *interceptor) StmtExecute(ctx context.Context, chain gms.Chain, c *mysql
 		return err
 	}
 	defer i.s.counters.statementRunning()()
+	ctx, done := cancelOnDisconnect(ctx, c.Conn)
+	defer done()
 	return chain.ComStmtExecute(ctx, c, prepare, callback)
 }
 

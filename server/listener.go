@@ -107,6 +107,8 @@ type adminConn struct{ net.Conn }
 
 func (c *adminConn) LocalAddr() net.Addr { return adminAddr{c.Conn.LocalAddr()} }
 
+func (c *adminConn) Unwrap() net.Conn { return c.Conn }
+
 type adminAddr struct{ net.Addr }
 
 func isAdminConn(c net.Conn) bool {
@@ -120,6 +122,8 @@ type countedConn struct {
 	open   *atomic.Int64
 	closed atomic.Bool
 }
+
+func (c *countedConn) Unwrap() net.Conn { return c.Conn }
 
 func (c *countedConn) Close() error {
 	if c.closed.CompareAndSwap(false, true) {

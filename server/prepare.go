@@ -35,6 +35,8 @@ func newPrepareRewriteConn(c net.Conn) *prepareRewriteConn {
 	return &prepareRewriteConn{Conn: c, buf: make([]byte, 16<<10)}
 }
 
+func (c *prepareRewriteConn) Unwrap() net.Conn { return c.Conn }
+
 func (c *prepareRewriteConn) Read(p []byte) (int, error) {
 	for len(c.out) == 0 {
 		n, err := c.Conn.Read(c.buf)

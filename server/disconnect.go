@@ -1,0 +1,77 @@
+package server
+
+import (
+	"context"
+	"net"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// disconnectCheckEvery is how often a running statement checks that its client is still there.
+// A statement shorter than this is never checked: the check costs one timer per statement.
+const disconnectCheckEvery = time.Second
+
+// unwrapper is a connection wrapper of this package.
+type unwrapper interface{ Unwrap() net.Conn }
+
+// tcpConnOf finds the TCP connection under the server's connection wrappers.
+func tcpConnOf(c net.Conn) *net.TCPConn {
+	for {
+		switch v := c.(type) {
+		case *net.TCPConn:
+			return v
+		case unwrapper:
+			c = v.Unwrap()
+		default:
+			return nil
+		}
+	}
+}
+
+// cancelOnDisconnect returns a context for one statement that is cancelled when the client
+// closes its connection while the statement runs, so a client that gave up (a timeout, a killed
+// process) does not leave its statement burning CPU, the resource overload protection guards.
+// The engine's own check cannot see through the server's connection wrappers. done must be
+// called when the statement ends.
+func cancelOnDisconnect(ctx context.Context, c net.Conn) (context.Context, func()) {
+	tcp := tcpConnOf(c)
+	if tcp == nil {
+		return ctx, func() {}
+	}
+	raw, err := tcp.SyscallConn()
+	if err != nil {
+		return ctx, func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var finished atomic.Bool
+	var timer *time.Timer
+	timer = time.AfterFunc(disconnectCheckEvery, func() {
+		if finished.Load() {
+			return
+		}
+		if peerClosed(raw) {
+			cancel()
+			return
+		}
+		timer.Reset(disconnectCheckEvery)
+	})
+	return ctx, func() {
+		finished.Store(true)
+		timer.Stop()
+		cancel()
+	}
+}
+
+// peerClosed peeks at the socket without consuming anything: a read of 0 bytes means the client
+// closed its end.
+func peerClosed(raw syscall.RawConn) bool {
+	closed := false
+	_ = raw.Read(func(fd uintptr) bool {
+		var b [1]byte
+		n, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		closed = n == 0 && err == nil
+		return true
+	})
+	return closed
+}
