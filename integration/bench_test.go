@@ -2,10 +2,10 @@ package integration
 
 import (
 	"context"
-	"os"
-	"strconv"
-	"strings"
 	"testing"
+	"time"
+
+	"overloadsql/internal/serverproc"
 )
 
 // Benchmarks against the real binary. They report ratios measured side by side in one run;
@@ -58,7 +58,7 @@ func BenchmarkConnection(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			mustExecB(b, s, "SET GLOBAL simulated_os_cpu_overload = "+bc.overload)
-			before := processCPU(b, s.cmd.Process.Pid)
+			before := processCPU(b, s.proc.Pid())
 			n := 0
 			for b.Loop() {
 				db := s.open("default", "", s.addr)
@@ -69,7 +69,7 @@ func BenchmarkConnection(b *testing.B) {
 				}
 				n++
 			}
-			b.ReportMetric(float64(processCPU(b, s.cmd.Process.Pid)-before)/float64(n), "server-µs/conn")
+			b.ReportMetric(float64((processCPU(b, s.proc.Pid())-before).Microseconds())/float64(n), "server-µs/conn")
 		})
 	}
 }
@@ -81,16 +81,12 @@ func mustExecB(b *testing.B, s *testServer, q string) {
 	}
 }
 
-// processCPU returns a process's user+system CPU time in µs (clock ticks of 10 ms).
-func processCPU(tb testing.TB, pid int) int64 {
+// processCPU returns a process's user+system CPU time.
+func processCPU(tb testing.TB, pid int) time.Duration {
 	tb.Helper()
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	d, err := serverproc.CPUTime(pid)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	// Fields after the command name (which may contain spaces) start after the last ')'.
-	fields := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
-	utime, _ := strconv.ParseInt(fields[11], 10, 64)
-	stime, _ := strconv.ParseInt(fields[12], 10, 64)
-	return (utime + stime) * 10000
+	return d
 }

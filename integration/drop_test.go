@@ -125,7 +125,7 @@ func TestReloadWithoutRestart(t *testing.T) {
 	if len(connectAttempts(t, s, 2)) != 2 {
 		t.Fatal("the persisted file took effect without a reload")
 	}
-	if err := s.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+	if err := s.proc.Signal(syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, 2*time.Second, "SIGHUP reload disables dropping", dropping(false))

@@ -239,7 +239,7 @@ func TestSIGTERMLetsRunningStatementFinish(t *testing.T) {
 		}
 		return n >= 2, strings.Join(rows, ",")
 	})
-	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := s.proc.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -251,12 +251,12 @@ func TestSIGTERMLetsRunningStatementFinish(t *testing.T) {
 		t.Fatal("statement did not finish")
 	}
 	select {
-	case <-s.exited:
+	case <-s.proc.Exited():
 	case <-time.After(20 * time.Second):
 		t.Fatal("server did not exit after SIGTERM")
 	}
-	if s.exitErr != nil {
-		t.Errorf("exit after SIGTERM: %v, want code 0\n%s", s.exitErr, s.log.String())
+	if s.proc.ExitErr() != nil {
+		t.Errorf("exit after SIGTERM: %v, want code 0\n%s", s.proc.ExitErr(), s.log.String())
 	}
 }
 

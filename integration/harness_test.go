@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -20,6 +19,7 @@ import (
 
 	// The tests run a binary built from these packages; importing them makes a change to them
 	// invalidate go test's cached results of this package.
+	"overloadsql/internal/serverproc"
 	_ "overloadsql/server"
 )
 
@@ -63,14 +63,12 @@ type serverOptions struct {
 // testServer is one running overloadsql process.
 type testServer struct {
 	t          testing.TB
-	cmd        *exec.Cmd
+	proc       *serverproc.Process
 	addr       string
 	adminAddr  string
 	dir        string
 	configPath string
 	log        *syncBuffer
-	exited     chan struct{}
-	exitErr    error
 }
 
 type syncBuffer struct {
@@ -92,53 +90,34 @@ func (b *syncBuffer) String() string {
 
 func freePort(t testing.TB) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := serverproc.FreeLoopbackAddr()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().String()
+	return addr
 }
 
-// writeConfig writes the test config with fresh ports and returns the addresses.
-func writeConfig(t testing.TB, dir string, o serverOptions) (path, addr, admin string) {
-	t.Helper()
-	addr, admin = freePort(t), freePort(t)
-	path = filepath.Join(dir, "config.toml")
-	if err := os.WriteFile(path, []byte(configText(addr, admin, o)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path, addr, admin
-}
-
-// startServer starts overloadsql and waits until it answers SELECT 1.
+// startServer starts overloadsql and waits until it answers a ping.
 func startServer(t testing.TB, o serverOptions) *testServer {
 	t.Helper()
 	if o.dir == "" {
 		o.dir = t.TempDir()
 	}
-	path, addr, admin := writeConfig(t, o.dir, o)
+	path, addr, admin, err := serverproc.WriteConfig(o.dir, o.top, o.sections)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return startWithConfig(t, o, path, addr, admin)
 }
 
 func startWithConfig(t testing.TB, o serverOptions, path, addr, admin string) *testServer {
 	t.Helper()
-	args := []string{binary, "--config", path}
-	if o.pin != "" {
-		args = append([]string{"taskset", "-c", o.pin}, args...)
+	s := &testServer{t: t, addr: addr, adminAddr: admin, dir: o.dir, configPath: path, log: &syncBuffer{}}
+	proc, err := serverproc.Start(serverproc.Options{Binary: binary, ConfigPath: path, Pin: o.pin, Env: o.env, Log: s.log})
+	if err != nil {
+		t.Fatal(err)
 	}
-	s := &testServer{t: t, addr: addr, adminAddr: admin, dir: o.dir, configPath: path, log: &syncBuffer{}, exited: make(chan struct{})}
-	s.cmd = exec.Command(args[0], args[1:]...)
-	s.cmd.Dir = o.dir
-	s.cmd.Env = append(os.Environ(), o.env...)
-	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
-	if err := s.cmd.Start(); err != nil {
-		t.Fatalf("start %v: %v", args, err)
-	}
-	go func() {
-		s.exitErr = s.cmd.Wait()
-		close(s.exited)
-	}()
+	s.proc = proc
 	t.Cleanup(func() {
 		s.stop()
 		if strings.Contains(s.log.String(), "WARNING: DATA RACE") {
@@ -148,45 +127,19 @@ func startWithConfig(t testing.TB, o serverOptions, path, addr, admin string) *t
 			t.Logf("server log:\n%s", s.log.String())
 		}
 	})
-	s.waitReady()
+	err = proc.WaitReady(context.Background(), 60*time.Second, func() error {
+		db := s.open("default", "", s.addr)
+		defer db.Close()
+		return db.Ping()
+	})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, s.log.String())
+	}
 	return s
 }
 
-func (s *testServer) waitReady() {
-	s.t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		select {
-		case <-s.exited:
-			s.t.Fatalf("server exited before it was ready: %v\n%s", s.exitErr, s.log.String())
-		default:
-		}
-		db := s.open("default", "", s.addr)
-		err := db.Ping()
-		db.Close()
-		if err == nil {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	s.t.Fatalf("server not ready after 60 s:\n%s", s.log.String())
-}
-
 // stop sends SIGTERM, then SIGKILL if the process has not exited within 15 s.
-func (s *testServer) stop() {
-	select {
-	case <-s.exited:
-		return
-	default:
-	}
-	_ = s.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-s.exited:
-	case <-time.After(15 * time.Second):
-		_ = s.cmd.Process.Kill()
-		<-s.exited
-	}
-}
+func (s *testServer) stop() { s.proc.Stop(15 * time.Second) }
 
 // open returns a connection pool to addr; its connections are real MySQL connections.
 func (s *testServer) open(user, password, addr string) *sql.DB {
@@ -317,7 +270,7 @@ func errorsAs(err error, target any) bool { return errors.As(err, target) }
 
 // configText is the config file of a server on addr and admin with the given options.
 func configText(addr, admin string, o serverOptions) string {
-	return fmt.Sprintf("listen = %q\nadmin_listen = %q\n%s\n%s\n", addr, admin, o.top, o.sections)
+	return serverproc.ConfigText(addr, admin, o.top, o.sections)
 }
 
 // rewriteConfig writes a new config in place (same listeners).

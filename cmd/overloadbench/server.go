@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
+
+	"overloadsql/internal/serverproc"
 )
 
 // serverSpec shapes one overloadsql process started for a scenario.
@@ -24,13 +24,10 @@ type serverSpec struct {
 
 // benchServer is one running overloadsql process on free loopback ports.
 type benchServer struct {
-	cmd       *exec.Cmd
+	proc      *serverproc.Process
 	addr      string
 	adminAddr string
-	dir       string
 	logPath   string
-	exited    chan struct{}
-	exitErr   error
 }
 
 const (
@@ -64,18 +61,9 @@ func startServer(ctx context.Context, tmp string, spec serverSpec) (*benchServer
 	if err != nil {
 		return nil, fmt.Errorf("server directory: %w", err)
 	}
-	addr, err := freePort()
+	configPath, addr, adminAddr, err := serverproc.WriteConfig(dir, spec.top, spec.sections)
 	if err != nil {
 		return nil, err
-	}
-	adminAddr, err := freePort()
-	if err != nil {
-		return nil, err
-	}
-	configPath := filepath.Join(dir, "config.toml")
-	config := fmt.Sprintf("listen = %q\nadmin_listen = %q\n%s\n%s\n", addr, adminAddr, spec.top, spec.sections)
-	if err := os.WriteFile(configPath, []byte(config), 0o644); err != nil {
-		return nil, fmt.Errorf("write %s: %w", configPath, err)
 	}
 	logPath := filepath.Join(dir, "server.log")
 	logFile, err := os.Create(logPath)
@@ -83,77 +71,25 @@ func startServer(ctx context.Context, tmp string, spec serverSpec) (*benchServer
 		return nil, fmt.Errorf("server log: %w", err)
 	}
 	defer logFile.Close()
-
-	args := []string{spec.binary, "--config", configPath}
-	if spec.pinCPU != "" {
-		// taskset execs the server, so the process id stays the server's (for /proc/<pid>/stat).
-		args = append([]string{"taskset", "-c", spec.pinCPU}, args...)
-	}
-	s := &benchServer{addr: addr, adminAddr: adminAddr, dir: dir, logPath: logPath, exited: make(chan struct{})}
-	s.cmd = exec.Command(args[0], args[1:]...)
-	s.cmd.Dir = dir
-	s.cmd.Stdout, s.cmd.Stderr = logFile, logFile
-	if err := s.cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s: %w", strings.Join(args, " "), err)
-	}
-	go func() {
-		s.exitErr = s.cmd.Wait()
-		close(s.exited)
-	}()
-	if err := s.waitReady(ctx); err != nil {
-		s.stop()
+	proc, err := serverproc.Start(serverproc.Options{Binary: spec.binary, ConfigPath: configPath, Pin: spec.pinCPU, Log: logFile})
+	if err != nil {
 		return nil, err
+	}
+	s := &benchServer{proc: proc, addr: addr, adminAddr: adminAddr, logPath: logPath}
+	if err := proc.WaitReady(ctx, serverReadyTimeout, func() error { return pingOnce(ctx, addr) }); err != nil {
+		s.stop()
+		return nil, fmt.Errorf("%w\n%s", err, s.logTail())
 	}
 	return s, nil
 }
 
-func freePort() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", fmt.Errorf("find a free loopback port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
-}
-
-func (s *benchServer) waitReady(ctx context.Context) error {
-	deadline := time.Now().Add(serverReadyTimeout)
-	for time.Now().Before(deadline) {
-		select {
-		case <-s.exited:
-			return fmt.Errorf("server exited before it was ready: %v\n%s", s.exitErr, s.logTail())
-		case <-ctx.Done():
-			return ctx.Err()
-		default:
-		}
-		if err := pingOnce(ctx, s.addr); err == nil {
-			return nil
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return fmt.Errorf("server not ready after %v\n%s", serverReadyTimeout, s.logTail())
-}
-
-func (s *benchServer) pid() int { return s.cmd.Process.Pid }
+func (s *benchServer) pid() int { return s.proc.Pid() }
 
 // cpu returns the CPU time the server process has used so far.
-func (s *benchServer) cpu() (time.Duration, error) { return processCPU(s.pid()) }
+func (s *benchServer) cpu() (time.Duration, error) { return serverproc.CPUTime(s.pid()) }
 
 // stop sends SIGTERM, then SIGKILL if the server has not exited within serverStopTimeout.
-func (s *benchServer) stop() {
-	select {
-	case <-s.exited:
-		return
-	default:
-	}
-	_ = s.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-s.exited:
-	case <-time.After(serverStopTimeout):
-		_ = s.cmd.Process.Kill()
-		<-s.exited
-	}
-}
+func (s *benchServer) stop() { s.proc.Stop(serverStopTimeout) }
 
 // logTail returns the end of the server's log, for error messages.
 func (s *benchServer) logTail() string {

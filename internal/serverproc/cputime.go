@@ -1,4 +1,4 @@
-package main
+package serverproc
 
 import (
 	"fmt"
@@ -13,8 +13,8 @@ import (
 // whatever the kernel's internal tick rate.
 const userHZ = 100
 
-// processCPU returns the CPU time (user + system) the process pid has used so far.
-func processCPU(pid int) (time.Duration, error) {
+// CPUTime returns the CPU time (user + system) the process pid has used so far.
+func CPUTime(pid int) (time.Duration, error) {
 	path := fmt.Sprintf("/proc/%d/stat", pid)
 	text, err := os.ReadFile(path)
 	if err != nil {

@@ -1,4 +1,4 @@
-package main
+package serverproc
 
 import (
 	"os"
@@ -47,10 +47,10 @@ func TestProcessCPUOfThisProcess(t *testing.T) {
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		t.Skip("no procfs")
 	}
-	if _, err := processCPU(os.Getpid()); err != nil {
+	if _, err := CPUTime(os.Getpid()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := processCPU(-1); err == nil || !strings.Contains(err.Error(), "/proc/-1/stat") {
+	if _, err := CPUTime(-1); err == nil || !strings.Contains(err.Error(), "/proc/-1/stat") {
 		t.Errorf("missing process: err = %v, want one naming the file", err)
 	}
 }

@@ -1,0 +1,135 @@
+// Package serverproc runs an overloadsql binary as a child process, on loopback ports with a
+// config written for it, for the end-to-end tests and the load tool: write the config, start,
+// wait until it answers, stop (SIGTERM, then SIGKILL), and read its CPU time.
+package serverproc
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// FreeLoopbackAddr returns a 127.0.0.1 address with a port that was free a moment ago.
+func FreeLoopbackAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("find a free loopback port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+// ConfigText is a config for listeners on addr and admin, with top (TOML for top-level keys)
+// before sections (TOML after them).
+func ConfigText(addr, admin, top, sections string) string {
+	return fmt.Sprintf("listen = %q\nadmin_listen = %q\n%s\n%s\n", addr, admin, top, sections)
+}
+
+// WriteConfig writes dir/config.toml for free loopback ports and returns its path and the
+// addresses.
+func WriteConfig(dir, top, sections string) (path, addr, admin string, err error) {
+	if addr, err = FreeLoopbackAddr(); err != nil {
+		return "", "", "", err
+	}
+	if admin, err = FreeLoopbackAddr(); err != nil {
+		return "", "", "", err
+	}
+	path = filepath.Join(dir, "config.toml")
+	if err := os.WriteFile(path, []byte(ConfigText(addr, admin, top, sections)), 0o644); err != nil {
+		return "", "", "", fmt.Errorf("write %s: %w", path, err)
+	}
+	return path, addr, admin, nil
+}
+
+// Options shape one server process.
+type Options struct {
+	Binary     string
+	ConfigPath string
+	// Pin runs the server under taskset -c Pin ("0"); empty: not pinned. taskset execs the
+	// server, so the process id stays the server's.
+	Pin string
+	Env []string  // added to the environment
+	Log io.Writer // the server's stdout and stderr
+}
+
+// Process is one running server.
+type Process struct {
+	cmd     *exec.Cmd
+	exited  chan struct{}
+	exitErr error
+}
+
+// Start starts the server; the working directory is the config's.
+func Start(o Options) (*Process, error) {
+	args := []string{o.Binary, "--config", o.ConfigPath}
+	if o.Pin != "" {
+		args = append([]string{"taskset", "-c", o.Pin}, args...)
+	}
+	p := &Process{cmd: exec.Command(args[0], args[1:]...), exited: make(chan struct{})}
+	p.cmd.Dir = filepath.Dir(o.ConfigPath)
+	p.cmd.Env = append(os.Environ(), o.Env...)
+	p.cmd.Stdout, p.cmd.Stderr = o.Log, o.Log
+	if err := p.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", strings.Join(args, " "), err)
+	}
+	go func() {
+		p.exitErr = p.cmd.Wait()
+		close(p.exited)
+	}()
+	return p, nil
+}
+
+// Pid is the server's process id.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// Signal sends sig to the server.
+func (p *Process) Signal(sig os.Signal) error { return p.cmd.Process.Signal(sig) }
+
+// Exited is closed when the process has exited; ExitErr tells how, after that.
+func (p *Process) Exited() <-chan struct{} { return p.exited }
+
+// ExitErr is the process's exit error (nil for exit code 0), valid once Exited is closed.
+func (p *Process) ExitErr() error { return p.exitErr }
+
+// WaitReady calls ping every 50 ms until it succeeds, the process exits, ctx ends or timeout
+// passes.
+func (p *Process) WaitReady(ctx context.Context, timeout time.Duration, ping func() error) error {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		select {
+		case <-p.exited:
+			return fmt.Errorf("server exited before it was ready: %v", p.exitErr)
+		case <-ctx.Done():
+			return ctx.Err()
+		default:
+		}
+		if ping() == nil {
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("server not ready after %v", timeout)
+}
+
+// Stop sends SIGTERM, then SIGKILL if the server has not exited within timeout.
+func (p *Process) Stop(timeout time.Duration) {
+	select {
+	case <-p.exited:
+		return
+	default:
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.exited:
+	case <-time.After(timeout):
+		_ = p.cmd.Process.Kill()
+		<-p.exited
+	}
+}
