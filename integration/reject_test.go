@@ -166,6 +166,9 @@ readonly = true
 			t.Errorf("SET max_os_cpu_wait_time_ratio_to_throw = %s accepted", bad)
 			continue
 		}
+		if me := mysqlError(t, err); me.Number != 1231 {
+			t.Errorf("SET max_os_cpu_wait_time_ratio_to_throw = %s: error %d (%s), want 1231", bad, me.Number, me.Message)
+		}
 		if v := read(); v != "5" {
 			t.Errorf("after the rejected SET = %s the value is %s, want 5 unchanged", bad, v)
 		}

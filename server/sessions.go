@@ -46,7 +46,7 @@ func (ss *sessionSettings) register() error {
 			Scope:             sql.GetMysqlScope(sql.SystemVariableScope_Both),
 			Dynamic:           true,
 			SetVarHintApplies: true,
-			Type:              types.NewSystemDoubleType(st.Name, 0, math.MaxFloat64),
+			Type:              checkedVariableType{types.NewSystemDoubleType(st.Name, 0, math.MaxFloat64), st.Name, "a number >= 0"},
 			Default:           def,
 			NotifyChanged:     ss.sessionSettingChanged,
 		})
@@ -56,7 +56,7 @@ func (ss *sessionSettings) register() error {
 			Name:          name,
 			Scope:         sql.GetMysqlScope(sql.SystemVariableScope_Global),
 			Dynamic:       true,
-			Type:          types.NewSystemDoubleType(name, -1, math.MaxFloat64),
+			Type:          checkedVariableType{types.NewSystemDoubleType(name, -1, math.MaxFloat64), name, "a number >= 0, or -1 for off"},
 			Default:       -1.0,
 			NotifyChanged: ss.simulationChanged,
 		})
@@ -85,10 +85,10 @@ func serverSettingVariable(st config.ServerSetting, text string) (sql.SystemVari
 	switch st.Type {
 	case "Float64":
 		f, err := strconv.ParseFloat(text, 64)
-		return types.NewSystemDoubleType(st.Name, 0, math.MaxFloat64), f, err
+		return checkedVariableType{types.NewSystemDoubleType(st.Name, 0, math.MaxFloat64), st.Name, "a number >= 0"}, f, err
 	case "UInt64":
 		u, err := strconv.ParseUint(text, 10, 64)
-		return types.NewSystemUintType(st.Name, 0, math.MaxUint64), u, err
+		return checkedVariableType{types.NewSystemUintType(st.Name, 0, math.MaxUint64), st.Name, "a whole number >= 0"}, u, err
 	}
 	return types.NewSystemStringType(st.Name), text, nil
 }
