@@ -22,15 +22,18 @@ func (s *Server) Reload(reason string) error {
 	err := s.reload(old)
 	if err != nil {
 		s.logger.Error("config reload failed; the running settings stay", "reason", reason, "err", err)
-		s.registry.Raise(time.Now(), warnings.Warning{
+		w := warnings.Warning{
 			Key:           "reload",
 			Resource:      "config",
 			Message:       "Config reload failed, the previous settings stay in force: " + err.Error(),
 			MessageFormat: "Config reload failed, the previous settings stay in force: {}",
 			Value:         1,
-		})
+		}
+		s.reloadFailure.Store(&w)
+		s.registry.Raise(time.Now(), w)
 		return err
 	}
+	s.reloadFailure.Store(nil)
 	s.registry.Clear("reload")
 	return nil
 }

@@ -58,6 +58,8 @@ type Server struct {
 	// fromFile is the configuration as last loaded from the file (with the persisted values),
 	// before any SET GLOBAL; guarded by reloadMu.
 	fromFile *config.Config
+	// reloadFailure is the warning of the last reload while it failed, nil after a good one.
+	reloadFailure atomic.Pointer[warnings.Warning]
 	// blind are the keys of the warnings about unavailable measurement sources; only the
 	// sampler's goroutine touches it.
 	blind map[string]bool

@@ -22,6 +22,10 @@ func (s *Server) onSample(snap *overload.Snapshot) {
 	})
 	s.noteUnavailable(snap)
 	s.noteSimulation(snap)
+	// Like the others, a failed reload stays shown (also after TRUNCATE) until it is mended.
+	if w := s.reloadFailure.Load(); w != nil {
+		s.registry.Raise(snap.Time, *w)
+	}
 }
 
 // noteUnavailable keeps one warning per blind measurement source, for as long as it stays blind.
