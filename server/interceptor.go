@@ -33,26 +33,19 @@ var _ gms.Interceptor = (*interceptor)(nil)
 
 func (i *interceptor) Priority() int { return 0 }
 
-func (i *interceptor) Query(ctx context.Context, chain gms.Chain, c *mysql.Conn, query string, callback func(*sqltypes.Result, bool) error) error {
+// resultCallback receives a statement's results; more says whether more follow.
+type resultCallback = func(*sqltypes.Result, bool) error
+
+func (i *interceptor) Query(ctx context.Context, chain gms.Chain, c *mysql.Conn, query string, callback resultCallback) error {
 	if handled, err := i.own(c, query, callback); handled {
 		return err
 	}
-	if err := i.admit(c, query); err != nil {
-		return err
-	}
-	defer i.s.counters.statementRunning()()
-	defer forgetThresholdsIfNamed(c, query)
-	ctx, done := cancelOnDisconnect(ctx, c.Conn)
-	defer done()
-	if isPersist(query) {
-		return i.persisting(c, query, callback, func(cb func(*sqltypes.Result, bool) error) error {
-			return chain.ComQuery(ctx, c, query, cb)
-		})
-	}
-	return chain.ComQuery(ctx, c, query, callback)
+	return i.serve(ctx, c, query, callback, func(ctx context.Context, cb resultCallback) error {
+		return chain.ComQuery(ctx, c, query, cb)
+	})
 }
 
-func (i *interceptor) MultiQuery(ctx context.Context, chain gms.Chain, c *mysql.Conn, query string, callback func(*sqltypes.Result, bool) error) (string, error) {
+func (i *interceptor) MultiQuery(ctx context.Context, chain gms.Chain, c *mysql.Conn, query string, callback resultCallback) (string, error) {
 	// The chain runs the first statement of query and returns the rest; the checks look at
 	// that first statement only.
 	first, rest, err := ast.SplitStatement(query)
@@ -61,23 +54,29 @@ func (i *interceptor) MultiQuery(ctx context.Context, chain gms.Chain, c *mysql.
 	} else if handled, err := i.own(c, first, func(r *sqltypes.Result, _ bool) error { return callback(r, rest != "") }); handled {
 		return rest, err
 	}
-	if err := i.admit(c, first); err != nil {
-		return "", err
+	var remainder string
+	err = i.serve(ctx, c, first, callback, func(ctx context.Context, cb resultCallback) error {
+		var err error
+		remainder, err = chain.ComMultiQuery(ctx, c, query, cb)
+		return err
+	})
+	return remainder, err
+}
+
+// serve is the path every text statement takes: the overload check, then the statement runs
+// counted as running, cancelled if its client leaves, with SET PERSIST saved when it succeeds.
+func (i *interceptor) serve(ctx context.Context, c *mysql.Conn, stmt string, callback resultCallback, run func(context.Context, resultCallback) error) error {
+	if err := i.admit(c, stmt); err != nil {
+		return err
 	}
 	defer i.s.counters.statementRunning()()
-	defer forgetThresholdsIfNamed(c, first)
+	defer forgetThresholdsIfNamed(c, stmt)
 	ctx, done := cancelOnDisconnect(ctx, c.Conn)
 	defer done()
-	if isPersist(first) {
-		var remainder string
-		err := i.persisting(c, first, callback, func(cb func(*sqltypes.Result, bool) error) error {
-			var err error
-			remainder, err = chain.ComMultiQuery(ctx, c, query, cb)
-			return err
-		})
-		return remainder, err
+	if isPersist(stmt) {
+		return i.persisting(c, stmt, callback, func(cb resultCallback) error { return run(ctx, cb) })
 	}
-	return chain.ComMultiQuery(ctx, c, query, callback)
+	return run(ctx, callback)
 }
 
 func (i *interceptor) Prepare(ctx context.Context, chain gms.Chain, c *mysql.Conn, query string, prepare *mysql.PrepareData) ([]*querypb.Field, error) {
@@ -161,7 +160,7 @@ func hinted(query string, lo, hi float64) (float64, float64) {
 }
 
 // own answers the statements that overloadsql handles itself; handled is false for all others.
-func (i *interceptor) own(c *mysql.Conn, query string, callback func(*sqltypes.Result, bool) error) (handled bool, err error) {
+func (i *interceptor) own(c *mysql.Conn, query string, callback resultCallback) (handled bool, err error) {
 	switch {
 	case statement.IsSystemReloadConfig(query):
 		if !i.isAdmin(c) {
@@ -232,7 +231,7 @@ func isPersist(query string) bool {
 // persisting runs a SET PERSIST and, when it succeeded, writes the overloadsql settings it set
 // to the persisted file beside the config, so they survive a restart. The statement's results
 // are held back until the file is written: a failure to save is the statement's error.
-func (i *interceptor) persisting(c *mysql.Conn, query string, callback func(*sqltypes.Result, bool) error, run func(func(*sqltypes.Result, bool) error) error) error {
+func (i *interceptor) persisting(c *mysql.Conn, query string, callback resultCallback, run func(resultCallback) error) error {
 	type held struct {
 		r    *sqltypes.Result
 		more bool
