@@ -1,6 +1,8 @@
 package integration
 
 import (
+	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -221,4 +223,38 @@ func TestReloadChangesOnlyWhatTheFileChanged(t *testing.T) {
 		rows := queryStrings(t, admin, "SELECT value FROM system.server_settings WHERE name = 'max_os_cpu_wait_time_ratio_to_drop_connection'")
 		return len(rows) == 1 && rows[0] == "2", strings.Join(rows, "|")
 	})
+}
+
+func TestMaxConnections(t *testing.T) {
+	s := startServer(t, serverOptions{top: "max_connections = 2\n"})
+	var held []*sql.DB
+	for range 2 {
+		db := s.open("default", "", s.addr)
+		db.SetMaxIdleConns(1)
+		if err := db.Ping(); err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, db)
+	}
+	over := s.open("default", "", s.addr)
+	defer over.Close()
+	err := over.Ping()
+	if err == nil {
+		t.Fatal("a third connection was accepted with max_connections = 2")
+	}
+	if me := mysqlError(t, err); me.Number != 1040 || me.Message != "Too many connections" {
+		t.Errorf("over max_connections: %d %q, want 1040 \"Too many connections\"", me.Number, me.Message)
+	}
+	admin := s.adminDB()
+	if got := queryStrings(t, admin, "SELECT value FROM system.events WHERE event = 'MaxConnectionsRejectedConnections'"); got[0] != "1" {
+		t.Errorf("MaxConnectionsRejectedConnections = %v, want 1", got)
+	}
+	held[0].Close()
+	eventually(t, 3*time.Second, "a place freed by a closed connection", func() (bool, string) {
+		db := s.open("default", "", s.addr)
+		defer db.Close()
+		err := db.Ping()
+		return err == nil, fmt.Sprint(err)
+	})
+	held[1].Close()
 }
