@@ -1,0 +1,135 @@
+package server
+
+import (
+	"encoding/binary"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"strings"
+	"testing"
+)
+
+// dialedPair returns both ends of a real loopback TCP connection.
+func dialedPair(t *testing.T) (server, client net.Conn) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	client, err = net.Dial("tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	server, err = l.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close(); server.Close() })
+	return server, client
+}
+
+func testGate(overloadRatio float64, d dropSettings, seed uint64) *gate {
+	rng := rand.New(rand.NewPCG(seed, seed))
+	return &gate{
+		settings: func() dropSettings { return d },
+		overload: func() float64 { return overloadRatio },
+		random:   rng.Float64,
+		counters: &counters{},
+		log:      newRateLimitedLog(slog.New(slog.NewTextHandler(io.Discard, nil)), "refused"),
+	}
+}
+
+func TestGateDropsWithTheProbabilityOfTheOverload(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		overload float64
+		d        dropSettings
+		wantRate float64
+	}{
+		{"ratio 4, min 2, max 6", 4, dropSettings{min: 2, max: 6, maxConnections: 1000}, 0.5},
+		{"at max", 6, dropSettings{min: 2, max: 6, maxConnections: 1000}, 1},
+		{"at min", 2, dropSettings{min: 2, max: 6, maxConnections: 1000}, 0},
+		{"dropping off", 9, dropSettings{min: 0, max: 0, maxConnections: 1000}, 0},
+		{"dry run serves", 9, dropSettings{min: 2, max: 6, maxConnections: 1000, dryRun: true}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := testGate(tc.overload, tc.d, 3)
+			const n = 400
+			dropped := 0
+			for range n {
+				server, _ := dialedPair(t)
+				if c := g.admit(server); c == nil {
+					dropped++
+				} else {
+					c.Close()
+				}
+			}
+			if got := float64(dropped) / n; got < tc.wantRate-0.08 || got > tc.wantRate+0.08 {
+				t.Errorf("dropped %.3f, want %.2f", got, tc.wantRate)
+			}
+			if got := g.counters.overloadDropped.Load(); got != uint64(dropped) {
+				t.Errorf("OverloadDroppedConnections = %d, want %d", got, dropped)
+			}
+			if g.open.Load() != 0 {
+				t.Errorf("%d connections still counted open after closing them all", g.open.Load())
+			}
+		})
+	}
+}
+
+func TestGateRefusalIsAMySQLErrorPacket(t *testing.T) {
+	g := testGate(9, dropSettings{min: 2, max: 6, maxConnections: 1000}, 1)
+	server, client := dialedPair(t)
+	if g.admit(server) != nil {
+		t.Fatal("admitted at ratio 9 over max 6")
+	}
+	pkt, err := io.ReadAll(client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	length := int(pkt[0]) | int(pkt[1])<<8 | int(pkt[2])<<16
+	if length != len(pkt)-4 || pkt[3] != 0 || pkt[4] != 0xff {
+		t.Fatalf("not one ERR packet: % x", pkt[:min(len(pkt), 12)])
+	}
+	if code := binary.LittleEndian.Uint16(pkt[5:7]); code != 1040 {
+		t.Errorf("error code %d, want 1040", code)
+	}
+	if state := string(pkt[7:13]); state != "#08004" {
+		t.Errorf("SQLSTATE %q, want #08004", state)
+	}
+	if msg := string(pkt[13:]); !strings.HasPrefix(msg, "Too many connections: CPU is overloaded") || !strings.HasSuffix(msg, "drop the connection 1.") {
+		t.Errorf("message %q", msg)
+	}
+}
+
+func TestGateMaxConnections(t *testing.T) {
+	g := testGate(0, dropSettings{maxConnections: 2}, 1)
+	var open []net.Conn
+	for range 2 {
+		server, _ := dialedPair(t)
+		c := g.admit(server)
+		if c == nil {
+			t.Fatal("refused under max_connections")
+		}
+		open = append(open, c)
+	}
+	server, _ := dialedPair(t)
+	if g.admit(server) != nil {
+		t.Fatal("admitted over max_connections")
+	}
+	open[0].Close()
+	open[0].Close() // a second Close must not free a second place
+	server, _ = dialedPair(t)
+	if g.admit(server) == nil {
+		t.Error("refused after a place was freed")
+	}
+	server, _ = dialedPair(t)
+	if g.admit(server) != nil {
+		t.Error("a double Close freed two places")
+	}
+	if got := g.counters.maxConnectionsRejected.Load(); got != 2 {
+		t.Errorf("MaxConnectionsRejectedConnections = %d, want 2", got)
+	}
+}
