@@ -19,7 +19,7 @@ import (
 // is not skipped at its first atomic load.
 func BenchmarkSelectOne(b *testing.B) {
 	s := startServer(b, serverOptions{})
-	mustExecB(b, s, "SET GLOBAL simulated_os_cpu_overload = 0.5")
+	mustExec(b, s.adminDB(), "SET GLOBAL simulated_os_cpu_overload = 0.5")
 	for _, bc := range []struct{ name, setup string }{
 		{"protection_off", "SET max_os_cpu_wait_time_ratio_to_throw = 0"},
 		{"protection_on_not_triggering", "SET min_os_cpu_wait_time_ratio_to_throw = 1000, max_os_cpu_wait_time_ratio_to_throw = 2000"},
@@ -57,7 +57,7 @@ func BenchmarkConnection(b *testing.B) {
 		{"accepted", "-1", false},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			mustExecB(b, s, "SET GLOBAL simulated_os_cpu_overload = "+bc.overload)
+			mustExec(b, s.adminDB(), "SET GLOBAL simulated_os_cpu_overload = "+bc.overload)
 			before := processCPU(b, s.proc.Pid())
 			n := 0
 			for b.Loop() {
@@ -71,13 +71,6 @@ func BenchmarkConnection(b *testing.B) {
 			}
 			b.ReportMetric(float64((processCPU(b, s.proc.Pid())-before).Microseconds())/float64(n), "server-µs/conn")
 		})
-	}
-}
-
-func mustExecB(b *testing.B, s *testServer, q string) {
-	b.Helper()
-	if _, err := s.adminDB().Exec(q); err != nil {
-		b.Fatalf("%s: %v", q, err)
 	}
 }
 

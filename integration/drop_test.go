@@ -61,7 +61,7 @@ func TestDropConnectionsWithSimulatedOverload(t *testing.T) {
 		t.Errorf("admin listener under full drop: ConnectionDropProbability = %v, want 1", got)
 	}
 	events := queryStrings(t, fresh, "SELECT value FROM system.events WHERE event = 'OverloadDroppedConnections'")
-	if want := len(dropped) + 30; events[0] != itoa(want) {
+	if want := len(dropped) + 30; events[0] != strconv.Itoa(want) {
 		t.Errorf("OverloadDroppedConnections = %s, want %d", events[0], want)
 	}
 
@@ -88,7 +88,7 @@ func TestReloadWithoutRestart(t *testing.T) {
 	dropping := func(on bool) func() (bool, string) {
 		return func() (bool, string) {
 			n := len(connectAttempts(t, s, 1))
-			return (n == 1) == on, "dropped " + itoa(n) + " of 1"
+			return (n == 1) == on, "dropped " + strconv.Itoa(n) + " of 1"
 		}
 	}
 	off := serverOptions{top: "max_os_cpu_wait_time_ratio_to_drop_connection = 0\n", sections: appUsers}
@@ -165,8 +165,6 @@ func TestSetPersistSurvivesRestart(t *testing.T) {
 		t.Errorf("after restart: %q, want %q", got, want)
 	}
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }
 
 func TestReloadReportsRestartOnlySettings(t *testing.T) {
 	s := startServer(t, serverOptions{})

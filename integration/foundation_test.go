@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -213,7 +214,7 @@ func TestBadConfigExitsWithCode2(t *testing.T) {
 			defer cancel()
 			out, err := exec.CommandContext(ctx, binary, "--config", path).CombinedOutput()
 			var exit *exec.ExitError
-			if !errorsAs(err, &exit) || exit.ExitCode() != 2 {
+			if !errors.As(err, &exit) || exit.ExitCode() != 2 {
 				t.Fatalf("exit: %v, want code 2\n%s", err, out)
 			}
 			if !strings.Contains(string(out), tc.key) || !strings.Contains(string(out), "config.toml:1") {

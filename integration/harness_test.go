@@ -266,8 +266,6 @@ func queryStrings(t testing.TB, db *sql.DB, query string, args ...any) []string 
 	return out
 }
 
-func errorsAs(err error, target any) bool { return errors.As(err, target) }
-
 // configText is the config file of a server on addr and admin with the given options.
 func configText(addr, admin string, o serverOptions) string {
 	return serverproc.ConfigText(addr, admin, o.top, o.sections)

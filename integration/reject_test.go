@@ -27,7 +27,7 @@ func session(t *testing.T, db *sql.DB, setup ...string) *sql.Conn {
 	return c
 }
 
-func mustExec(t *testing.T, db interface {
+func mustExec(t testing.TB, db interface {
 	ExecContext(context.Context, string, ...any) (sql.Result, error)
 }, q string) {
 	t.Helper()

@@ -77,6 +77,12 @@ func (s *authServer) DefaultAuthMethodDescription() mysql.AuthMethodDescription 
 	return mysql.MysqlNativePassword
 }
 
+// isAdmin reports whether user is a configured admin.
+func (s *authServer) isAdmin(user string) bool {
+	a, ok := s.accounts[user]
+	return ok && a.admin
+}
+
 func (s *authServer) lookup(user string) (account, error) {
 	a, ok := s.accounts[user]
 	if !ok {
@@ -100,7 +106,7 @@ func (m method) HandleAuthPluginData(c *mysql.Conn, user string, serverData, cli
 	if err != nil {
 		return nil, err
 	}
-	if a, _ := m.s.lookup(user); !a.admin && isAdminConn(c.Conn) {
+	if !m.s.isAdmin(user) && isAdminConn(c.Conn) {
 		return nil, mysql.NewSQLError(mysql.ERSpecifiedAccessDenied, "42000",
 			"Access denied for user '%s': admin_listen accepts admin users only; use the main listener", user)
 	}

@@ -17,7 +17,10 @@ type counters struct {
 	overloadDropped        atomic.Uint64
 	overloadDryRunDropped  atomic.Uint64
 	maxConnectionsRejected atomic.Uint64
-	connections, running   atomic.Int64
+	connections            atomic.Int64
+	// running counts statements from the interceptor, not the engine's event hooks, which miss
+	// statements that panic.
+	running atomic.Int64
 }
 
 func (c *counters) events() []overload.Event {
@@ -39,11 +42,4 @@ func (c *counters) gauges(activeWarnings int) []tables.Gauge {
 		{Name: "Query", Value: c.running.Load(), Description: "Statements running now."},
 		{Name: "OverloadWarnings", Value: int64(activeWarnings), Description: "Warnings shown in system.warnings now."},
 	}
-}
-
-// statementRunning counts a statement as running until the returned func is called; it is
-// counted here, not in the engine's event hooks, which miss statements that panic.
-func (c *counters) statementRunning() func() {
-	c.running.Add(1)
-	return func() { c.running.Add(-1) }
 }

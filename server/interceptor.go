@@ -12,7 +12,6 @@ import (
 	"overloadsql/server/statement"
 
 	gms "github.com/dolthub/go-mysql-server/server"
-	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
@@ -69,7 +68,8 @@ func (i *interceptor) serve(ctx context.Context, c *mysql.Conn, stmt string, cal
 	if err := i.admit(c, stmt); err != nil {
 		return err
 	}
-	defer i.s.counters.statementRunning()()
+	i.s.counters.running.Add(1)
+	defer i.s.counters.running.Add(-1)
 	defer forgetThresholdsIfNamed(c, stmt)
 	ctx, done := cancelOnDisconnect(ctx, c.Conn)
 	defer done()
@@ -87,7 +87,8 @@ func (i *interceptor) StmtExecute(ctx context.Context, chain gms.Chain, c *mysql
 	if err := i.admit(c, prepare.PrepareStmt); err != nil {
 		return err
 	}
-	defer i.s.counters.statementRunning()()
+	i.s.counters.running.Add(1)
+	defer i.s.counters.running.Add(-1)
 	ctx, done := cancelOnDisconnect(ctx, c.Conn)
 	defer done()
 	return chain.ComStmtExecute(ctx, c, prepare, callback)
@@ -107,10 +108,8 @@ func (i *interceptor) admit(c *mysql.Conn, query string) error {
 	if r <= 0 {
 		return nil
 	}
-	var sess sql.Session
 	var lo, hi float64
 	if cl := clientOf(c); cl != nil {
-		sess = cl.session
 		lo, hi = cl.thresholds()
 	} else {
 		lo, hi = throwSettings(nil)
@@ -122,11 +121,7 @@ func (i *interceptor) admit(c *mysql.Conn, query string) error {
 	if p <= 0 || (p < 1 && i.s.random() >= p) {
 		return nil
 	}
-	db := mainDatabase
-	if sess != nil {
-		db = sess.GetCurrentDatabase()
-	}
-	if statement.Classify(query, db).Exempt {
+	if statement.Classify(query, currentDatabase(c)).Exempt {
 		return nil
 	}
 	msg := rejectMessage(r, lo, hi, p)
@@ -163,15 +158,15 @@ func hinted(query string, lo, hi float64) (float64, float64) {
 func (i *interceptor) own(c *mysql.Conn, query string, callback resultCallback) (handled bool, err error) {
 	switch {
 	case statement.IsSystemReloadConfig(query):
-		if !i.isAdmin(c) {
+		if !i.s.auth.isAdmin(c.User) {
 			return true, errNeedAdmin("SYSTEM RELOAD CONFIG")
 		}
 		if err := i.s.Reload("SYSTEM RELOAD CONFIG"); err != nil {
 			return true, mysql.NewSQLError(mysql.ERUnknownError, mysql.SSUnknownSQLState, "SYSTEM RELOAD CONFIG failed, the running settings stay: %v", err)
 		}
 		return true, callback(&sqltypes.Result{}, false)
-	case isTruncateWarnings(query):
-		if !i.isAdmin(c) {
+	case statement.IsTruncateWarnings(query, currentDatabase(c)):
+		if !i.s.auth.isAdmin(c.User) {
 			return true, errNeedAdmin("TRUNCATE system.warnings")
 		}
 		n := i.s.registry.Len()
@@ -181,15 +176,10 @@ func (i *interceptor) own(c *mysql.Conn, query string, callback resultCallback) 
 	return false, nil
 }
 
-func (i *interceptor) isAdmin(c *mysql.Conn) bool {
-	a, ok := i.s.auth.accounts[c.User]
-	return ok && a.admin
-}
-
 // forgetThresholdsIfNamed drops a connection's cached thresholds after a statement that names
 // them (SET, SET @@, SET ... = DEFAULT in any case), so the next check reads the session again.
 func forgetThresholdsIfNamed(c *mysql.Conn, query string) {
-	if cl := clientOf(c); cl != nil && containsFold(query, "_to_throw") {
+	if cl := clientOf(c); cl != nil && cl.cached.Load() && containsFold(query, "_to_throw") {
 		cl.cached.Store(false)
 	}
 }
@@ -209,23 +199,10 @@ func containsFold(s, sub string) bool {
 	return false
 }
 
-// isTruncateWarnings matches TRUNCATE [TABLE] system.warnings, quoted or not, in any case.
-func isTruncateWarnings(query string) bool {
-	q := strings.TrimSpace(query)
-	if len(q) < len("truncate") || !strings.EqualFold(q[:len("truncate")], "truncate") {
-		return false
-	}
-	words := strings.Fields(strings.ToLower(strings.ReplaceAll(strings.TrimRight(q, "; \t\r\n"), "`", "")))
-	if len(words) == 3 && words[1] == "table" {
-		words = []string{words[0], words[2]}
-	}
-	return len(words) == 2 && words[1] == "system.warnings"
-}
-
 // isPersist is a cheap first look for SET PERSIST / SET @@persist.x.
 func isPersist(query string) bool {
 	q := strings.TrimSpace(query)
-	return len(q) > 3 && strings.EqualFold(q[:3], "set") && strings.Contains(strings.ToLower(q), "persist")
+	return len(q) > 3 && strings.EqualFold(q[:3], "set") && containsFold(q, "persist")
 }
 
 // persisting runs a SET PERSIST and, when it succeeded, writes the overloadsql settings it set

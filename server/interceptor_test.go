@@ -26,8 +26,8 @@ func decisionServer(t testing.TB, overloadRatio float64, seed uint64) *Server {
 	s := &Server{logger: logger, random: rng.Float64, registry: warnings.NewRegistry()}
 	s.cfg.Store(config.Default())
 	s.auth = newAuthServer(config.Default().Users)
-	s.sessions = newSessionSettings(s)
-	if err := s.sessions.register(); err != nil {
+	s.variables = newVariables(s)
+	if err := s.variables.register(); err != nil {
 		t.Fatal(err)
 	}
 	s.sampler = overload.NewSampler(overload.Config{Logger: logger})
@@ -129,21 +129,6 @@ func TestMessages(t *testing.T) {
 	for f, want := range map[float64]string{4: "4", 0.5: "0.5", 1e6: "1e+06", 2.7679569453035255: "2.7679569453035255"} {
 		if got := number(f); got != want {
 			t.Errorf("number(%v) = %s, want %s", f, got, want)
-		}
-	}
-}
-
-func TestIsTruncateWarnings(t *testing.T) {
-	for q, want := range map[string]bool{
-		"TRUNCATE system.warnings":            true,
-		"truncate table `system`.`warnings`;": true,
-		"  Truncate SYSTEM.WARNINGS":          true,
-		"TRUNCATE system.events":              false,
-		"TRUNCATE warnings":                   false,
-		"SELECT 'TRUNCATE system.warnings'":   false,
-	} {
-		if got := isTruncateWarnings(q); got != want {
-			t.Errorf("isTruncateWarnings(%q) = %v, want %v", q, got, want)
 		}
 	}
 }

@@ -1,11 +1,10 @@
 package server
 
 import (
+	"log/slog"
 	"strconv"
 	"sync"
 	"time"
-
-	"log/slog"
 )
 
 // number prints a float in its shortest round-trip form (4, 0.5, 2.7679569453035255).

@@ -20,7 +20,8 @@ const maxPacketPayload = 0xffffff
 type prepareRewriteConn struct {
 	net.Conn
 	buf     []byte // read from the socket, not yet parsed
-	out     []byte // parsed, ready for the reader
+	out     []byte // parsed; out[outRead:] is ready for the reader
+	outRead int
 	header  [4]byte
 	nHeader int
 	// passthrough counts payload bytes of the current packet still to copy unchanged.
@@ -37,19 +38,19 @@ func newPrepareRewriteConn(c net.Conn) *prepareRewriteConn {
 
 func (c *prepareRewriteConn) Unwrap() net.Conn { return c.Conn }
 
+// Read hands out parsed bytes; the out buffer is reused from packet to packet, so a statement
+// costs no allocation here.
 func (c *prepareRewriteConn) Read(p []byte) (int, error) {
-	for len(c.out) == 0 {
+	for c.outRead == len(c.out) {
+		c.out, c.outRead = c.out[:0], 0
 		n, err := c.Conn.Read(c.buf)
 		c.parse(c.buf[:n])
 		if err != nil && len(c.out) == 0 {
 			return 0, err
 		}
 	}
-	n := copy(p, c.out)
-	c.out = c.out[n:]
-	if len(c.out) == 0 {
-		c.out = c.out[:0:0]
-	}
+	n := copy(p, c.out[c.outRead:])
+	c.outRead += n
 	return n, nil
 }
 

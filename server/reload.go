@@ -55,7 +55,7 @@ func (s *Server) reload(old *config.Config) error {
 	if err := s.apply(next); err != nil {
 		return err
 	}
-	s.sessions.applyDefaults(s.fromFile, next)
+	s.variables.applyDefaults(s.fromFile, next)
 	s.fromFile = fromFile
 	s.logger.Info("config reloaded", "path", old.Path)
 	return nil

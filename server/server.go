@@ -42,12 +42,12 @@ type Server struct {
 	started  time.Time
 	counters counters
 
-	engine   *sqle.Engine
-	protocol *gms.Server
-	listener *listener
-	gate     *gate
-	auth     *authServer
-	sessions *sessionSettings
+	engine    *sqle.Engine
+	protocol  *gms.Server
+	listener  *listener
+	gate      *gate
+	auth      *authServer
+	variables *variables
 
 	sampler  *overload.Sampler
 	registry *warnings.Registry
@@ -107,9 +107,9 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	})
 
 	s.auth = newAuthServer(running.Users)
-	s.sessions = newSessionSettings(s)
+	s.variables = newVariables(s)
 	s.engine = s.buildEngine(running)
-	if err := s.sessions.register(); err != nil {
+	if err := s.variables.register(); err != nil {
 		return nil, err
 	}
 
@@ -168,7 +168,7 @@ func (s *Server) systemDatabase() *tables.Database {
 		tables.Metrics(func() []tables.Gauge { return s.counters.gauges(s.registry.Len()) }),
 		tables.Warnings(s.registry.List),
 		tables.ServerSettings(s.serverSettings),
-		tables.Settings(s.sessions.rows),
+		tables.Settings(s.variables.rows),
 	)
 }
 
@@ -213,6 +213,14 @@ func (c *client) thresholds() (lo, hi float64) {
 func clientOf(c *mysql.Conn) *client {
 	cl, _ := c.ClientData.(*client)
 	return cl
+}
+
+// currentDatabase is a connection's current database; main before its first statement.
+func currentDatabase(c *mysql.Conn) string {
+	if cl := clientOf(c); cl != nil {
+		return cl.session.GetCurrentDatabase()
+	}
+	return mainDatabase
 }
 
 // Config is the running configuration (after persisted overrides).

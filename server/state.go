@@ -30,6 +30,9 @@ func (s *Server) onSample(snap *overload.Snapshot) {
 
 // noteUnavailable keeps one warning per blind measurement source, for as long as it stays blind.
 func (s *Server) noteUnavailable(snap *overload.Snapshot) {
+	if len(snap.Unavailable) == 0 && len(s.blind) == 0 {
+		return
+	}
 	blind := make(map[string]bool, len(snap.Unavailable))
 	for _, u := range snap.Unavailable {
 		key := "unavailable:" + u.Source
@@ -61,9 +64,9 @@ func (s *Server) noteSimulation(snap *overload.Snapshot) {
 		name  string
 		value float64
 	}{
-		{"simulated_os_cpu_overload", sim.Overload},
-		{"simulated_cpu_busy_ratio", sim.CPUBusy},
-		{"simulated_memory_overload_ratio", sim.Memory},
+		{simOverload, sim.Overload},
+		{simCPUBusy, sim.CPUBusy},
+		{simMemory, sim.Memory},
 	} {
 		if v.value >= 0 {
 			msg += " " + v.name + " = " + number(v.value)
@@ -117,7 +120,7 @@ func (s *Server) dropSettings() dropSettings {
 		min:            cfg.MinDropRatio,
 		max:            cfg.MaxDropRatio,
 		maxConnections: int64(cfg.MaxConnections),
-		dryRun:         cfg.OverloadEnforcement == "dry_run",
+		dryRun:         cfg.OverloadEnforcement == config.EnforcementDryRun,
 	}
 }
 

@@ -97,20 +97,30 @@ func (a *adminSession) startProbe(ctx context.Context, rec *latencyRecorder) (*a
 }
 
 func (p *adminProbe) run(ctx, stopped context.Context) {
-	tick := time.NewTicker(adminProbeEvery)
-	defer tick.Stop()
+	every(stopped, adminProbeEvery, func() bool {
+		start := time.Now()
+		if _, err := queryInt(ctx, p.conn, "SELECT 1"); err != nil {
+			p.failures++
+			return true
+		}
+		p.latency.add(time.Since(start))
+		return true
+	})
+}
+
+// every calls tick once per interval until stopped is done or tick returns false.
+func every(stopped context.Context, interval time.Duration, tick func() bool) {
+	ticker := time.NewTicker(interval)
+	defer ticker.Stop()
 	for {
 		select {
 		case <-stopped.Done():
 			return
-		case <-tick.C:
+		case <-ticker.C:
 		}
-		start := time.Now()
-		if _, err := queryInt(ctx, p.conn, "SELECT 1"); err != nil {
-			p.failures++
-			continue
+		if !tick() {
+			return
 		}
-		p.latency.add(time.Since(start))
 	}
 }
 
@@ -150,24 +160,16 @@ func (a *adminSession) watchOverload(ctx context.Context) *overloadWatch {
 }
 
 func (w *overloadWatch) run(ctx, stopped context.Context, a *adminSession) {
-	tick := time.NewTicker(overloadWatchEvery)
-	defer tick.Stop()
-	for {
-		select {
-		case <-stopped.Done():
-			return
-		case <-tick.C:
-		}
+	every(stopped, overloadWatchEvery, func() bool {
 		parts, err := a.overloadParts(ctx)
 		if err != nil {
 			w.failure = err
-			return
+			return false
 		}
-		w.sums.Overload += parts.Overload
-		w.sums.Kernel += parts.Kernel
-		w.sums.Go += parts.Go
-		w.sums.Samples++
-	}
+		parts.Samples = 1
+		w.sums.add(parts)
+		return true
+	})
 }
 
 // finish stops the watch and returns the sums of its samples.

@@ -328,3 +328,11 @@ func truncatesWarnings(lx lexer, currentDB string) bool {
 	}
 	return equalFoldASCII(db, "system") && equalFoldASCII(name, "warnings") && lx.endsAfter(lx.nextSignificant())
 }
+
+// IsTruncateWarnings reports whether the statement is TRUNCATE [TABLE] system.warnings (any
+// case, quoting, whitespace and comments, optional trailing semicolon; `warnings` alone when
+// currentDB is system), the statement the server answers itself.
+func IsTruncateWarnings(sql, currentDB string) bool {
+	lx := lexer{sql: sql}
+	return lx.nextSignificant().is(sql, "truncate") && truncatesWarnings(lx, currentDB)
+}

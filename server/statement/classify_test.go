@@ -170,3 +170,23 @@ func TestIsSystemReloadConfig(t *testing.T) {
 		}
 	}
 }
+
+func TestIsTruncateWarnings(t *testing.T) {
+	for q, want := range map[string]bool{
+		"TRUNCATE system.warnings":               true,
+		"truncate table `system`.`warnings`;":    true,
+		"  Truncate SYSTEM.WARNINGS":             true,
+		"/* clean */ TRUNCATE system.warnings":   true,
+		"TRUNCATE system.events":                 false,
+		"TRUNCATE warnings":                      false,
+		"SELECT 'TRUNCATE system.warnings'":      false,
+		"TRUNCATE system.warnings; DROP TABLE t": false,
+	} {
+		if got := IsTruncateWarnings(q, "main"); got != want {
+			t.Errorf("IsTruncateWarnings(%q, main) = %v, want %v", q, got, want)
+		}
+	}
+	if !IsTruncateWarnings("TRUNCATE warnings", "system") {
+		t.Error("TRUNCATE warnings after USE system is not recognised")
+	}
+}

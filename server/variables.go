@@ -26,18 +26,18 @@ const (
 	simMemory   = "simulated_memory_overload_ratio"
 )
 
-// sessionSettings are overloadsql's variables in the engine's system-variable registry: the two
+// variables are overloadsql's variables in the engine's system-variable registry: the two
 // session settings of §2 (SET, SET SESSION, SET @@, SET GLOBAL for admins, SHOW VARIABLES), the
 // simulation globals of §6 and the server settings of §3 as globals (SET GLOBAL / SET PERSIST).
 // The engine keeps that registry process-wide, so the last server built in a process owns it.
-type sessionSettings struct {
+type variables struct {
 	s *Server
 }
 
-func newSessionSettings(s *Server) *sessionSettings { return &sessionSettings{s: s} }
+func newVariables(s *Server) *variables { return &variables{s: s} }
 
-func (ss *sessionSettings) register() error {
-	cfg := ss.s.cfg.Load()
+func (vs *variables) register() error {
+	cfg := vs.s.cfg.Load()
 	var vars []sql.SystemVariable
 	for _, st := range config.SessionSettings() {
 		def, _ := cfg.SessionDefault(st.Name)
@@ -48,7 +48,7 @@ func (ss *sessionSettings) register() error {
 			SetVarHintApplies: true,
 			Type:              checkedVariableType{types.NewSystemDoubleType(st.Name, 0, math.MaxFloat64), st.Name, "a number >= 0"},
 			Default:           def,
-			NotifyChanged:     ss.sessionSettingChanged,
+			NotifyChanged:     vs.sessionSettingChanged,
 		})
 	}
 	for _, name := range []string{simOverload, simCPUBusy, simMemory} {
@@ -58,7 +58,7 @@ func (ss *sessionSettings) register() error {
 			Dynamic:       true,
 			Type:          checkedVariableType{types.NewSystemDoubleType(name, -1, math.MaxFloat64), name, "a number >= 0, or -1 for off"},
 			Default:       -1.0,
-			NotifyChanged: ss.simulationChanged,
+			NotifyChanged: vs.simulationChanged,
 		})
 	}
 	for _, st := range config.ServerSettings() {
@@ -73,7 +73,7 @@ func (ss *sessionSettings) register() error {
 			Dynamic:       true,
 			Type:          typ,
 			Default:       def,
-			NotifyChanged: ss.serverSettingChanged,
+			NotifyChanged: vs.serverSettingChanged,
 		})
 	}
 	sql.SystemVariables.AddSystemVariables(vars)
@@ -99,9 +99,9 @@ func internal(ctx *sql.Context) bool {
 	return ctx == nil || ctx.Session == nil || ctx.Session.Client().User == ""
 }
 
-func (ss *sessionSettings) isAdmin(ctx *sql.Context) bool {
-	a, ok := ss.s.auth.accounts[ctx.Session.Client().User]
-	return ok && a.admin
+// isAdmin reports whether the change comes from an admin's session.
+func (vs *variables) isAdmin(ctx *sql.Context) bool {
+	return vs.s.auth.isAdmin(ctx.Session.Client().User)
 }
 
 func errNeedAdmin(what string) error {
@@ -113,22 +113,22 @@ func errConstraint(format string, args ...any) error {
 	return mysql.NewSQLError(mysql.ERWrongValueForVar, "42000", format, args...)
 }
 
-func (ss *sessionSettings) sessionSettingChanged(ctx *sql.Context, scope sql.SystemVariableScope, v sql.SystemVarValue) error {
+func (vs *variables) sessionSettingChanged(ctx *sql.Context, scope sql.SystemVariableScope, v sql.SystemVarValue) error {
 	if internal(ctx) {
 		return nil
 	}
 	name := v.Var.GetName()
 	if scope.IsGlobalOnly() {
-		if !ss.isAdmin(ctx) {
+		if !vs.isAdmin(ctx) {
 			return errNeedAdmin("SET GLOBAL " + name)
 		}
 		return nil
 	}
-	if ss.isAdmin(ctx) {
+	if vs.isAdmin(ctx) {
 		return nil
 	}
 	value, _ := v.Val.(float64)
-	return checkConstraint(ss.s.cfg.Load().Constraints, name, value)
+	return checkConstraint(vs.s.cfg.Load().Constraints, name, value)
 }
 
 // checkConstraint applies [constraints.<name>] to a value a non-admin sets.
@@ -143,12 +143,12 @@ func checkConstraint(constraints map[string]config.Constraint, name string, valu
 	return nil
 }
 
-func (ss *sessionSettings) simulationChanged(ctx *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
-	if !internal(ctx) && !ss.isAdmin(ctx) {
+func (vs *variables) simulationChanged(ctx *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
+	if !internal(ctx) && !vs.isAdmin(ctx) {
 		return errNeedAdmin("SET GLOBAL " + v.Var.GetName())
 	}
 	value, _ := v.Val.(float64)
-	sim := ss.s.sampler.Simulation()
+	sim := vs.s.sampler.Simulation()
 	switch v.Var.GetName() {
 	case simOverload:
 		sim.Overload = value
@@ -157,28 +157,28 @@ func (ss *sessionSettings) simulationChanged(ctx *sql.Context, _ sql.SystemVaria
 	case simMemory:
 		sim.Memory = value
 	}
-	ss.s.sampler.Simulate(sim)
+	vs.s.sampler.Simulate(sim)
 	return nil
 }
 
 // serverSettingChanged applies SET GLOBAL / SET PERSIST of a server setting: validated against
 // the whole configuration, then swapped in. (The registry's lock is held here: nothing below may
 // touch the system-variable registry.)
-func (ss *sessionSettings) serverSettingChanged(ctx *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
+func (vs *variables) serverSettingChanged(ctx *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
 	if internal(ctx) {
 		return nil
 	}
 	name := v.Var.GetName()
-	if !ss.isAdmin(ctx) {
+	if !vs.isAdmin(ctx) {
 		return errNeedAdmin("SET GLOBAL " + name)
 	}
-	return ss.s.setServerSetting(name, variableText(v.Val))
+	return vs.s.setServerSetting(name, variableText(v.Val))
 }
 
 // applyDefaults makes the engine's globals show cfg after a reload. A session setting's global
 // (the default of new sessions) changes only where the file changed it since prev, so a reload
 // does not undo an admin's SET GLOBAL of something the file does not touch.
-func (ss *sessionSettings) applyDefaults(prev, cfg *config.Config) {
+func (vs *variables) applyDefaults(prev, cfg *config.Config) {
 	values := map[string]any{}
 	for _, st := range config.SessionSettings() {
 		def, _ := cfg.SessionDefault(st.Name)
@@ -197,7 +197,7 @@ func (ss *sessionSettings) applyDefaults(prev, cfg *config.Config) {
 		}
 	}
 	if err := sql.SystemVariables.AssignValues(values); err != nil {
-		ss.s.logger.Error("show reloaded settings as globals", "err", err)
+		vs.s.logger.Error("show reloaded settings as globals", "err", err)
 	}
 }
 
@@ -220,8 +220,8 @@ func sessionFloat(sess sql.Session, name string) float64 {
 }
 
 // rows are system.settings as the scanning session sees them.
-func (ss *sessionSettings) rows(ctx *sql.Context) ([]tables.SessionSetting, error) {
-	cfg := ss.s.cfg.Load()
+func (vs *variables) rows(ctx *sql.Context) ([]tables.SessionSetting, error) {
+	cfg := vs.s.cfg.Load()
 	var rows []tables.SessionSetting
 	for _, st := range config.SessionSettings() {
 		value := sessionFloat(ctx.Session, st.Name)
@@ -247,6 +247,6 @@ func optionalNumber(f *float64) *string {
 	if f == nil {
 		return nil
 	}
-	s := strconv.FormatFloat(*f, 'g', -1, 64)
+	s := number(*f)
 	return &s
 }
