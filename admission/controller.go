@@ -224,7 +224,7 @@ func (c *Controller) sinceEpoch() int64 { return int64(c.clock.Now().Sub(c.epoch
 func (c *Controller) rejected(reason Reason, maxWait time.Duration) *RejectedError {
 	return &RejectedError{
 		Reason: reason, Running: c.running, Queued: c.queue.len, Slots: c.slots,
-		MaxWait: maxWait, MaxQueued: c.limits.MaxQueued,
+		MaxWait: maxWait, MaxSlots: c.limits.MaxSlots, MaxQueued: c.limits.MaxQueued,
 	}
 }
 
@@ -271,7 +271,7 @@ type RejectedError struct {
 	Reason                 Reason
 	Running, Queued, Slots int
 	MaxWait                time.Duration
-	MaxQueued              int
+	MaxSlots, MaxQueued    int // the limits in force
 }
 
 func (e *RejectedError) Error() string {

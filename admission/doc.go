@@ -13,18 +13,18 @@
 //
 // # The model
 //
-//	  statements                         slots (adaptive: 1..ceiling)      Go scheduler
-//	  ----------                         ----------------------------      ------------
-//	  admin / exempt ─────────────────────────────────────────────────────▶ run at once
-//	  ordinary ──▶ free slot? ── yes ──▶ [■][■][■][ ]  ── running ───────▶ GOMAXPROCS Ps
-//	                 │ no                   ▲  ▲                               │
-//	                 ▼                      │  └── Adjust, every tick:         │ runnable
-//	        queue (FIFO, ≤ max queued)      │      backlog? one slot less      │ goroutines
-//	        [w5][w4][w3]── head ────────────┘      saturated, no backlog?  ◀───┘
-//	          │ deadline (queue_max_wait_ms)       one slot more
-//	          │ queue full, or client gone
-//	          ▼
-//	        error (TOO_MANY_SIMULTANEOUS_QUERIES) / cancelled
+//	statements                         slots (adaptive: 1..ceiling)      Go scheduler
+//	----------                         ----------------------------      ------------
+//	admin / exempt ─────────────────────────────────────────────────────▶ run at once
+//	ordinary ──▶ free slot? ── yes ──▶ [■][■][■][ ]  ── running ───────▶ GOMAXPROCS Ps
+//	               │ no                   ▲  ▲                               │
+//	               ▼                      │  └── Adjust, every tick:         │ runnable
+//	      queue (FIFO, ≤ max queued)      │      backlog? one slot less      │ goroutines
+//	      [w5][w4][w3]── head ────────────┘      saturated, no backlog?  ◀───┘
+//	        │ deadline (queue_max_wait_ms)       one slot more
+//	        │ queue full, or client gone
+//	        ▼
+//	      error (TOO_MANY_SIMULTANEOUS_QUERIES) / cancelled
 //
 // A Controller holds the slots, the running count and the queue under one mutex. Acquire takes
 // a free slot when there is one and nobody waits (the fast path: a lock and an increment);

@@ -61,7 +61,9 @@ func (c *fakeClock) Advance(d time.Duration) {
 		}
 	}
 	c.mu.Unlock()
-	sort.Slice(due, func(i, j int) bool { return due[i].at.Before(due[j].at) || due[i].at.Equal(due[j].at) && due[i].id < due[j].id })
+	sort.Slice(due, func(i, j int) bool {
+		return due[i].at.Before(due[j].at) || due[i].at.Equal(due[j].at) && due[i].id < due[j].id
+	})
 	for _, t := range due {
 		t.f()
 	}

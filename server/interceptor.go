@@ -68,11 +68,18 @@ func (i *interceptor) serve(ctx context.Context, c *mysql.Conn, stmt string, cal
 	if err := i.admit(c, stmt); err != nil {
 		return err
 	}
-	i.s.counters.running.Add(1)
-	defer i.s.counters.running.Add(-1)
 	defer forgetThresholdsIfNamed(c, stmt)
 	ctx, done := cancelOnDisconnect(ctx, c.Conn)
 	defer done()
+	held, err := i.takeSlot(ctx, c, stmt)
+	if err != nil {
+		return err
+	}
+	if held {
+		defer i.s.admission.Release()
+	}
+	i.s.counters.running.Add(1)
+	defer i.s.counters.running.Add(-1)
 	if isPersist(stmt) {
 		return i.persisting(c, stmt, callback, func(cb resultCallback) error { return run(ctx, cb) })
 	}
@@ -87,10 +94,17 @@ func (i *interceptor) StmtExecute(ctx context.Context, chain gms.Chain, c *mysql
 	if err := i.admit(c, prepare.PrepareStmt); err != nil {
 		return err
 	}
-	i.s.counters.running.Add(1)
-	defer i.s.counters.running.Add(-1)
 	ctx, done := cancelOnDisconnect(ctx, c.Conn)
 	defer done()
+	held, err := i.takeSlot(ctx, c, prepare.PrepareStmt)
+	if err != nil {
+		return err
+	}
+	if held {
+		defer i.s.admission.Release()
+	}
+	i.s.counters.running.Add(1)
+	defer i.s.counters.running.Add(-1)
 	return chain.ComStmtExecute(ctx, c, prepare, callback)
 }
 

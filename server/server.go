@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"overloadsql/admission"
 	"overloadsql/overload"
 	"overloadsql/server/config"
 	"overloadsql/tables"
@@ -49,12 +50,14 @@ type Server struct {
 	auth      *authServer
 	variables *variables
 
-	sampler  *overload.Sampler
-	registry *warnings.Registry
-	monitor  *warnings.Monitor
+	sampler   *overload.Sampler
+	admission *admission.Controller
+	registry  *warnings.Registry
+	monitor   *warnings.Monitor
 
-	rejectLog *rateLimitedLog
-	reloadMu  sync.Mutex
+	rejectLog    *rateLimitedLog
+	admissionLog *rateLimitedLog
+	reloadMu     sync.Mutex
 	// fromFile is the configuration as last loaded from the file (with the persisted values),
 	// before any SET GLOBAL; guarded by reloadMu.
 	fromFile *config.Config
@@ -94,6 +97,8 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	s.cfg.Store(running)
 	s.fromFile = running
 	s.rejectLog = newRateLimitedLog(s.logger, "statements rejected: CPU overloaded")
+	s.admissionLog = newRateLimitedLog(s.logger, "statements rejected: no CPU slot")
+	s.admission = admission.New(admissionLimits(running), admission.Options{})
 
 	s.monitor = warnings.NewMonitor(s.registry, warningsConfig(running), s.logger)
 	if err := s.applySuppress(running); err != nil {
@@ -104,6 +109,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		Settings:          samplerSettings(running),
 		OnSample:          s.onSample,
 		RunningStatements: func() int { return int(s.counters.running.Load()) },
+		QueueWait:         s.admission.QueueWait,
 	})
 
 	s.auth = newAuthServer(running.Users)
@@ -165,7 +171,7 @@ func (s *Server) systemDatabase() *tables.Database {
 	return tables.NewDatabase(
 		tables.AsynchronousMetrics(s.asynchronousMetrics),
 		tables.Events(s.events),
-		tables.Metrics(func() []tables.Gauge { return s.counters.gauges(s.registry.Len()) }),
+		tables.Metrics(func() []tables.Gauge { return s.counters.gauges(s.registry.Len(), s.admission.State()) }),
 		tables.Warnings(s.registry.List),
 		tables.ServerSettings(s.serverSettings),
 		tables.Settings(s.variables.rows),
@@ -249,9 +255,17 @@ func (s *Server) Serve(ctx context.Context) error {
 		s.sampler.Run(ctx)
 		s.sampler.Close()
 	}()
+	adjusting := make(chan struct{})
+	go func() {
+		defer close(adjusting)
+		s.admission.Run(ctx, admission.NewGoScheduler(), admissionTick, func(err error) {
+			s.logger.Warn("CPU slots no longer adapt; the count stays where it is", "err", err)
+		})
+	}()
 	defer func() {
 		cancel()
 		<-sampling
+		<-adjusting
 	}()
 	if s.cfg.Load().Path != "" {
 		if err := config.Watch(ctx, s.cfg.Load().Path, s.logger, func() { s.Reload("file changed") }); err != nil {
