@@ -14,6 +14,7 @@
 //   - Kernel run-queue wait (schedstat's second field): the threads were
 //     runnable while another process, or a CPU quota, had the CPU — a noisy
 //     neighbour.
+//
 //   - Go run-queue wait: the runtime sizes GOMAXPROCS to the CPUs the process
 //     may use, so when the server itself has more runnable goroutines than
 //     CPUs its threads do not queue in the kernel; its goroutines queue in the
