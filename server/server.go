@@ -107,6 +107,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	})
 
 	s.auth = newAuthServer(running.Users)
+	s.auth.delays = newLoginDelays(s.loginDelaySettings, time.Sleep, &s.counters)
 	s.variables = newVariables(s)
 	s.engine = s.buildEngine(running)
 	if err := s.variables.register(); err != nil {
@@ -124,14 +125,33 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 			return nil, fmt.Errorf("listen on %s (admin_listen): %w", running.AdminListen, err)
 		}
 	}
+	limitsLog := newRateLimitedLog(s.logger, "client limits")
+	limits := func() *clientLimits {
+		return &clientLimits{
+			maxPacket:      func() int { return s.cfg.Load().MaxAllowedPacket },
+			connectTimeout: func() time.Duration { return s.cfg.Load().ConnectTimeout },
+			handshakes: newHandshakes(func() int { return s.cfg.Load().MaxUnauthenticatedConnections },
+				&s.counters, limitsLog),
+			counters: &s.counters,
+			log:      limitsLog,
+		}
+	}
+	refusedLog := newRateLimitedLog(s.logger, "connections refused")
 	s.gate = &gate{
 		settings: s.dropSettings,
 		overload: s.sampler.Overload,
 		random:   s.random,
 		counters: &s.counters,
-		log:      newRateLimitedLog(s.logger, "connections refused"),
+		log:      refusedLog,
+		limits:   limits(),
 	}
-	s.listener = newListener(main, admin, s.gate)
+	adminGate := &adminGate{
+		max:      func() int64 { return int64(s.cfg.Load().AdminMaxConnections) },
+		counters: &s.counters,
+		log:      refusedLog,
+		limits:   limits(),
+	}
+	s.listener = newListener(main, admin, s.gate, adminGate)
 
 	interceptors := &gms.InterceptorChain{}
 	interceptors.WithInterceptor(&interceptor{s: s})
