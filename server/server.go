@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"overloadsql/httpapi"
 	"overloadsql/overload"
 	"overloadsql/server/config"
 	"overloadsql/tables"
@@ -48,6 +49,7 @@ type Server struct {
 	gate      *gate
 	auth      *authServer
 	variables *variables
+	http      *httpapi.Server // nil when http_listen is off
 
 	sampler  *overload.Sampler
 	registry *warnings.Registry
@@ -66,6 +68,7 @@ type Server struct {
 
 	shutdown     chan struct{} // closed by Shutdown
 	shutdownOnce sync.Once
+	stopping     atomic.Bool // set when Shutdown starts: /ready answers 503
 	serving      atomic.Bool
 	stopped      chan struct{} // closed when Serve returns
 }
@@ -132,6 +135,12 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		log:      newRateLimitedLog(s.logger, "connections refused"),
 	}
 	s.listener = newListener(main, admin, s.gate)
+	if running.HTTPListen != "" {
+		if s.http, err = httpapi.Listen(running.HTTPListen, httpapi.Options{State: httpState{s}, Logger: s.logger}); err != nil {
+			s.listener.Close()
+			return nil, err
+		}
+	}
 
 	interceptors := &gms.InterceptorChain{}
 	interceptors.WithInterceptor(&interceptor{s: s})
@@ -147,6 +156,9 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	}, s.engine, sql.NewContext, s.sessionBuilder, eventListener{&s.counters})
 	if err != nil {
 		s.listener.Close()
+		if s.http != nil {
+			s.http.Close()
+		}
 		return nil, fmt.Errorf("start protocol server: %w", err)
 	}
 	return s, nil
@@ -165,7 +177,7 @@ func (s *Server) systemDatabase() *tables.Database {
 	return tables.NewDatabase(
 		tables.AsynchronousMetrics(s.asynchronousMetrics),
 		tables.Events(s.events),
-		tables.Metrics(func() []tables.Gauge { return s.counters.gauges(s.registry.Len()) }),
+		tables.Metrics(s.gauges),
 		tables.Warnings(s.registry.List),
 		tables.ServerSettings(s.serverSettings),
 		tables.Settings(s.variables.rows),
@@ -237,6 +249,14 @@ func (s *Server) AdminAddr() net.Addr {
 	return s.listener.admin.Addr()
 }
 
+// HTTPAddr is the HTTP listener's address, nil when http_listen is off.
+func (s *Server) HTTPAddr() net.Addr {
+	if s.http == nil {
+		return nil
+	}
+	return s.http.Addr()
+}
+
 // Serve samples and serves until Shutdown.
 func (s *Server) Serve(ctx context.Context) error {
 	s.serving.Store(true)
@@ -258,7 +278,11 @@ func (s *Server) Serve(ctx context.Context) error {
 			s.logger.Warn("config file is not watched; reload with SIGHUP or SYSTEM RELOAD CONFIG", "err", err)
 		}
 	}
-	s.logger.Info("overloadsql ready", "listen", s.Addr().String(), "admin_listen", addrString(s.AdminAddr()))
+	if s.http != nil {
+		go s.serveHTTP()
+	}
+	s.logger.Info("overloadsql ready", "listen", s.Addr().String(), "admin_listen", addrString(s.AdminAddr()),
+		"http_listen", addrString(s.HTTPAddr()))
 	// The protocol layer's own Start would only add log lines about LOAD DATA.
 	s.protocol.Listener.Accept()
 	select {
@@ -276,8 +300,10 @@ func addrString(a net.Addr) string {
 }
 
 // Shutdown stops accepting connections, then waits for running statements to finish, at most
-// until ctx is done or shutdown_timeout_s has passed.
+// until ctx is done or shutdown_timeout_s has passed. The HTTP listener answers /ready with 503
+// meanwhile, and stops last.
 func (s *Server) Shutdown(ctx context.Context) error {
+	s.stopping.Store(true)
 	s.listener.Close()
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Load().ShutdownTimeout)
 	defer cancel()
@@ -291,6 +317,11 @@ wait:
 			err = fmt.Errorf("shutdown: %d statement(s) still running: %w", s.counters.running.Load(), ctx.Err())
 			break wait
 		case <-tick.C:
+		}
+	}
+	if s.http != nil {
+		if herr := s.shutdownHTTP(); herr != nil {
+			s.logger.Warn("shutdown", "err", herr)
 		}
 	}
 	s.shutdownOnce.Do(func() { close(s.shutdown) })
