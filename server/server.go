@@ -56,10 +56,16 @@ type Server struct {
 	monitor  *warnings.Monitor
 
 	rejectLog *rateLimitedLog
-	reloadMu  sync.Mutex
+	// reloadMu makes reloads one at a time; see the lock order in the package comment.
+	reloadMu sync.Mutex
+	// settingsMu is the settings lock: every change of the running configuration, of the
+	// simulation and of the engine's globals that show them holds it.
+	settingsMu sync.Mutex
 	// fromFile is the configuration as last loaded from the file (with the persisted values),
-	// before any SET GLOBAL; guarded by reloadMu.
+	// before any SET GLOBAL; guarded by settingsMu.
 	fromFile *config.Config
+	// staged are the global changes of the statements running now (see commitSettings).
+	staged staging
 	// reloadFailure is the warning of the last reload while it failed, nil after a good one.
 	reloadFailure atomic.Pointer[warnings.Warning]
 	// blind are the keys of the warnings about unavailable measurement sources; only the
@@ -257,7 +263,10 @@ func (s *Server) HTTPAddr() net.Addr {
 	return s.http.Addr()
 }
 
-// Serve samples and serves until Shutdown.
+// Serve samples and serves until Shutdown (or ctx is done), then returns nil. An error that
+// ends a listener's accept loop (anything but a temporary shortage) ends Serve with that error,
+// after the listeners are closed: a server whose main or admin listener is dead must not look
+// alive.
 func (s *Server) Serve(ctx context.Context) error {
 	s.serving.Store(true)
 	defer close(s.stopped)
@@ -284,7 +293,15 @@ func (s *Server) Serve(ctx context.Context) error {
 	s.logger.Info("overloadsql ready", "listen", s.Addr().String(), "admin_listen", addrString(s.AdminAddr()),
 		"http_listen", addrString(s.HTTPAddr()))
 	// The protocol layer's own Start would only add log lines about LOAD DATA.
-	s.protocol.Listener.Accept()
+	s.protocol.Listener.Accept() // returns when the listener is closed or an accept loop failed
+	if err := s.listener.failure(); err != nil {
+		s.stopping.Store(true)
+		s.listener.Close()
+		if s.http != nil {
+			_ = s.http.Close()
+		}
+		return err
+	}
 	select {
 	case <-ctx.Done():
 	case <-s.shutdown:
@@ -315,6 +332,7 @@ wait:
 		select {
 		case <-ctx.Done():
 			err = fmt.Errorf("shutdown: %d statement(s) still running: %w", s.counters.running.Load(), ctx.Err())
+			s.logger.Warn("shutdown timeout: stopping with statements still running", "err", err)
 			break wait
 		case <-tick.C:
 		}

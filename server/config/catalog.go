@@ -464,3 +464,21 @@ func Persistable(name string) bool {
 	}
 	return false
 }
+
+// SetValues sets several server settings and session defaults (name -> text) as one change: each
+// value is parsed, then the result is validated as a whole, so relations between the values are
+// checked once they are all in place and the order does not matter. On error c is unchanged and
+// the error names the key. This is SET GLOBAL / SET PERSIST of several variables in one statement.
+func (c *Config) SetValues(values map[string]string) error {
+	n := c.Clone()
+	for _, name := range sortedKeys(values) {
+		if err := n.set(name, values[name]); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	if err := n.Validate(); err != nil {
+		return err
+	}
+	*c = *n
+	return nil
+}
