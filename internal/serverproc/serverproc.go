@@ -27,9 +27,14 @@ func FreeLoopbackAddr() (string, error) {
 }
 
 // ConfigText is a config for listeners on addr and admin, with top (TOML for top-level keys)
-// before sections (TOML after them).
+// before sections (TOML after them). The HTTP listener is off unless top sets http_listen, so
+// that servers started side by side do not compete for its default port.
 func ConfigText(addr, admin, top, sections string) string {
-	return fmt.Sprintf("listen = %q\nadmin_listen = %q\n%s\n%s\n", addr, admin, top, sections)
+	http := "http_listen = \"\"\n"
+	if strings.Contains(top, "http_listen") {
+		http = ""
+	}
+	return fmt.Sprintf("listen = %q\nadmin_listen = %q\n%s%s\n%s\n", addr, admin, http, top, sections)
 }
 
 // WriteConfig writes dir/config.toml for free loopback ports and returns its path and the

@@ -63,6 +63,9 @@ var serverSettings = []serverSettingDef{
 	{name: "admin_listen", kind: kindString,
 		description: "Address (host:port) of the listener for admin users, never subject to connection dropping or max_connections; empty disables it.",
 		field:       func(c *Config) any { return &c.AdminListen }},
+	{name: "http_listen", kind: kindString,
+		description: "Address (host:port) of the HTTP listener: /metrics, /ping and /ready; empty disables it.",
+		field:       func(c *Config) any { return &c.HTTPListen }},
 	{name: "max_connections", kind: kindInteger, reloadable: true,
 		description: "Maximum number of client connections on listen; a connection over it gets error 1040.",
 		field:       func(c *Config) any { return &c.MaxConnections }},
@@ -481,4 +484,22 @@ func Persistable(name string) bool {
 		}
 	}
 	return false
+}
+
+// SetValues sets several server settings and session defaults (name -> text) as one change: each
+// value is parsed, then the result is validated as a whole, so relations between the values are
+// checked once they are all in place and the order does not matter. On error c is unchanged and
+// the error names the key. This is SET GLOBAL / SET PERSIST of several variables in one statement.
+func (c *Config) SetValues(values map[string]string) error {
+	n := c.Clone()
+	for _, name := range sortedKeys(values) {
+		if err := n.set(name, values[name]); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	if err := n.Validate(); err != nil {
+		return err
+	}
+	*c = *n
+	return nil
 }

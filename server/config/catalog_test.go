@@ -10,12 +10,13 @@ import (
 
 func TestServerSettingsCatalog(t *testing.T) {
 	settings := ServerSettings()
-	if len(settings) != 25 {
-		t.Errorf("ServerSettings: %d settings, want 25 (19 top-level + 6 warnings)", len(settings))
+	if len(settings) != 26 {
+		t.Errorf("ServerSettings: %d settings, want 26 (20 top-level + 6 warnings)", len(settings))
 	}
 	want := map[string]ServerSetting{
 		"listen":                          {Type: "String", Default: "127.0.0.1:9004", Reloadable: false},
 		"admin_listen":                    {Type: "String", Default: "127.0.0.1:9005", Reloadable: false},
+		"http_listen":                     {Type: "String", Default: "127.0.0.1:9363", Reloadable: false},
 		"max_connections":                 {Type: "UInt64", Default: "1024", Reloadable: true},
 		"shutdown_timeout_s":              {Type: "UInt64", Default: "10", Reloadable: true},
 		"connect_timeout":                 {Type: "UInt64", Default: "10", Reloadable: true},

@@ -19,6 +19,7 @@ type Config struct {
 
 	Listen                          string        // listen (restart needed)
 	AdminListen                     string        // admin_listen, "" disables (restart needed)
+	HTTPListen                      string        // http_listen, "" disables (restart needed)
 	MaxConnections                  int           // max_connections
 	ShutdownTimeout                 time.Duration // shutdown_timeout_s
 	ConnectTimeout                  time.Duration // connect_timeout
@@ -86,6 +87,7 @@ func Default() *Config {
 	return &Config{
 		Listen:                          "127.0.0.1:9004",
 		AdminListen:                     "127.0.0.1:9005",
+		HTTPListen:                      "127.0.0.1:9363",
 		MaxConnections:                  1024,
 		ShutdownTimeout:                 10 * time.Second,
 		ConnectTimeout:                  10 * time.Second,
@@ -168,6 +170,15 @@ func (c *Config) Validate() error {
 		if c.AdminListen == c.Listen {
 			add(pairErrorf([]string{"admin_listen"}, []string{"listen"},
 				"admin_listen (%q) must differ from listen", c.AdminListen))
+		}
+	}
+	if c.HTTPListen != "" {
+		add(checkAddress("http_listen", c.HTTPListen))
+		for _, other := range []struct{ key, addr string }{{"listen", c.Listen}, {"admin_listen", c.AdminListen}} {
+			if c.HTTPListen == other.addr {
+				add(pairErrorf([]string{"http_listen"}, []string{other.key},
+					"http_listen (%q) must differ from %s", c.HTTPListen, other.key))
+			}
 		}
 	}
 	if c.MaxConnections < 1 {
