@@ -170,7 +170,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 
 	interceptors := &gms.InterceptorChain{}
 	interceptors.WithInterceptor(&interceptor{s: s})
-	s.protocol, err = gms.NewServer(gms.Config{
+	s.protocol, err = gms.NewServerWithHandler(gms.Config{
 		Protocol: "tcp",
 		Address:  running.Listen,
 		Listener: s.listener,
@@ -179,7 +179,9 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 			lc.AuthServer = s.auth
 			return gms.MySQLProtocolListenerFactory(c, lc, sel)
 		},
-	}, s.engine, sql.NewContext, s.sessionBuilder, eventListener{&s.counters})
+	}, s.engine, sql.NewContext, s.sessionBuilder, eventListener{&s.counters}, func(h mysql.Handler) (mysql.Handler, error) {
+		return protocolHandler{Handler: h, s: s}, nil
+	})
 	if err != nil {
 		s.listener.Close()
 		if s.http != nil {
@@ -231,6 +233,8 @@ type client struct {
 
 	cached atomic.Bool
 	lo, hi atomic.Uint64 // math.Float64bits
+
+	errorLog logBudget // failed statements this connection may still log
 }
 
 // thresholds returns the session's min and max ratio to throw. They are read from the session
