@@ -193,7 +193,8 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 }
 
 func (s *Server) buildEngine(cfg *config.Config) *sqle.Engine {
-	provider := memory.NewDBProvider(memory.NewDatabase(mainDatabase), s.systemDatabase())
+	provider := newBoundedProvider(memory.NewDBProvider(memory.NewDatabase(mainDatabase), s.systemDatabase()),
+		func() int { return s.cfg.Load().MaxAllowedPacket })
 	engine := sqle.NewDefault(provider)
 	engine.Parser = systemParser{next: engine.Parser}
 	grantPrivileges(engine.Analyzer.Catalog.MySQLDb, cfg.Users)
