@@ -430,3 +430,24 @@ func TestBigValuesAreNull(t *testing.T) {
 	}
 	s.alive(t, "functions building big values")
 }
+
+// GROUP_CONCAT builds its result up to group_concat_max_len, which may not exceed
+// max_allowed_packet. (Before: any value, so one statement could build a value of any size.)
+func TestGroupConcatIsBounded(t *testing.T) {
+	s := startServer(t, serverOptions{top: "max_allowed_packet = 1048576\n"})
+	db, err := s.db().Conn(context.Background()) // one session throughout
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	_, err = db.ExecContext(context.Background(), "SET group_concat_max_len = 1000000000")
+	if me := mysqlError(t, err); me.Number != 1231 || !strings.Contains(me.Message, "max_allowed_packet") {
+		t.Errorf("SET group_concat_max_len over max_allowed_packet: %v, want 1231", err)
+	}
+	mustExec(t, db, "SET group_concat_max_len = 1048576")
+	mustExec(t, db, "CREATE TABLE main.gc (v LONGTEXT)")
+	mustExec(t, db, "INSERT INTO main.gc VALUES (REPEAT('a', 600000)), (REPEAT('b', 600000))")
+	if got := queryStrings(t, db, "SELECT LENGTH(GROUP_CONCAT(v)) FROM main.gc"); got[0] != "1048576" {
+		t.Errorf("GROUP_CONCAT of 1.2 MB: LENGTH = %s, want 1048576 (cut at group_concat_max_len)", got[0])
+	}
+}

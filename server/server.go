@@ -122,6 +122,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	if err := s.variables.register(); err != nil {
 		return nil, err
 	}
+	s.boundGroupConcat()
 
 	main, err := net.Listen("tcp", running.Listen)
 	if err != nil {
