@@ -271,17 +271,17 @@ func (c *packetConn) parse(b []byte) {
 				c.emitCaptured()
 			}
 		case c.nHeader < 4:
-			c.header[c.nHeader] = b[0]
-			c.nHeader++
-			b = b[1:]
+			k := copy(c.header[c.nHeader:], b)
+			c.nHeader += k
+			b = b[k:]
 			if c.nHeader == 4 {
 				c.startPacket()
 			}
 		default:
 			// A command packet's header is held until its prefix is complete.
-			c.prefix[c.nPrefix] = b[0]
-			c.nPrefix++
-			b = b[1:]
+			k := copy(c.prefix[c.nPrefix:c.prefixLen], b)
+			c.nPrefix += k
+			b = b[k:]
 			if c.nPrefix == c.prefixLen {
 				c.startCommand()
 			}
