@@ -54,6 +54,7 @@ type Server struct {
 	sampler  *overload.Sampler
 	registry *warnings.Registry
 	monitor  *warnings.Monitor
+	recorder *recorder // the history: system.*_log and the dashboard
 
 	rejectLog *rateLimitedLog
 	// reloadMu makes reloads one at a time; see the lock order in the package comment.
@@ -102,6 +103,8 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	}
 	s.cfg.Store(running)
 	s.fromFile = running
+	s.recorder = newRecorder(running.MetricLogRetention)
+	s.registry.SetObserver(s.recorder.observeWarning)
 	s.rejectLog = newRateLimitedLog(s.logger, "statements rejected: CPU overloaded")
 
 	s.monitor = warnings.NewMonitor(s.registry, warningsConfig(running), s.logger)
@@ -142,7 +145,11 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	}
 	s.listener = newListener(main, admin, s.gate)
 	if running.HTTPListen != "" {
-		if s.http, err = httpapi.Listen(running.HTTPListen, httpapi.Options{State: httpState{s}, Logger: s.logger}); err != nil {
+		if s.http, err = httpapi.Listen(running.HTTPListen, httpapi.Options{
+			State: httpState{s}, Logger: s.logger,
+			Metrics: s.recorder.metrics, Warnings: s.recorder.warnings, Retention: running.MetricLogRetention,
+			Authenticate: s.auth.checkAdminPassword,
+		}); err != nil {
 			s.listener.Close()
 			return nil, err
 		}
@@ -185,6 +192,9 @@ func (s *Server) systemDatabase() *tables.Database {
 		tables.Events(s.events),
 		tables.Metrics(s.gauges),
 		tables.Warnings(s.registry.List),
+		tables.AsynchronousMetricLog(s.asynchronousMetricLog),
+		tables.MetricLog(s.metricLog),
+		tables.WarningLog(s.warningLog),
 		tables.ServerSettings(s.serverSettings),
 		tables.Settings(s.variables.rows),
 	)

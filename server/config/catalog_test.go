@@ -10,13 +10,14 @@ import (
 
 func TestServerSettingsCatalog(t *testing.T) {
 	settings := ServerSettings()
-	if len(settings) != 19 {
-		t.Errorf("ServerSettings: %d settings, want 19 (13 top-level + 6 warnings)", len(settings))
+	if len(settings) != 20 {
+		t.Errorf("ServerSettings: %d settings, want 20 (14 top-level + 6 warnings)", len(settings))
 	}
 	want := map[string]ServerSetting{
 		"listen":                                        {Type: "String", Default: "127.0.0.1:9004", Reloadable: false},
 		"admin_listen":                                  {Type: "String", Default: "127.0.0.1:9005", Reloadable: false},
 		"http_listen":                                   {Type: "String", Default: "127.0.0.1:9363", Reloadable: false},
+		"metric_log_retention_s":                        {Type: "UInt64", Default: "3600", Reloadable: false},
 		"max_connections":                               {Type: "UInt64", Default: "1024", Reloadable: true},
 		"shutdown_timeout_s":                            {Type: "UInt64", Default: "10", Reloadable: true},
 		"os_cpu_busy_time_threshold":                    {Type: "UInt64", Default: "1000000", Reloadable: true},

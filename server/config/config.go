@@ -20,6 +20,7 @@ type Config struct {
 	Listen                          string        // listen (restart needed)
 	AdminListen                     string        // admin_listen, "" disables (restart needed)
 	HTTPListen                      string        // http_listen, "" disables (restart needed)
+	MetricLogRetention              time.Duration // metric_log_retention_s (restart needed)
 	MaxConnections                  int           // max_connections
 	ShutdownTimeout                 time.Duration // shutdown_timeout_s
 	OSCPUBusyTimeThreshold          uint64        // os_cpu_busy_time_threshold, µs
@@ -36,6 +37,9 @@ type Config struct {
 	Constraints map[string]Constraint    // [constraints.<session setting name>]
 	Users       []User                   // [[users]]
 }
+
+// MaxMetricLogRetention bounds metric_log_retention_s: the history is kept in memory.
+const MaxMetricLogRetention = 24 * time.Hour
 
 // Values of overload_enforcement.
 const (
@@ -81,6 +85,7 @@ func Default() *Config {
 		Listen:                          "127.0.0.1:9004",
 		AdminListen:                     "127.0.0.1:9005",
 		HTTPListen:                      "127.0.0.1:9363",
+		MetricLogRetention:              time.Hour,
 		MaxConnections:                  1024,
 		ShutdownTimeout:                 10 * time.Second,
 		OSCPUBusyTimeThreshold:          1_000_000,
@@ -166,6 +171,10 @@ func (c *Config) Validate() error {
 					"http_listen (%q) must differ from %s", c.HTTPListen, other.key))
 			}
 		}
+	}
+	if r := c.MetricLogRetention; r < time.Second || r > MaxMetricLogRetention || r%time.Second != 0 {
+		add(keyErrorf([]string{"metric_log_retention_s"}, "metric_log_retention_s (%s) must be a whole number of seconds from 1 to %d",
+			formatSeconds(r), int(MaxMetricLogRetention/time.Second)))
 	}
 	if c.MaxConnections < 1 {
 		add(keyErrorf([]string{"max_connections"}, "max_connections (%d) must be >= 1", c.MaxConnections))

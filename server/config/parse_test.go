@@ -279,6 +279,11 @@ func TestParseErrors(t *testing.T) {
 			want: `config.toml:1: http_listen ("127.0.0.1:9005") must differ from admin_listen`,
 		},
 		{
+			name: "retention of zero",
+			file: "metric_log_retention_s = 0\n",
+			want: `config.toml:1: metric_log_retention_s (0) must be a whole number of seconds from 1 to 86400`,
+		},
+		{
 			name: "http_listen without a port",
 			file: "http_listen = \"localhost\"\n",
 			want: `config.toml:1: http_listen ("localhost") must be host:port with a numeric port, e.g. "127.0.0.1:9004"`,
