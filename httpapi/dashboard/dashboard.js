@@ -115,6 +115,8 @@ function draw(h) {
     box.querySelector(".absent").textContent = missing.length ? `not on this server: ${missing.join(", ")}` : "";
     const points = present.reduce((n, p) => n + p.data.filter((x) => x !== null).length, 0);
     box.dataset.points = String(points);
+    const first = present.length ? present[0].data.filter((x) => x !== null) : [];
+    box.dataset.last = first.length ? String(first[first.length - 1]) : "";
     box.dataset.series = String(present.length);
     total += points;
   }
