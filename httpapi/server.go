@@ -107,6 +107,9 @@ func Listen(addr string, o Options) (*Server, error) {
 // Addr is the bound address.
 func (s *Server) Addr() net.Addr { return s.listener.Addr() }
 
+// Handler is the request router, for benchmarks and tests that serve it themselves.
+func (s *Server) Handler() http.Handler { return s.http.Handler }
+
 // Serve serves until Shutdown; it returns nil then.
 func (s *Server) Serve() error {
 	if err := s.http.Serve(s.listener); !errors.Is(err, http.ErrServerClosed) {

@@ -171,4 +171,3 @@ func dashboardTraffic(t *testing.T, s *testServer) (stop func()) {
 		wg.Wait()
 	}
 }
-
