@@ -139,7 +139,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		Protocol: "tcp",
 		Address:  running.Listen,
 		Listener: s.listener,
-		Options:  []gms.Option{interceptors.Option()},
+		Options:  []gms.Option{interceptors.Option(), handlerOption(s.logger)},
 		ProtocolListenerFactory: func(c gms.Config, lc mysql.ListenerConfig, sel gms.ServerEventListener) (gms.ProtocolListener, error) {
 			lc.AuthServer = s.auth
 			return gms.MySQLProtocolListenerFactory(c, lc, sel)
@@ -153,7 +153,14 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 }
 
 func (s *Server) buildEngine(cfg *config.Config) *sqle.Engine {
-	provider := memory.NewDBProvider(memory.NewDatabase(mainDatabase), s.systemDatabase())
+	// Primary keys are indexes (as in MySQL): foreign keys may reference them, SHOW INDEX lists
+	// PRIMARY, and `WHERE id = ?` is a lookup instead of a scan. The provider option does the
+	// same for databases made by CREATE DATABASE.
+	main := memory.NewDatabase(mainDatabase)
+	main.EnablePrimaryKeyIndexes()
+	provider := memory.NewDBProvider(main, s.systemDatabase())
+	provider.WithOption(memory.NativeIndexProvider(true))
+	addAnalyzerRules()
 	engine := sqle.NewDefault(provider)
 	engine.Parser = systemParser{next: engine.Parser}
 	grantPrivileges(engine.Analyzer.Catalog.MySQLDb, cfg.Users)
