@@ -13,18 +13,11 @@ import (
 // A minimal MySQL client at the packet level, for the tests that compare bytes with what
 // MySQL 8 sends (drivers hide them).
 
-// Status flags and capability bits of the MySQL protocol.
+// A status flag and a capability bit of the MySQL protocol (more are in rawclient_test.go).
 const (
 	statusAutocommit = 0x0002
 
-	capLongPassword     = 0x00000001
-	capConnectWithDB    = 0x00000008
-	capProtocol41       = 0x00000200
-	capTransactions     = 0x00002000
-	capSecureConnection = 0x00008000
-	capMultiResults     = 0x00020000
-	capPluginAuth       = 0x00080000
-	capDeprecateEOF     = 0x01000000
+	capMultiResults = 0x00020000
 )
 
 // wire is one raw connection.
