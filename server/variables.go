@@ -122,6 +122,7 @@ func (vs *variables) sessionSettingChanged(ctx *sql.Context, scope sql.SystemVar
 		if !vs.isAdmin(ctx) {
 			return errNeedAdmin("SET GLOBAL " + name)
 		}
+		vs.stage(ctx, v)
 		return nil
 	}
 	if vs.isAdmin(ctx) {
@@ -143,9 +144,15 @@ func checkConstraint(constraints map[string]config.Constraint, name string, valu
 	return nil
 }
 
+// simulationChanged stages an admin's SET GLOBAL of a simulation variable; the server's own
+// assignments (putting the globals back after a failed statement) apply at once.
 func (vs *variables) simulationChanged(ctx *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
-	if !internal(ctx) && !vs.isAdmin(ctx) {
-		return errNeedAdmin("SET GLOBAL " + v.Var.GetName())
+	if !internal(ctx) {
+		if !vs.isAdmin(ctx) {
+			return errNeedAdmin("SET GLOBAL " + v.Var.GetName())
+		}
+		vs.stage(ctx, v)
+		return nil
 	}
 	value, _ := v.Val.(float64)
 	sim := vs.s.sampler.Simulation()
@@ -161,18 +168,18 @@ func (vs *variables) simulationChanged(ctx *sql.Context, _ sql.SystemVariableSco
 	return nil
 }
 
-// serverSettingChanged applies SET GLOBAL / SET PERSIST of a server setting: validated against
-// the whole configuration, then swapped in. (The registry's lock is held here: nothing below may
-// touch the system-variable registry.)
+// serverSettingChanged stages SET GLOBAL / SET PERSIST of a server setting; commitSettings
+// validates and applies the statement's changes together when it ends. (The engine's registry
+// lock is held here: see the lock order in the package comment.)
 func (vs *variables) serverSettingChanged(ctx *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
 	if internal(ctx) {
 		return nil
 	}
-	name := v.Var.GetName()
 	if !vs.isAdmin(ctx) {
-		return errNeedAdmin("SET GLOBAL " + name)
+		return errNeedAdmin("SET GLOBAL " + v.Var.GetName())
 	}
-	return vs.s.setServerSetting(name, variableText(v.Val))
+	vs.stage(ctx, v)
+	return nil
 }
 
 // applyDefaults makes the engine's globals show cfg after a reload. A session setting's global

@@ -274,6 +274,16 @@ func TestParseErrors(t *testing.T) {
 			want: `config.toml:1: admin_listen ("127.0.0.1:9005") must differ from listen`,
 		},
 		{
+			name: "http_listen equal to admin_listen",
+			file: "http_listen = \"127.0.0.1:9005\"\n",
+			want: `config.toml:1: http_listen ("127.0.0.1:9005") must differ from admin_listen`,
+		},
+		{
+			name: "http_listen without a port",
+			file: "http_listen = \"localhost\"\n",
+			want: `config.toml:1: http_listen ("localhost") must be host:port with a numeric port, e.g. "127.0.0.1:9004"`,
+		},
+		{
 			name: "window of zero seconds",
 			file: "asynchronous_metrics_update_period_s = 0\n",
 			want: "config.toml:1: asynchronous_metrics_update_period_s (0) must be a whole number of seconds >= 1",
