@@ -65,6 +65,11 @@ var Names = []Name{
 	{tableEvents, "OverloadDroppedConnections", prefix + "overload_dropped_connections_total", 1},
 	{tableEvents, "OverloadDryRunDroppedConnections", prefix + "overload_dry_run_dropped_connections_total", 1},
 	{tableEvents, "MaxConnectionsRejectedConnections", prefix + "max_connections_rejected_connections_total", 1},
+	{tableEvents, "AdminMaxConnectionsRejectedConnections", prefix + "admin_max_connections_rejected_connections_total", 1},
+	{tableEvents, "ConnectTimeoutClosedConnections", prefix + "connect_timeout_closed_connections_total", 1},
+	{tableEvents, "HandshakeEvictedConnections", prefix + "handshake_evicted_connections_total", 1},
+	{tableEvents, "PacketTooLargeClosedConnections", prefix + "packet_too_large_closed_connections_total", 1},
+	{tableEvents, "DelayedLogins", prefix + "delayed_logins_total", 1},
 	{tableEvents, "AdmissionQueueWaitMicroseconds", prefix + "admission_queue_wait_seconds_total", microToSecond},
 
 	{tableMetrics, "MySQLConnection", prefix + "mysql_connections", 1},

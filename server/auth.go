@@ -52,6 +52,7 @@ func newAccount(u config.User) account {
 // that path needs), and keeps non-admins off the admin listener.
 type authServer struct {
 	accounts map[string]account
+	delays   *loginDelays // nil: no delay after failed logins
 }
 
 var _ mysql.AuthServer = (*authServer)(nil)
@@ -101,7 +102,27 @@ type method struct {
 
 func (m method) HandleUser(c *mysql.Conn, user string) bool { return m.handles(user, c.RemoteAddr()) }
 
+// HandleAuthPluginData checks a login. An address with repeated failures waits first (see
+// loginDelays); a success ends the connection's pre-login limits.
 func (m method) HandleAuthPluginData(c *mysql.Conn, user string, serverData, clientData []byte, remote net.Addr) (mysql.Getter, error) {
+	addr := hostOf(remote)
+	if m.s.delays != nil {
+		m.s.delays.wait(addr)
+	}
+	g, err := m.check(c, user, serverData, clientData, remote)
+	if m.s.delays != nil {
+		m.s.delays.record(addr, err == nil)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if p := packetConnOf(c.Conn); p != nil {
+		p.markAuthenticated()
+	}
+	return g, nil
+}
+
+func (m method) check(c *mysql.Conn, user string, serverData, clientData []byte, remote net.Addr) (mysql.Getter, error) {
 	g, err := m.AuthMethod.HandleAuthPluginData(c, user, serverData, clientData, remote)
 	if err != nil {
 		return nil, err

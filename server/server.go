@@ -119,6 +119,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	})
 
 	s.auth = newAuthServer(running.Users)
+	s.auth.delays = newLoginDelays(s.loginDelaySettings, time.Sleep, &s.counters)
 	s.variables = newVariables(s)
 	s.engine = s.buildEngine(running)
 	if err := s.variables.register(); err != nil {
@@ -136,14 +137,33 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 			return nil, fmt.Errorf("listen on %s (admin_listen): %w", running.AdminListen, err)
 		}
 	}
+	limitsLog := newRateLimitedLog(s.logger, "client limits")
+	limits := func() *clientLimits {
+		return &clientLimits{
+			maxPacket:      func() int { return s.cfg.Load().MaxAllowedPacket },
+			connectTimeout: func() time.Duration { return s.cfg.Load().ConnectTimeout },
+			handshakes: newHandshakes(func() int { return s.cfg.Load().MaxUnauthenticatedConnections },
+				&s.counters, limitsLog),
+			counters: &s.counters,
+			log:      limitsLog,
+		}
+	}
+	refusedLog := newRateLimitedLog(s.logger, "connections refused")
 	s.gate = &gate{
 		settings: s.dropSettings,
 		overload: s.sampler.Overload,
 		random:   s.random,
 		counters: &s.counters,
-		log:      newRateLimitedLog(s.logger, "connections refused"),
+		log:      refusedLog,
+		limits:   limits(),
 	}
-	s.listener = newListener(main, admin, s.gate)
+	adminGate := &adminGate{
+		max:      func() int64 { return int64(s.cfg.Load().AdminMaxConnections) },
+		counters: &s.counters,
+		log:      refusedLog,
+		limits:   limits(),
+	}
+	s.listener = newListener(main, admin, s.gate, adminGate)
 	if running.HTTPListen != "" {
 		if s.http, err = httpapi.Listen(running.HTTPListen, httpapi.Options{
 			State: httpState{s}, Logger: s.logger,
@@ -161,7 +181,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		Protocol: "tcp",
 		Address:  running.Listen,
 		Listener: s.listener,
-		Options:  []gms.Option{interceptors.Option()},
+		Options:  []gms.Option{interceptors.Option(), handlerOption(s.logger)},
 		ProtocolListenerFactory: func(c gms.Config, lc mysql.ListenerConfig, sel gms.ServerEventListener) (gms.ProtocolListener, error) {
 			lc.AuthServer = s.auth
 			return gms.MySQLProtocolListenerFactory(c, lc, sel)
@@ -178,7 +198,14 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 }
 
 func (s *Server) buildEngine(cfg *config.Config) *sqle.Engine {
-	provider := memory.NewDBProvider(memory.NewDatabase(mainDatabase), s.systemDatabase())
+	// Primary keys are indexes (as in MySQL): foreign keys may reference them, SHOW INDEX lists
+	// PRIMARY, and `WHERE id = ?` is a lookup instead of a scan. The provider option does the
+	// same for databases made by CREATE DATABASE.
+	main := memory.NewDatabase(mainDatabase)
+	main.EnablePrimaryKeyIndexes()
+	provider := memory.NewDBProvider(main, s.systemDatabase())
+	provider.WithOption(memory.NativeIndexProvider(true))
+	addAnalyzerRules()
 	engine := sqle.NewDefault(provider)
 	engine.Parser = systemParser{next: engine.Parser}
 	grantPrivileges(engine.Analyzer.Catalog.MySQLDb, cfg.Users)

@@ -125,6 +125,15 @@ func (s *Server) dropSettings() dropSettings {
 	}
 }
 
+func (s *Server) loginDelaySettings() loginDelaySettings {
+	cfg := s.cfg.Load()
+	return loginDelaySettings{
+		threshold: cfg.FailedLoginThreshold,
+		min:       cfg.FailedLoginMinDelay,
+		max:       cfg.FailedLoginMaxDelay,
+	}
+}
+
 func samplerSettings(cfg *config.Config) overload.Settings {
 	return overload.Settings{
 		Interval:        cfg.OverloadSampleInterval,

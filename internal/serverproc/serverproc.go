@@ -60,8 +60,12 @@ type Options struct {
 	// Pin runs the server under taskset -c Pin ("0"); empty: not pinned. taskset execs the
 	// server, so the process id stays the server's.
 	Pin string
-	Env []string  // added to the environment
-	Log io.Writer // the server's stdout and stderr
+	// AddressSpace, when not 0, runs the server under prlimit --as=AddressSpace (bytes), so an
+	// allocation a limit should have prevented fails the server instead of the machine.
+	// prlimit execs the server, so the process id stays the server's.
+	AddressSpace uint64
+	Env          []string  // added to the environment
+	Log          io.Writer // the server's stdout and stderr
 }
 
 // Process is one running server.
@@ -76,6 +80,9 @@ func Start(o Options) (*Process, error) {
 	args := []string{o.Binary, "--config", o.ConfigPath}
 	if o.Pin != "" {
 		args = append([]string{"taskset", "-c", o.Pin}, args...)
+	}
+	if o.AddressSpace != 0 {
+		args = append([]string{"prlimit", fmt.Sprintf("--as=%d", o.AddressSpace), "--"}, args...)
 	}
 	p := &Process{cmd: exec.Command(args[0], args[1:]...), exited: make(chan struct{})}
 	p.cmd.Dir = filepath.Dir(o.ConfigPath)

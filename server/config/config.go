@@ -23,6 +23,13 @@ type Config struct {
 	MetricLogRetention              time.Duration // metric_log_retention_s (restart needed)
 	MaxConnections                  int           // max_connections
 	ShutdownTimeout                 time.Duration // shutdown_timeout_s
+	ConnectTimeout                  time.Duration // connect_timeout
+	MaxAllowedPacket                int           // max_allowed_packet, bytes
+	AdminMaxConnections             int           // admin_max_connections
+	MaxUnauthenticatedConnections   int           // max_unauthenticated_connections, per listener
+	FailedLoginThreshold            int           // connection_control_failed_connections_threshold, 0 = off
+	FailedLoginMinDelay             time.Duration // connection_control_min_connection_delay, ms
+	FailedLoginMaxDelay             time.Duration // connection_control_max_connection_delay, ms
 	OSCPUBusyTimeThreshold          uint64        // os_cpu_busy_time_threshold, µs
 	AsynchronousMetricsUpdatePeriod time.Duration // asynchronous_metrics_update_period_s
 	OverloadSampleInterval          time.Duration // overload_sample_interval_ms
@@ -88,6 +95,13 @@ func Default() *Config {
 		MetricLogRetention:              time.Hour,
 		MaxConnections:                  1024,
 		ShutdownTimeout:                 10 * time.Second,
+		ConnectTimeout:                  10 * time.Second,
+		MaxAllowedPacket:                64 << 20,
+		AdminMaxConnections:             64,
+		MaxUnauthenticatedConnections:   64,
+		FailedLoginThreshold:            3,
+		FailedLoginMinDelay:             time.Second,
+		FailedLoginMaxDelay:             10 * time.Second,
 		OSCPUBusyTimeThreshold:          1_000_000,
 		AsynchronousMetricsUpdatePeriod: time.Second,
 		OverloadSampleInterval:          100 * time.Millisecond,
@@ -182,6 +196,7 @@ func (c *Config) Validate() error {
 	if c.ShutdownTimeout < 0 {
 		add(keyErrorf([]string{"shutdown_timeout_s"}, "shutdown_timeout_s (%s) must be >= 0", formatSeconds(c.ShutdownTimeout)))
 	}
+	errs = append(errs, c.validateLimits()...)
 	period := c.AsynchronousMetricsUpdatePeriod
 	periodOK := period >= time.Second && period%time.Second == 0
 	if !periodOK {
@@ -211,6 +226,46 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validateSessionSettings()...)
 	errs = append(errs, validateUsers(c.Users)...)
 	return errors.Join(errs...)
+}
+
+// Bounds of max_allowed_packet, MySQL's.
+const (
+	MinAllowedPacket = 1 << 10
+	MaxAllowedPacket = 1 << 30
+)
+
+// validateLimits checks the settings that bound what one client may cost.
+func (c *Config) validateLimits() []error {
+	var errs []error
+	if c.ConnectTimeout < time.Second || c.ConnectTimeout%time.Second != 0 {
+		errs = append(errs, keyErrorf([]string{"connect_timeout"},
+			"connect_timeout (%s) must be a whole number of seconds >= 1", formatSeconds(c.ConnectTimeout)))
+	}
+	if c.MaxAllowedPacket < MinAllowedPacket || c.MaxAllowedPacket > MaxAllowedPacket {
+		errs = append(errs, keyErrorf([]string{"max_allowed_packet"},
+			"max_allowed_packet (%d) must be between %d and %d bytes", c.MaxAllowedPacket, MinAllowedPacket, MaxAllowedPacket))
+	}
+	for _, k := range []struct {
+		name string
+		v    int
+	}{{"admin_max_connections", c.AdminMaxConnections}, {"max_unauthenticated_connections", c.MaxUnauthenticatedConnections}} {
+		if k.v < 1 {
+			errs = append(errs, keyErrorf([]string{k.name}, "%s (%d) must be >= 1", k.name, k.v))
+		}
+	}
+	if c.FailedLoginThreshold < 0 {
+		errs = append(errs, keyErrorf([]string{"connection_control_failed_connections_threshold"},
+			"connection_control_failed_connections_threshold (%d) must be >= 0 (0 turns the delay off)", c.FailedLoginThreshold))
+	}
+	if c.FailedLoginMinDelay < 0 {
+		errs = append(errs, keyErrorf([]string{"connection_control_min_connection_delay"},
+			"connection_control_min_connection_delay (%s) must be >= 0", formatMillis(c.FailedLoginMinDelay)))
+	} else if c.FailedLoginMaxDelay < c.FailedLoginMinDelay {
+		errs = append(errs, pairErrorf([]string{"connection_control_max_connection_delay"}, []string{"connection_control_min_connection_delay"},
+			"connection_control_max_connection_delay (%s) must be >= connection_control_min_connection_delay (%s)",
+			formatMillis(c.FailedLoginMaxDelay), formatMillis(c.FailedLoginMinDelay)))
+	}
+	return errs
 }
 
 func checkAddress(key, addr string) error {

@@ -1,0 +1,156 @@
+package integration
+
+import (
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// These tests check what a MySQL client sees against MySQL 8's behaviour: indexes, status
+// flags, collation, error numbers, identity and the authentication exchange.
+
+func TestPrimaryKeyIsAnIndex(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	for _, q := range []string{
+		"CREATE TABLE parent (id INT PRIMARY KEY, name VARCHAR(20))",
+		"CREATE TABLE child (id INT PRIMARY KEY, parent_id INT, k INT, KEY k_idx (k), FOREIGN KEY (parent_id) REFERENCES parent(id))",
+		"INSERT INTO parent VALUES (1, 'one'), (2, 'two')",
+		"INSERT INTO child VALUES (10, 1, 5), (11, 2, 6)",
+		"CREATE DATABASE other",
+		"CREATE TABLE other.p (id INT PRIMARY KEY)",
+		"CREATE TABLE other.c (id INT PRIMARY KEY, p_id INT, FOREIGN KEY (p_id) REFERENCES other.p(id))",
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if _, err := db.Exec("INSERT INTO child VALUES (12, 3, 7)"); err == nil {
+		t.Error("a child row without parent was accepted; the foreign key is not enforced")
+	}
+
+	var primary bool
+	for _, row := range queryStrings(t, db, "SHOW INDEX FROM parent") {
+		if f := strings.Split(row, "\t"); len(f) > 4 && f[2] == "PRIMARY" && f[4] == "id" {
+			primary = true
+		}
+	}
+	if !primary {
+		t.Errorf("SHOW INDEX FROM parent does not list PRIMARY on id: %q", queryStrings(t, db, "SHOW INDEX FROM parent"))
+	}
+
+	for _, q := range []string{
+		"EXPLAIN PLAN SELECT * FROM parent WHERE id = 1",
+		"EXPLAIN PLAN SELECT * FROM other.p WHERE id = 1",
+		"EXPLAIN PLAN UPDATE child SET k = 8 WHERE id = 10",
+	} {
+		plan := strings.Join(queryStrings(t, db, q), "\n")
+		if !strings.Contains(plan, "IndexedTableAccess") {
+			t.Errorf("%s is not an index lookup:\n%s", q, plan)
+		}
+	}
+	if _, err := db.Exec("UPDATE child SET k = 8 WHERE id = 10"); err != nil {
+		t.Fatal(err)
+	}
+	if got := queryStrings(t, db, "SELECT id FROM child WHERE k = 8"); !slices.Equal(got, []string{"10"}) {
+		t.Errorf("after the update, the secondary index finds %q, want [10]", got)
+	}
+}
+
+// TestHandshakeStatusFlags reads the greeting and the OK packet of the handshake byte by byte:
+// MySQL 8 sets SERVER_STATUS_AUTOCOMMIT (0x0002) in both, since @@autocommit is 1.
+func TestHandshakeStatusFlags(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	w := dialWire(t, s.addr)
+	g := w.greeting()
+	if g.status&statusAutocommit == 0 {
+		t.Errorf("greeting status flags = %#04x, want SERVER_STATUS_AUTOCOMMIT set", g.status)
+	}
+	ok := w.login(g, "default", nil)
+	if ok[0] != 0x00 {
+		t.Fatalf("handshake answered % x, want an OK packet", ok)
+	}
+	if st := okStatus(t, ok); st&statusAutocommit == 0 {
+		t.Errorf("handshake OK packet status flags = %#04x, want SERVER_STATUS_AUTOCOMMIT set", st)
+	}
+}
+
+// TestRollbackUndoesInPythonDrivers is the user's view of the status flags: PyMySQL and
+// mysqlclient open connections with autocommit off by comparing with the handshake's flags.
+func TestRollbackUndoesInPythonDrivers(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	if _, err := s.db().Exec("CREATE TABLE tx (id INT PRIMARY KEY)"); err != nil {
+		t.Fatal(err)
+	}
+	for _, driver := range []string{"pymysql", "MySQLdb"} {
+		t.Run(driver, func(t *testing.T) {
+			out := runPython(t, driver, `
+conn = connect()
+cur = conn.cursor()
+cur.execute("DELETE FROM tx")
+conn.commit()
+cur.execute("INSERT INTO tx VALUES (1)")
+conn.rollback()
+cur.execute("SELECT COUNT(*) FROM tx")
+print("rows after rollback:", cur.fetchone()[0])
+cur.execute("INSERT INTO tx VALUES (2)")
+conn.commit()
+cur.execute("SELECT COUNT(*) FROM tx")
+print("rows after commit:", cur.fetchone()[0])
+`, s.addr, "default", "")
+			if !strings.Contains(out, "rows after rollback: 0") || !strings.Contains(out, "rows after commit: 1") {
+				t.Errorf("ROLLBACK did not undo the insert:\n%s", out)
+			}
+		})
+	}
+}
+
+// python returns Debian's python3 (the one with the Debian client packages). Under CI a
+// missing interpreter or module fails the test; elsewhere it is skipped.
+func python(t testing.TB, module string) string {
+	t.Helper()
+	const bin = "/usr/bin/python3"
+	err := exec.Command(bin, "-c", "import "+module).Run()
+	if err == nil {
+		return bin
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("%s with module %s is missing: .ci/run should have installed it: %v", bin, module, err)
+	}
+	t.Skipf("%s with module %s is not available (apt-get install -y python3-pymysql python3-mysqldb): %v", bin, module, err)
+	return ""
+}
+
+// runPython runs body with a connect() function of the given driver (pymysql or MySQLdb) that
+// connects to addr as user, and returns its combined output; a failing script fails the test.
+func runPython(t testing.TB, driver, body, addr, user, password string) string {
+	t.Helper()
+	bin := python(t, driver)
+	host, port, _ := net.SplitHostPort(addr)
+	var connect string
+	switch driver {
+	case "pymysql":
+		connect = "def connect(**kw):\n    return pymysql.connect(host=HOST, port=PORT, user=USER, password=PASSWORD, database='main', connect_timeout=5, **kw)\n"
+	case "MySQLdb":
+		connect = "def connect(**kw):\n    return MySQLdb.connect(host=HOST, port=PORT, user=USER, password=PASSWORD, database='main', connect_timeout=5, **kw)\n"
+	default:
+		t.Fatalf("unknown driver %s", driver)
+	}
+	script := "import os, sys\nimport " + driver + "\n" +
+		"HOST, PORT, USER, PASSWORD = os.environ['OSQL_HOST'], int(os.environ['OSQL_PORT']), os.environ['OSQL_USER'], os.environ['OSQL_PASSWORD']\n" +
+		connect + body
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "-c", script)
+	cmd.Env = append(os.Environ(), "OSQL_HOST="+host, "OSQL_PORT="+port, "OSQL_USER="+user, "OSQL_PASSWORD="+password)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("python (%s) failed: %v\n%s", driver, err, out)
+	}
+	return string(out)
+}
