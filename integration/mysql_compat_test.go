@@ -154,3 +154,37 @@ func runPython(t testing.TB, driver, body, addr, user, password string) string {
 	}
 	return string(out)
 }
+
+// TestDefaultCollation: MySQL 8's default collation, utf8mb4_0900_ai_ci, compares case- and
+// accent-insensitively; collation_server chooses another at start.
+func TestDefaultCollation(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	got := queryStrings(t, db, "SELECT 'a' = 'A', 'e' = 'é', @@collation_server, @@collation_connection, @@character_set_server")
+	if want := []string{"1\t1\tutf8mb4_0900_ai_ci\tutf8mb4_0900_ai_ci\tutf8mb4"}; !slices.Equal(got, want) {
+		t.Errorf("default collation: got %q, want %q", got, want)
+	}
+	for _, q := range []string{
+		"CREATE TABLE people (id INT PRIMARY KEY, email VARCHAR(100))",
+		"INSERT INTO people VALUES (1, 'Foo@x.com')",
+		"CREATE DATABASE other",
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if got := queryStrings(t, db, "SELECT id FROM people WHERE email = 'foo@X.COM'"); !slices.Equal(got, []string{"1"}) {
+		t.Errorf("case-insensitive lookup found %q, want [1]", got)
+	}
+	for _, q := range []string{"SHOW CREATE TABLE people", "SHOW CREATE DATABASE other"} {
+		if got := strings.Join(queryStrings(t, db, q), " "); !strings.Contains(got, "utf8mb4_0900_ai_ci") {
+			t.Errorf("%s does not show utf8mb4_0900_ai_ci: %s", q, got)
+		}
+	}
+
+	bin := startServer(t, serverOptions{top: `collation_server = "utf8mb4_0900_bin"`})
+	got = queryStrings(t, bin.db(), "SELECT 'a' = 'A', @@collation_server, (SELECT value FROM system.server_settings WHERE name = 'collation_server')")
+	if want := []string{"0\tutf8mb4_0900_bin\tutf8mb4_0900_bin"}; !slices.Equal(got, want) {
+		t.Errorf("collation_server = utf8mb4_0900_bin: got %q, want %q", got, want)
+	}
+}

@@ -118,7 +118,11 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	s.auth = newAuthServer(running.Users)
 	s.auth.delays = newLoginDelays(s.loginDelaySettings, time.Sleep, &s.counters)
 	s.variables = newVariables(s)
-	s.engine = s.buildEngine(running)
+	collation, err := useCollation(running.CollationServer)
+	if err != nil {
+		return nil, err
+	}
+	s.engine = s.buildEngine(running, collation)
 	if err := s.variables.register(); err != nil {
 		return nil, err
 	}
@@ -190,12 +194,13 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	return s, nil
 }
 
-func (s *Server) buildEngine(cfg *config.Config) *sqle.Engine {
+func (s *Server) buildEngine(cfg *config.Config, collation sql.CollationID) *sqle.Engine {
 	// Primary keys are indexes (as in MySQL): foreign keys may reference them, SHOW INDEX lists
 	// PRIMARY, and `WHERE id = ?` is a lookup instead of a scan. The provider option does the
 	// same for databases made by CREATE DATABASE.
 	main := memory.NewDatabase(mainDatabase)
 	main.EnablePrimaryKeyIndexes()
+	main.SetCollation(nil, collation)
 	provider := memory.NewDBProvider(main, s.systemDatabase())
 	provider.WithOption(memory.NativeIndexProvider(true))
 	addAnalyzerRules()

@@ -10,8 +10,8 @@ import (
 
 func TestServerSettingsCatalog(t *testing.T) {
 	settings := ServerSettings()
-	if len(settings) != 26 {
-		t.Errorf("ServerSettings: %d settings, want 26 (20 top-level + 6 warnings)", len(settings))
+	if len(settings) != 27 {
+		t.Errorf("ServerSettings: %d settings, want 27 (21 top-level + 6 warnings)", len(settings))
 	}
 	want := map[string]ServerSetting{
 		"listen":                          {Type: "String", Default: "127.0.0.1:9004", Reloadable: false},
@@ -30,6 +30,7 @@ func TestServerSettingsCatalog(t *testing.T) {
 		"overload_sample_interval_ms":                     {Type: "UInt64", Default: "100", Reloadable: true},
 		"overload_enforcement":                            {Type: "String", Default: "enforce", Reloadable: true},
 		"warning_suppress_regexp":                         {Type: "String", Default: "", Reloadable: true},
+		"collation_server":                                {Type: "String", Default: "utf8mb4_0900_ai_ci", Reloadable: false, Engine: true},
 		"cpu_overload_warn_ratio":                         {Type: "Float64", Default: "0.9", Reloadable: true},
 		"cpu_overload_duration_seconds":                   {Type: "Float64", Default: "600", Reloadable: true},
 		"max_os_cpu_wait_time_ratio_to_drop_connection":   {Type: "Float64", Default: "0", Reloadable: true},
