@@ -188,3 +188,20 @@ func TestDefaultCollation(t *testing.T) {
 		t.Errorf("collation_server = utf8mb4_0900_bin: got %q, want %q", got, want)
 	}
 }
+
+// TestIdentity: one MySQL version everywhere, and overloadsql's name in @@version_comment.
+func TestIdentity(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	got := queryStrings(t, s.db(), "SELECT VERSION(), @@version, @@version_comment")
+	if len(got) != 1 {
+		t.Fatalf("got %q", got)
+	}
+	f := strings.Split(got[0], "\t")
+	g := dialWire(t, s.addr).greeting()
+	if f[0] != g.version || f[1] != g.version || !strings.HasPrefix(g.version, "8.0.") {
+		t.Errorf("versions differ or are not 8.0.x: handshake %q, VERSION() %q, @@version %q", g.version, f[0], f[1])
+	}
+	if f[2] != "overloadsql" {
+		t.Errorf("@@version_comment = %q, want overloadsql", f[2])
+	}
+}

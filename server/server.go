@@ -122,6 +122,9 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := useIdentity(); err != nil {
+		return nil, err
+	}
 	s.engine = s.buildEngine(running, collation)
 	if err := s.variables.register(); err != nil {
 		return nil, err
@@ -177,6 +180,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	s.protocol, err = gms.NewServer(gms.Config{
 		Protocol: "tcp",
 		Address:  running.Listen,
+		Version:  MySQLVersion,
 		Listener: s.listener,
 		Options:  []gms.Option{interceptors.Option(), handlerOption(s.logger)},
 		ProtocolListenerFactory: func(c gms.Config, lc mysql.ListenerConfig, sel gms.ServerEventListener) (gms.ProtocolListener, error) {
