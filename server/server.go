@@ -129,6 +129,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	if err := s.variables.register(); err != nil {
 		return nil, err
 	}
+	registerDiagnosticVariables()
 
 	main, err := net.Listen("tcp", running.Listen)
 	if err != nil {
@@ -210,6 +211,7 @@ func (s *Server) buildEngine(cfg *config.Config, collation sql.CollationID) *sql
 	addAnalyzerRules()
 	engine := sqle.NewDefault(provider)
 	engine.Parser = systemParser{next: engine.Parser}
+	allowViewsOverReadOnlyTables(engine.Analyzer)
 	grantPrivileges(engine.Analyzer.Catalog.MySQLDb, cfg.Users)
 	return engine
 }
@@ -244,6 +246,9 @@ func (s *Server) sessionBuilder(ctx context.Context, conn *mysql.Conn, addr stri
 type client struct {
 	session   *memory.Session
 	persisted memory.GlobalsMap
+	// diagnosticsCtx is the context the handler updates @@warning_count and @@error_count
+	// with; only the connection's goroutine uses it.
+	diagnosticsCtx *sql.Context
 
 	cached atomic.Bool
 	lo, hi atomic.Uint64 // math.Float64bits
