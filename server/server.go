@@ -121,10 +121,18 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	s.auth = newAuthServer(running.Users)
 	s.auth.delays = newLoginDelays(s.loginDelaySettings, time.Sleep, &s.counters)
 	s.variables = newVariables(s)
-	s.engine = s.buildEngine(running)
+	collation, err := useCollation(running.CollationServer)
+	if err != nil {
+		return nil, err
+	}
+	if err := useIdentity(); err != nil {
+		return nil, err
+	}
+	s.engine = s.buildEngine(running, collation)
 	if err := s.variables.register(); err != nil {
 		return nil, err
 	}
+	registerDiagnosticVariables()
 
 	main, err := net.Listen("tcp", running.Listen)
 	if err != nil {
@@ -180,6 +188,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	s.protocol, err = gms.NewServer(gms.Config{
 		Protocol: "tcp",
 		Address:  running.Listen,
+		Version:  MySQLVersion,
 		Listener: s.listener,
 		Options:  []gms.Option{interceptors.Option(), handlerOption(s.logger)},
 		ProtocolListenerFactory: func(c gms.Config, lc mysql.ListenerConfig, sel gms.ServerEventListener) (gms.ProtocolListener, error) {
@@ -197,17 +206,19 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	return s, nil
 }
 
-func (s *Server) buildEngine(cfg *config.Config) *sqle.Engine {
+func (s *Server) buildEngine(cfg *config.Config, collation sql.CollationID) *sqle.Engine {
 	// Primary keys are indexes (as in MySQL): foreign keys may reference them, SHOW INDEX lists
 	// PRIMARY, and `WHERE id = ?` is a lookup instead of a scan. The provider option does the
 	// same for databases made by CREATE DATABASE.
 	main := memory.NewDatabase(mainDatabase)
 	main.EnablePrimaryKeyIndexes()
+	main.SetCollation(nil, collation)
 	provider := memory.NewDBProvider(main, s.systemDatabase())
 	provider.WithOption(memory.NativeIndexProvider(true))
 	addAnalyzerRules()
 	engine := sqle.NewDefault(provider)
 	engine.Parser = systemParser{next: engine.Parser}
+	allowViewsOverReadOnlyTables(engine.Analyzer)
 	grantPrivileges(engine.Analyzer.Catalog.MySQLDb, cfg.Users)
 	return engine
 }
@@ -245,6 +256,9 @@ func (s *Server) sessionBuilder(ctx context.Context, conn *mysql.Conn, addr stri
 type client struct {
 	session   *memory.Session
 	persisted memory.GlobalsMap
+	// diagnosticsCtx is the context the handler updates @@warning_count and @@error_count
+	// with; only the connection's goroutine uses it.
+	diagnosticsCtx *sql.Context
 
 	cached atomic.Bool
 	lo, hi atomic.Uint64 // math.Float64bits

@@ -38,6 +38,7 @@ type Config struct {
 	OverloadEnforcement             string        // overload_enforcement: EnforcementEnforce | EnforcementDryRun
 	MaxServerMemoryUsage            uint64        // max_server_memory_usage, bytes, 0 = none
 	WarningSuppressRegexp           string        // warning_suppress_regexp, "" = none
+	CollationServer                 string        // collation_server: default collation, e.g. utf8mb4_0900_ai_ci
 
 	Warnings    ResourceOverloadWarnings // [resource_overload_warnings]
 	Settings    SessionDefaults          // [settings]
@@ -53,6 +54,12 @@ const (
 	EnforcementEnforce = "enforce" // reject queries and drop connections
 	EnforcementDryRun  = "dry_run" // decide, count and log, but serve
 )
+
+// DefaultCollation is MySQL 8's default collation: accent- and case-insensitive.
+const DefaultCollation = "utf8mb4_0900_ai_ci"
+
+// collationName is the form of a collation name; the server checks that the engine knows it.
+var collationName = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
 
 // ResourceOverloadWarnings holds the thresholds of the CPU and memory warnings: a warning is
 // raised when the value stays at or above the warn ratio for the duration, and cleared when the
@@ -106,6 +113,7 @@ func Default() *Config {
 		AsynchronousMetricsUpdatePeriod: time.Second,
 		OverloadSampleInterval:          100 * time.Millisecond,
 		OverloadEnforcement:             EnforcementEnforce,
+		CollationServer:                 DefaultCollation,
 		Warnings: ResourceOverloadWarnings{
 			CPUWarnRatio:     0.9,
 			CPUClearRatio:    0.8,
@@ -217,6 +225,10 @@ func (c *Config) Validate() error {
 	if c.OverloadEnforcement != EnforcementEnforce && c.OverloadEnforcement != EnforcementDryRun {
 		add(keyErrorf([]string{"overload_enforcement"}, "overload_enforcement (%q) must be %q or %q",
 			c.OverloadEnforcement, EnforcementEnforce, EnforcementDryRun))
+	}
+	if !collationName.MatchString(c.CollationServer) {
+		add(keyErrorf([]string{"collation_server"}, "collation_server (%q) must be a collation name such as %q (SHOW COLLATION lists them)",
+			c.CollationServer, DefaultCollation))
 	}
 	if _, err := regexp.Compile(c.WarningSuppressRegexp); err != nil {
 		add(keyErrorf([]string{"warning_suppress_regexp"}, "warning_suppress_regexp (%q) is not a valid regular expression: %v",

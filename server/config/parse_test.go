@@ -254,6 +254,11 @@ func TestParseErrors(t *testing.T) {
 			want: `config.toml:1: overload_enforcement ("strict") must be "enforce" or "dry_run"`,
 		},
 		{
+			name: "bad collation",
+			file: "collation_server = \"Latin1; DROP\"\n",
+			want: `config.toml:1: collation_server ("Latin1; DROP") must be a collation name such as "utf8mb4_0900_ai_ci" (SHOW COLLATION lists them)`,
+		},
+		{
 			name: "bad regexp",
 			file: "warning_suppress_regexp = \"(\"\n",
 			want: "config.toml:1: warning_suppress_regexp (\"(\") is not a valid regular expression: error parsing regexp: missing closing ): `(`",
