@@ -10,8 +10,8 @@ import (
 
 func TestServerSettingsCatalog(t *testing.T) {
 	settings := ServerSettings()
-	if len(settings) != 27 {
-		t.Errorf("ServerSettings: %d settings, want 27 (21 top-level + 6 warnings)", len(settings))
+	if len(settings) != 28 {
+		t.Errorf("ServerSettings: %d settings, want 28 (22 top-level + 6 warnings)", len(settings))
 	}
 	want := map[string]ServerSetting{
 		"listen":                          {Type: "String", Default: "127.0.0.1:9004", Reloadable: false},
