@@ -115,7 +115,7 @@ func (i *interceptor) ParsedQuery(gms.Chain, *mysql.Conn, string, ast.Statement,
 	return mysql.NewSQLError(mysql.ERNotSupportedYet, mysql.SSUnknownSQLState, "pre-parsed queries are not supported")
 }
 
-// admit decides whether a statement runs under the current CPU overload (SPEC §2). The order
+// admit decides whether a statement runs under the current CPU overload. The order
 // keeps the common cases cheap: not overloaded costs one atomic load; protection off, or a
 // random draw that lets the statement through, costs no look at the statement's text beyond a
 // search for a hint; only a statement about to be rejected is classified (exempt or not).

@@ -16,16 +16,16 @@ import (
 // log line.
 const maxLoggedInput = 1024
 
-// protocolHandler sits between the protocol layer and the engine's handler: it links each
+// guardHandler sits between the protocol layer and the engine's handler: it links each
 // connection's packet reader to the connection's prepared statements, answers a
 // COM_RESET_CONNECTION that comes before any session exists (the engine's handler would
 // dereference the missing session), and logs each failed statement once, as one line.
-type protocolHandler struct {
+type guardHandler struct {
 	mysql.Handler
 	s *Server
 }
 
-func (h protocolHandler) NewConnection(c *mysql.Conn) {
+func (h guardHandler) NewConnection(c *mysql.Conn) {
 	if p := packetConnOf(c.Conn); p != nil {
 		// Called from the connection's goroutine, like every later use of PrepareData.
 		p.prepared = func(id uint32) bool { _, ok := c.PrepareData[id]; return ok }
@@ -33,32 +33,32 @@ func (h protocolHandler) NewConnection(c *mysql.Conn) {
 	h.Handler.NewConnection(c)
 }
 
-func (h protocolHandler) ComResetConnection(c *mysql.Conn) error {
+func (h guardHandler) ComResetConnection(c *mysql.Conn) error {
 	if clientOf(c) == nil {
 		return nil // no session yet: nothing to reset
 	}
 	return h.Handler.ComResetConnection(c)
 }
 
-func (h protocolHandler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
+func (h guardHandler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
 	err := h.Handler.ComQuery(ctx, c, query, callback)
 	h.failed(c, query, err)
 	return err
 }
 
-func (h protocolHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
+func (h guardHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
 	rest, err := h.Handler.ComMultiQuery(ctx, c, query, callback)
 	h.failed(c, strings.TrimSuffix(query, rest), err)
 	return rest, err
 }
 
-func (h protocolHandler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, prepare *mysql.PrepareData) ([]*querypb.Field, error) {
+func (h guardHandler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, prepare *mysql.PrepareData) ([]*querypb.Field, error) {
 	fields, err := h.Handler.ComPrepare(ctx, c, query, prepare)
 	h.failed(c, query, err)
 	return fields, err
 }
 
-func (h protocolHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) error {
+func (h guardHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) error {
 	err := h.Handler.ComStmtExecute(ctx, c, prepare, callback)
 	h.failed(c, prepare.PrepareStmt, err)
 	return err
@@ -67,7 +67,7 @@ func (h protocolHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prep
 // failed logs a failed statement as one line: the error's text (never a stack), the user, the
 // connection id and at most maxLoggedInput bytes of the statement; at most
 // statementLogBurst lines per connection per second, the rest counted in the next line.
-func (h protocolHandler) failed(c *mysql.Conn, stmt string, err error) {
+func (h guardHandler) failed(c *mysql.Conn, stmt string, err error) {
 	if err == nil {
 		return
 	}
