@@ -1,5 +1,10 @@
 package overload
 
+import (
+	"maps"
+	"slices"
+)
+
 // descriptions are the one-line texts of the system.asynchronous_metrics rows.
 var descriptions = map[string]string{
 	"OSCPUOverload":          "Ratio of the time the server's work waited for a CPU to the time it ran, over the trailing window: KernelRunQueueOverload + GoRunQueueOverload + AdmissionQueueOverload, 0 while busy time is at or under os_cpu_busy_time_threshold. Queries and connections are shed on it.",
@@ -20,4 +25,10 @@ var descriptions = map[string]string{
 	"PSICPUSomeAvg10":        "Percent of the last 10 seconds in which some runnable task waited for a CPU (/proc/pressure/cpu).",
 	"PSIMemorySomeAvg10":     "Percent of the last 10 seconds in which some task stalled on memory (/proc/pressure/memory).",
 	"PSIMemoryFullAvg10":     "Percent of the last 10 seconds in which all non-idle tasks stalled on memory at once (/proc/pressure/memory).",
+}
+
+// MetricNames are the names of every row the sampler can publish in system.asynchronous_metrics,
+// present on this machine or not, sorted.
+func MetricNames() []string {
+	return slices.Sorted(maps.Keys(descriptions))
 }

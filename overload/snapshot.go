@@ -66,9 +66,9 @@ type Unavailable struct {
 	Reason string
 }
 
-// Simulation replaces measured values (SPEC §6) for fire drills and
-// deterministic tests. A negative value means that one is off; the zero
-// Simulation simulates three zeros, so start from NoSimulation.
+// Simulation replaces measured values for fire drills and deterministic tests. A negative
+// value means that one is off; the zero Simulation simulates three zeros, so start from
+// NoSimulation.
 type Simulation struct {
 	Overload float64 // replaces OSCPUOverload
 	CPUBusy  float64 // replaces CPUBusyRatio
@@ -83,7 +83,7 @@ func (s Simulation) Active() bool {
 	return s.Overload >= 0 || s.CPUBusy >= 0 || s.Memory >= 0
 }
 
-// Probability is the rejection rule of SPEC §2 and §3: 0 when the rule is
+// Probability is the rejection rule (statements and connections): 0 when the rule is
 // disabled (max <= 0 or max <= min) or r <= 0; otherwise the position of r,
 // clamped to [min, max], between min and max.
 func Probability(r, min, max float64) float64 {

@@ -21,8 +21,17 @@ type Config struct {
 
 	Listen                          string        // listen (restart needed)
 	AdminListen                     string        // admin_listen, "" disables (restart needed)
+	HTTPListen                      string        // http_listen, "" disables (restart needed)
+	MetricLogRetention              time.Duration // metric_log_retention_s (restart needed)
 	MaxConnections                  int           // max_connections
 	ShutdownTimeout                 time.Duration // shutdown_timeout_s
+	ConnectTimeout                  time.Duration // connect_timeout
+	MaxAllowedPacket                int           // max_allowed_packet, bytes
+	AdminMaxConnections             int           // admin_max_connections
+	MaxUnauthenticatedConnections   int           // max_unauthenticated_connections, per listener
+	FailedLoginThreshold            int           // connection_control_failed_connections_threshold, 0 = off
+	FailedLoginMinDelay             time.Duration // connection_control_min_connection_delay, ms
+	FailedLoginMaxDelay             time.Duration // connection_control_max_connection_delay, ms
 	OSCPUBusyTimeThreshold          uint64        // os_cpu_busy_time_threshold, µs
 	AsynchronousMetricsUpdatePeriod time.Duration // asynchronous_metrics_update_period_s
 	OverloadSampleInterval          time.Duration // overload_sample_interval_ms
@@ -33,6 +42,7 @@ type Config struct {
 	OverloadEnforcement             string        // overload_enforcement: EnforcementEnforce | EnforcementDryRun
 	MaxServerMemoryUsage            uint64        // max_server_memory_usage, bytes, 0 = none
 	WarningSuppressRegexp           string        // warning_suppress_regexp, "" = none
+	CollationServer                 string        // collation_server: default collation, e.g. utf8mb4_0900_ai_ci
 
 	Warnings    ResourceOverloadWarnings // [resource_overload_warnings]
 	Settings    SessionDefaults          // [settings]
@@ -40,11 +50,20 @@ type Config struct {
 	Users       []User                   // [[users]]
 }
 
+// MaxMetricLogRetention bounds metric_log_retention_s: the history is kept in memory.
+const MaxMetricLogRetention = 24 * time.Hour
+
 // Values of overload_enforcement.
 const (
 	EnforcementEnforce = "enforce" // reject queries and drop connections
 	EnforcementDryRun  = "dry_run" // decide, count and log, but serve
 )
+
+// DefaultCollation is MySQL 8's default collation: accent- and case-insensitive.
+const DefaultCollation = "utf8mb4_0900_ai_ci"
+
+// collationName is the form of a collation name; the server checks that the engine knows it.
+var collationName = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
 
 // ResourceOverloadWarnings holds the thresholds of the CPU and memory warnings: a warning is
 // raised when the value stays at or above the warn ratio for the duration, and cleared when the
@@ -84,13 +103,23 @@ func Default() *Config {
 	return &Config{
 		Listen:                          "127.0.0.1:9004",
 		AdminListen:                     "127.0.0.1:9005",
+		HTTPListen:                      "127.0.0.1:9363",
+		MetricLogRetention:              time.Hour,
 		MaxConnections:                  1024,
 		ShutdownTimeout:                 10 * time.Second,
+		ConnectTimeout:                  10 * time.Second,
+		MaxAllowedPacket:                64 << 20,
+		AdminMaxConnections:             64,
+		MaxUnauthenticatedConnections:   64,
+		FailedLoginThreshold:            3,
+		FailedLoginMinDelay:             time.Second,
+		FailedLoginMaxDelay:             10 * time.Second,
 		OSCPUBusyTimeThreshold:          1_000_000,
 		AsynchronousMetricsUpdatePeriod: time.Second,
 		OverloadSampleInterval:          100 * time.Millisecond,
 		MaxQueuedStatements:             1000,
 		OverloadEnforcement:             EnforcementEnforce,
+		CollationServer:                 DefaultCollation,
 		Warnings: ResourceOverloadWarnings{
 			CPUWarnRatio:     0.9,
 			CPUClearRatio:    0.8,
@@ -167,12 +196,26 @@ func (c *Config) Validate() error {
 				"admin_listen (%q) must differ from listen", c.AdminListen))
 		}
 	}
+	if c.HTTPListen != "" {
+		add(checkAddress("http_listen", c.HTTPListen))
+		for _, other := range []struct{ key, addr string }{{"listen", c.Listen}, {"admin_listen", c.AdminListen}} {
+			if c.HTTPListen == other.addr {
+				add(pairErrorf([]string{"http_listen"}, []string{other.key},
+					"http_listen (%q) must differ from %s", c.HTTPListen, other.key))
+			}
+		}
+	}
+	if r := c.MetricLogRetention; r < time.Second || r > MaxMetricLogRetention || r%time.Second != 0 {
+		add(keyErrorf([]string{"metric_log_retention_s"}, "metric_log_retention_s (%s) must be a whole number of seconds from 1 to %d",
+			formatSeconds(r), int(MaxMetricLogRetention/time.Second)))
+	}
 	if c.MaxConnections < 1 {
 		add(keyErrorf([]string{"max_connections"}, "max_connections (%d) must be >= 1", c.MaxConnections))
 	}
 	if c.ShutdownTimeout < 0 {
 		add(keyErrorf([]string{"shutdown_timeout_s"}, "shutdown_timeout_s (%s) must be >= 0", formatSeconds(c.ShutdownTimeout)))
 	}
+	errs = append(errs, c.validateLimits()...)
 	period := c.AsynchronousMetricsUpdatePeriod
 	periodOK := period >= time.Second && period%time.Second == 0
 	if !periodOK {
@@ -202,6 +245,10 @@ func (c *Config) Validate() error {
 		add(keyErrorf([]string{"overload_enforcement"}, "overload_enforcement (%q) must be %q or %q",
 			c.OverloadEnforcement, EnforcementEnforce, EnforcementDryRun))
 	}
+	if !collationName.MatchString(c.CollationServer) {
+		add(keyErrorf([]string{"collation_server"}, "collation_server (%q) must be a collation name such as %q (SHOW COLLATION lists them)",
+			c.CollationServer, DefaultCollation))
+	}
 	if _, err := regexp.Compile(c.WarningSuppressRegexp); err != nil {
 		add(keyErrorf([]string{"warning_suppress_regexp"}, "warning_suppress_regexp (%q) is not a valid regular expression: %v",
 			c.WarningSuppressRegexp, err))
@@ -210,6 +257,46 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validateSessionSettings()...)
 	errs = append(errs, validateUsers(c.Users)...)
 	return errors.Join(errs...)
+}
+
+// Bounds of max_allowed_packet, MySQL's.
+const (
+	MinAllowedPacket = 1 << 10
+	MaxAllowedPacket = 1 << 30
+)
+
+// validateLimits checks the settings that bound what one client may cost.
+func (c *Config) validateLimits() []error {
+	var errs []error
+	if c.ConnectTimeout < time.Second || c.ConnectTimeout%time.Second != 0 {
+		errs = append(errs, keyErrorf([]string{"connect_timeout"},
+			"connect_timeout (%s) must be a whole number of seconds >= 1", formatSeconds(c.ConnectTimeout)))
+	}
+	if c.MaxAllowedPacket < MinAllowedPacket || c.MaxAllowedPacket > MaxAllowedPacket {
+		errs = append(errs, keyErrorf([]string{"max_allowed_packet"},
+			"max_allowed_packet (%d) must be between %d and %d bytes", c.MaxAllowedPacket, MinAllowedPacket, MaxAllowedPacket))
+	}
+	for _, k := range []struct {
+		name string
+		v    int
+	}{{"admin_max_connections", c.AdminMaxConnections}, {"max_unauthenticated_connections", c.MaxUnauthenticatedConnections}} {
+		if k.v < 1 {
+			errs = append(errs, keyErrorf([]string{k.name}, "%s (%d) must be >= 1", k.name, k.v))
+		}
+	}
+	if c.FailedLoginThreshold < 0 {
+		errs = append(errs, keyErrorf([]string{"connection_control_failed_connections_threshold"},
+			"connection_control_failed_connections_threshold (%d) must be >= 0 (0 turns the delay off)", c.FailedLoginThreshold))
+	}
+	if c.FailedLoginMinDelay < 0 {
+		errs = append(errs, keyErrorf([]string{"connection_control_min_connection_delay"},
+			"connection_control_min_connection_delay (%s) must be >= 0", formatMillis(c.FailedLoginMinDelay)))
+	} else if c.FailedLoginMaxDelay < c.FailedLoginMinDelay {
+		errs = append(errs, pairErrorf([]string{"connection_control_max_connection_delay"}, []string{"connection_control_min_connection_delay"},
+			"connection_control_max_connection_delay (%s) must be >= connection_control_min_connection_delay (%s)",
+			formatMillis(c.FailedLoginMaxDelay), formatMillis(c.FailedLoginMinDelay)))
+	}
+	return errs
 }
 
 func checkAddress(key, addr string) error {
