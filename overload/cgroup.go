@@ -192,12 +192,17 @@ func (r *cgroupMemoryReader) close() {
 type cgroupCPU struct {
 	quota float64
 	usage uint64
+	// throttled is the cumulative time the cgroup's run queues spent throttled by the quota, ns
+	// (cpu.stat throttled_time in v1, throttled_usec in v2); throttledOK when the file has it.
+	throttled   uint64
+	throttledOK bool
 }
 
 // cgroupCPUReader reads v1 cpu.cfs_quota_us, cpu.cfs_period_us and
 // cpuacct.usage, or v2 cpu.max and cpu.stat usage_usec.
 type cgroupCPUReader struct {
 	quota, period, usage *procFile
+	stat                 *procFile // v1 cpu.stat (throttling); in v2 usage is cpu.stat
 	v2                   bool
 }
 
@@ -209,6 +214,7 @@ func newCgroupCPUReader(dirs cgroupDirs) *cgroupCPUReader {
 	}
 	r := &cgroupCPUReader{
 		quota: newProcFile(dirs.cpu+"/cpu.cfs_quota_us", 64), period: newProcFile(dirs.cpu+"/cpu.cfs_period_us", 64),
+		stat: newProcFile(dirs.cpu+"/cpu.stat", 256),
 	}
 	if dirs.cpuacct != "" {
 		r.usage = newProcFile(dirs.cpuacct+"/cpuacct.usage", 64)
@@ -237,11 +243,35 @@ func (r *cgroupCPUReader) read() (cgroupCPU, error) {
 			return cgroupCPU{}, err
 		}
 		c.usage = usec * 1000
+		if throttled, ok := lookupKey(content, "throttled_usec"); ok {
+			usec, err := parseUint(throttled)
+			if err != nil {
+				return cgroupCPU{}, fmt.Errorf("parse %s: throttled_usec: %w", r.usage.path, err)
+			}
+			c.throttled, c.throttledOK = usec*1000, true
+		}
 		return c, nil
 	}
 	if c.usage, err = parseUint(trimSpace(content)); err != nil {
 		return cgroupCPU{}, fmt.Errorf("parse %s: %w", r.usage.path, err)
 	}
+	// Without cpu.stat (an old kernel) throttling is not known: each thread's wait counts.
+	if r.stat == nil {
+		return c, nil
+	}
+	stat, err := r.stat.read()
+	if isNotExist(err) {
+		r.stat.close()
+		r.stat = nil // not looked for again
+		return c, nil
+	}
+	if err != nil {
+		return cgroupCPU{}, err
+	}
+	if c.throttled, err = uintKey(stat, "throttled_time", r.stat.path); err != nil {
+		return cgroupCPU{}, err
+	}
+	c.throttledOK = true
 	return c, nil
 }
 
@@ -289,5 +319,8 @@ func (r *cgroupCPUReader) close() {
 	}
 	if r.usage != nil {
 		r.usage.close()
+	}
+	if r.stat != nil {
+		r.stat.close()
 	}
 }

@@ -51,6 +51,11 @@ type readers struct {
 	cgroupResolved       bool
 	cgroupMemory         *cgroupMemoryReader
 	cgroupCPU            *cgroupCPUReader
+	// kernelWait is the cumulative kernel run-queue wait as kernelWait counts it, ns;
+	// throttled is the cgroup's throttled time at the last read.
+	kernelWait     uint64
+	throttled      uint64
+	throttledKnown bool
 }
 
 func newReaders(procRoot, cgroupRoot string, goWait goWaitSource) *readers {
@@ -97,7 +102,16 @@ func (r *readers) read(s *sample, g *gauges, report func(source string, err erro
 	g.psiCPU, g.psiCPUOK = readPSI(r.psiCPU, sourcePSICPU, report)
 	g.psiMemory, g.psiMemoryOK = readPSI(r.psiMemory, sourcePSIMemory, report)
 
-	r.readCgroup(s, g, report)
+	throttled, throttledOK := r.readCgroup(s, g, report)
+	if s.threadsOK {
+		var delta uint64
+		if throttledOK && r.throttledKnown && throttled >= r.throttled {
+			delta = throttled - r.throttled
+		}
+		r.kernelWait += kernelWait(r.threads.interval, delta, throttledOK && r.throttledKnown)
+		s.threads.wait = r.kernelWait
+	}
+	r.throttled, r.throttledKnown = throttled, throttledOK
 }
 
 // readPSI treats a kernel without PSI (no file, or psi=0 at boot) as an
@@ -113,13 +127,14 @@ func readPSI(r *psiReader, source string, report func(string, error)) (pressure,
 }
 
 // readCgroup resolves the own cgroup on first use (and again after a failed
-// resolution), then reads its memory and CPU files.
-func (r *readers) readCgroup(s *sample, g *gauges, report func(string, error)) {
+// resolution), then reads its memory and CPU files. It returns the cgroup's
+// cumulative throttled time when there is a quota and the kernel reports it.
+func (r *readers) readCgroup(s *sample, g *gauges, report func(string, error)) (throttled uint64, throttledOK bool) {
 	if !r.cgroupResolved {
 		dirs, err := resolveCgroup(r.procRoot, r.cgroupRoot)
 		report(sourceCgroup, err)
 		if err != nil {
-			return
+			return 0, false
 		}
 		r.cgroupResolved = true
 		if dirs.memory != "" {
@@ -140,7 +155,9 @@ func (r *readers) readCgroup(s *sample, g *gauges, report func(string, error)) {
 		report(sourceCgroupCPU, err)
 		g.cgroupQuota, g.cgroupQuotaOK = c.quota, err == nil && c.quota > 0
 		s.cgroupQuota, s.cgroupUsage, s.cgroupOK = c.quota, c.usage, err == nil && c.quota > 0
+		return c.throttled, err == nil && c.throttledOK
 	}
+	return 0, false
 }
 
 func (r *readers) close() {

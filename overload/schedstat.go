@@ -45,6 +45,9 @@ type threadReader struct {
 	listing  uint64 // number of listings so far
 	links    uint64 // link count at the last listing
 	unlisted int    // samples since the last listing
+	// interval holds each thread's busy and wait since the previous read (a new thread: since
+	// its start), for kernelWait; reused from read to read.
+	interval []threadTimes
 }
 
 func newThreadReader(procRoot string) *threadReader {
@@ -61,6 +64,7 @@ func (r *threadReader) read() (threadTimes, error) {
 		return threadTimes{}, err
 	}
 	r.unlisted++
+	r.interval = r.interval[:0]
 	if links == 0 || links != r.links || r.unlisted >= rescanEvery || r.listing == 0 {
 		if err := r.list(links); err != nil {
 			return threadTimes{}, err
@@ -124,8 +128,14 @@ func (r *threadReader) readThreads() (exited bool, err error) {
 			var now threadTimes
 			now, readErr = parseSchedstat(content)
 			if readErr == nil {
+				delta := now
 				if now.busy < t.last.busy || now.wait < t.last.wait {
 					r.retired.add(t.last)
+				} else {
+					delta = threadTimes{busy: now.busy - t.last.busy, wait: now.wait - t.last.wait}
+				}
+				if delta != (threadTimes{}) {
+					r.interval = append(r.interval, delta)
 				}
 				t.last = now
 				continue
