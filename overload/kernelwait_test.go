@@ -120,3 +120,23 @@ func TestKernelPartFidelity(t *testing.T) {
 		})
 	}
 }
+
+// TestMovedToAnotherCgroup: a server moved into a cgroup with a quota measures against it
+// within cgroupRecheckEvery samples.
+func TestMovedToAnotherCgroup(t *testing.T) {
+	f := newFixture(t, "proc", "cgroup-v1")
+	f.write("proc/self/cgroup", "5:cpu,cpuacct:/\n4:memory:/\n")
+	s := f.sampler(Settings{})
+	s.Sample()
+	if _, ok := metric(s.Snapshot(), "CGroupMaxCPU"); ok {
+		t.Fatal("a quota in the root cgroup")
+	}
+	f.write("proc/self/cgroup", "5:cpu,cpuacct:/kubepods/pod1\n4:memory:/kubepods/pod1\n")
+	for range cgroupRecheckEvery {
+		f.now = f.now.Add(100 * time.Millisecond)
+		s.Sample()
+	}
+	if q, ok := metric(s.Snapshot(), "CGroupMaxCPU"); !ok || q != 1.5 {
+		t.Errorf("CGroupMaxCPU after the move: %v, %v; want 1.5", q, ok)
+	}
+}

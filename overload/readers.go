@@ -1,6 +1,7 @@
 package overload
 
 import (
+	"bytes"
 	"errors"
 	"syscall"
 )
@@ -49,8 +50,13 @@ type readers struct {
 	rss                  *rssReader
 	psiCPU, psiMemory    *psiReader
 	cgroupResolved       bool
-	cgroupMemory         *cgroupMemoryReader
-	cgroupCPU            *cgroupCPUReader
+	// selfCgroup is procRoot/self/cgroup, re-read every cgroupRecheckEvery samples: a process
+	// moved to another cgroup (a new quota) is measured against the new one.
+	selfCgroup    *procFile
+	cgroupSeen    []byte
+	cgroupSamples int
+	cgroupMemory  *cgroupMemoryReader
+	cgroupCPU     *cgroupCPUReader
 	// kernelWait is the cumulative kernel run-queue wait as kernelWait counts it, ns;
 	// throttled is the cgroup's throttled time at the last read.
 	kernelWait     uint64
@@ -63,6 +69,7 @@ func newReaders(procRoot, cgroupRoot string, goWait goWaitSource) *readers {
 		procRoot:   procRoot,
 		cgroupRoot: cgroupRoot,
 		threads:    newThreadReader(procRoot),
+		selfCgroup: newProcFile(procRoot+"/self/cgroup", 1024),
 		goWait:     goWait,
 		processCPU: rusageCPU,
 		stat:       newStatReader(procRoot),
@@ -130,7 +137,13 @@ func readPSI(r *psiReader, source string, report func(string, error)) (pressure,
 // resolution), then reads its memory and CPU files. It returns the cgroup's
 // cumulative throttled time when there is a quota and the kernel reports it.
 func (r *readers) readCgroup(s *sample, g *gauges, report func(string, error)) (throttled uint64, throttledOK bool) {
+	if r.cgroupResolved {
+		r.recheckCgroup()
+	}
 	if !r.cgroupResolved {
+		if content, err := r.selfCgroup.read(); err == nil {
+			r.cgroupSeen = append(r.cgroupSeen[:0], content...)
+		}
 		dirs, err := resolveCgroup(r.procRoot, r.cgroupRoot)
 		report(sourceCgroup, err)
 		if err != nil {
@@ -160,8 +173,35 @@ func (r *readers) readCgroup(s *sample, g *gauges, report func(string, error)) (
 	return 0, false
 }
 
+// recheckCgroup forgets the resolved cgroup when /proc/self/cgroup changed.
+func (r *readers) recheckCgroup() {
+	r.cgroupSamples++
+	if r.cgroupSamples < cgroupRecheckEvery {
+		return
+	}
+	r.cgroupSamples = 0
+	content, err := r.selfCgroup.read()
+	if err != nil || bytes.Equal(content, r.cgroupSeen) {
+		return
+	}
+	r.cgroupResolved = false
+	r.throttledKnown = false
+	if r.cgroupMemory != nil {
+		r.cgroupMemory.close()
+		r.cgroupMemory = nil
+	}
+	if r.cgroupCPU != nil {
+		r.cgroupCPU.close()
+		r.cgroupCPU = nil
+	}
+}
+
+// cgroupRecheckEvery is how many samples pass between two looks at /proc/self/cgroup.
+const cgroupRecheckEvery = 10
+
 func (r *readers) close() {
 	r.threads.close()
+	r.selfCgroup.close()
 	r.stat.file.close()
 	r.memInfo.file.close()
 	r.rss.file.close()
