@@ -249,4 +249,18 @@ max = 1000
 		t.Errorf("SET queue_max_wait_ms over an hour: %v, want 1231", err)
 	}
 	mustExec(t, app, "SET queue_max_wait_ms = 800")
+
+	// admission_control = off: every statement runs at once, past the one slot.
+	holder := holdSlot(t, s.db(), 2)
+	waitForGauges(t, admin, 1, 0)
+	noWait := session(t, s.db(), "SET queue_max_wait_ms = 0")
+	_, err = noWait.ExecContext(context.Background(), "SELECT 1")
+	want202(t, err, "queue_max_wait_ms = 0")
+	mustExec(t, admin, "SET GLOBAL admission_control = 'off'")
+	if _, err := noWait.ExecContext(context.Background(), "SELECT 1"); err != nil {
+		t.Errorf("admission_control = off: %v", err)
+	}
+	if err := holder(); err != nil {
+		t.Fatal(err)
+	}
 }

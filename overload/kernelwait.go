@@ -7,7 +7,8 @@ const negligibleShare = 0.05
 
 // kernelWait is the kernel run-queue wait of one sampling interval, from each thread's busy and
 // wait in it and the time the cgroup's CPU quota throttled it (throttledOK: the cgroup reports
-// throttling).
+// throttling). busyShare is the share of the processors that the server's work wanted during the
+// interval (running statements over GOMAXPROCS, at most 1), procs their number.
 //
 // Two corrections make it the wait of the server's work rather than of its threads:
 //
@@ -16,11 +17,13 @@ const negligibleShare = 0.05
 //     busy threads' while it delays nothing: counted, one statement beside two equal neighbours
 //     read about 2.4 instead of 2.
 //   - Under a quota, every runnable thread accrues the throttled time as wait, whatever it would
-//     have done with the CPU; ten runnable threads count a throttled second ten times. The
-//     cgroup reports the throttled time once per CPU that was throttled (cpu.stat), which is the
-//     wait of the work the quota held back. So each counted thread's wait loses an equal share
-//     of the throttled time, and the throttled time is added once.
-func kernelWait(threads []threadTimes, throttled uint64, throttledOK bool) uint64 {
+//     have done with the CPU (the Go scheduler's idle processors spin, so their threads are
+//     runnable too); ten runnable threads count a throttled second ten times. So the throttled
+//     wall time is taken out of each counted thread's wait (the cgroup's throttled time,
+//     cpu.stat, is summed over the throttled CPUs: divided by the CPUs the counted threads ran
+//     on, at most procs), and the work the quota held back is added once: the throttled wall
+//     time for every statement that wanted a processor (at most procs).
+func kernelWait(threads []threadTimes, throttled uint64, throttledOK bool, busyShare float64, procs int) uint64 {
 	var busy uint64
 	for _, t := range threads {
 		busy += t.busy
@@ -32,9 +35,9 @@ func kernelWait(threads []threadTimes, throttled uint64, throttledOK bool) uint6
 			n++
 		}
 	}
-	var share uint64
+	var share uint64 // the throttled wall time
 	if throttledOK && n > 0 {
-		share = throttled / n
+		share = throttled / min(n, uint64(max(procs, 1)))
 	}
 	var wait uint64
 	for _, t := range threads {
@@ -43,7 +46,7 @@ func kernelWait(threads []threadTimes, throttled uint64, throttledOK bool) uint6
 		}
 	}
 	if throttledOK {
-		wait += throttled
+		wait += uint64(float64(share) * min(max(busyShare, 0), 1) * float64(max(procs, 1)))
 	}
 	return wait
 }

@@ -3,6 +3,7 @@ package overload
 import (
 	"bytes"
 	"errors"
+	"runtime"
 	"syscall"
 )
 
@@ -62,6 +63,8 @@ type readers struct {
 	kernelWait     uint64
 	throttled      uint64
 	throttledKnown bool
+	// busyShare is the share of the processors the server\'s work wants now (see kernelWait).
+	busyShare func() (share float64, procs int)
 }
 
 func newReaders(procRoot, cgroupRoot string, goWait goWaitSource) *readers {
@@ -70,6 +73,7 @@ func newReaders(procRoot, cgroupRoot string, goWait goWaitSource) *readers {
 		cgroupRoot: cgroupRoot,
 		threads:    newThreadReader(procRoot),
 		selfCgroup: newProcFile(procRoot+"/self/cgroup", 1024),
+		busyShare:  func() (float64, int) { return 1, runtime.GOMAXPROCS(0) },
 		goWait:     goWait,
 		processCPU: rusageCPU,
 		stat:       newStatReader(procRoot),
@@ -115,7 +119,8 @@ func (r *readers) read(s *sample, g *gauges, report func(source string, err erro
 		if throttledOK && r.throttledKnown && throttled >= r.throttled {
 			delta = throttled - r.throttled
 		}
-		r.kernelWait += kernelWait(r.threads.interval, delta, throttledOK && r.throttledKnown)
+		share, procs := r.busyShare()
+		r.kernelWait += kernelWait(r.threads.interval, delta, throttledOK && r.throttledKnown, share, procs)
 		s.threads.wait = r.kernelWait
 	}
 	r.throttled, r.throttledKnown = throttled, throttledOK

@@ -61,6 +61,7 @@ func newSampler(cfg Config, goWait goWaitSource) *Sampler {
 		goBound:      newGoWaitBound(cfg.RunningStatements),
 		failing:      make(map[string]bool),
 	}
+	s.readers.busyShare = func() (float64, int) { return s.goBound.busyShare() }
 	settings := cfg.Settings.withDefaults()
 	s.settings.Store(&settings)
 	s.history.resize(settings.historySize())

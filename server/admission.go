@@ -25,11 +25,12 @@ const admissionTick = time.Millisecond
 
 // takeSlot gives a statement a CPU slot before it runs (see package admission). held says
 // whether the caller must release one when the statement ends. Sessions on the admin listener
-// and exempt statements never wait and take none; the statement is classified only when no slot
+// and exempt statements never wait and take none, nor does any statement with admission_control
+// off; the statement is classified only when no slot
 // is free, so the common case costs a lock and an increment. While the statement waits, a client
 // that closes its connection takes it out of the queue at once.
 func (i *interceptor) takeSlot(ctx context.Context, c *mysql.Conn, stmt string) (held bool, err error) {
-	if isAdminConn(c.Conn) {
+	if isAdminConn(c.Conn) || i.s.cfg.Load().AdmissionControl == config.AdmissionOff {
 		return false, nil
 	}
 	ctrl := i.s.admission

@@ -10,8 +10,8 @@ import (
 
 func TestServerSettingsCatalog(t *testing.T) {
 	settings := ServerSettings()
-	if len(settings) != 30 {
-		t.Errorf("ServerSettings: %d settings, want 30 (24 top-level + 6 warnings)", len(settings))
+	if len(settings) != 31 {
+		t.Errorf("ServerSettings: %d settings, want 31 (25 top-level + 6 warnings)", len(settings))
 	}
 	want := map[string]ServerSetting{
 		"listen":                          {Type: "String", Default: "127.0.0.1:9004", Reloadable: false},
@@ -30,6 +30,7 @@ func TestServerSettingsCatalog(t *testing.T) {
 		"os_cpu_busy_time_threshold":                      {Type: "UInt64", Default: "1000000", Reloadable: true},
 		"overload_sample_interval_ms":                     {Type: "UInt64", Default: "100", Reloadable: true},
 		"overload_enforcement":                            {Type: "String", Default: "enforce", Reloadable: true},
+		"admission_control":                               {Type: "String", Default: "on", Reloadable: true},
 		"max_concurrent_statements":                       {Type: "UInt64", Default: "0", Reloadable: true},
 		"max_queued_statements":                           {Type: "UInt64", Default: "1000", Reloadable: true},
 		"warning_suppress_regexp":                         {Type: "String", Default: "", Reloadable: true},

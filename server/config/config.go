@@ -37,6 +37,7 @@ type Config struct {
 	OverloadSampleInterval          time.Duration // overload_sample_interval_ms
 	MinDropRatio                    float64       // min_os_cpu_wait_time_ratio_to_drop_connection
 	MaxDropRatio                    float64       // max_os_cpu_wait_time_ratio_to_drop_connection
+	AdmissionControl                string        // admission_control: AdmissionOn | AdmissionOff
 	MaxConcurrentStatements         int           // max_concurrent_statements, 0 = adaptive only
 	MaxQueuedStatements             int           // max_queued_statements
 	OverloadEnforcement             string        // overload_enforcement: EnforcementEnforce | EnforcementDryRun
@@ -57,6 +58,12 @@ const MaxMetricLogRetention = 24 * time.Hour
 const (
 	EnforcementEnforce = "enforce" // reject queries and drop connections
 	EnforcementDryRun  = "dry_run" // decide, count and log, but serve
+)
+
+// Values of admission_control.
+const (
+	AdmissionOn  = "on"  // ordinary statements take a CPU slot, or wait for one
+	AdmissionOff = "off" // every statement runs at once
 )
 
 // DefaultCollation is MySQL 8's default collation: accent- and case-insensitive.
@@ -117,6 +124,7 @@ func Default() *Config {
 		OSCPUBusyTimeThreshold:          1_000_000,
 		AsynchronousMetricsUpdatePeriod: time.Second,
 		OverloadSampleInterval:          100 * time.Millisecond,
+		AdmissionControl:                AdmissionOn,
 		MaxQueuedStatements:             1000,
 		OverloadEnforcement:             EnforcementEnforce,
 		CollationServer:                 DefaultCollation,
@@ -230,6 +238,9 @@ func (c *Config) Validate() error {
 		add(pairErrorf([]string{"overload_sample_interval_ms"}, []string{"asynchronous_metrics_update_period_s"},
 			"overload_sample_interval_ms (%s) must be <= the window, asynchronous_metrics_update_period_s (%s s = %s ms)",
 			formatMillis(interval), formatSeconds(period), formatMillis(period)))
+	}
+	if c.AdmissionControl != AdmissionOn && c.AdmissionControl != AdmissionOff {
+		add(keyErrorf([]string{"admission_control"}, "admission_control (%q) must be %q or %q", c.AdmissionControl, AdmissionOn, AdmissionOff))
 	}
 	if c.MaxConcurrentStatements < 0 || c.MaxConcurrentStatements > admission.AdaptiveCeiling {
 		add(keyErrorf([]string{"max_concurrent_statements"}, "max_concurrent_statements (%d) must be between 0 (adaptive only) and %d",

@@ -279,6 +279,11 @@ func TestParseErrors(t *testing.T) {
 			want: "config.toml:1: max_concurrent_statements (10001) must be between 0 (adaptive only) and 10000",
 		},
 		{
+			name: "bad admission_control",
+			file: "admission_control = \"auto\"\n",
+			want: `config.toml:1: admission_control ("auto") must be "on" or "off"`,
+		},
+		{
 			name: "negative max_queued_statements",
 			file: "max_queued_statements = -1\n",
 			want: "config.toml:1: max_queued_statements (-1) must be between 0 and 1000000",
