@@ -139,6 +139,7 @@ type overloadParts struct {
 	Overload float64 `json:"mean_overload"`
 	Kernel   float64 `json:"mean_kernel_run_queue_part"`
 	Go       float64 `json:"mean_go_run_queue_part"`
+	Queue    float64 `json:"mean_admission_queue_part"`
 	Samples  int     `json:"samples"`
 }
 
@@ -182,7 +183,7 @@ func (w *overloadWatch) finish() (overloadParts, error) {
 // overloadParts reads the current overload and its parts from system.asynchronous_metrics.
 func (a *adminSession) overloadParts(ctx context.Context) (overloadParts, error) {
 	const query = "SELECT metric, value FROM system.asynchronous_metrics " +
-		"WHERE metric IN ('OSCPUOverload', 'KernelRunQueueOverload', 'GoRunQueueOverload')"
+		"WHERE metric IN ('OSCPUOverload', 'KernelRunQueueOverload', 'GoRunQueueOverload', 'AdmissionQueueOverload')"
 	rows, err := a.db.QueryContext(ctx, query)
 	if err != nil {
 		return overloadParts{}, fmt.Errorf("%s: %w", query, err)
@@ -202,6 +203,8 @@ func (a *adminSession) overloadParts(ctx context.Context) (overloadParts, error)
 			p.Kernel = v
 		case "GoRunQueueOverload":
 			p.Go = v
+		case "AdmissionQueueOverload":
+			p.Queue = v
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -214,6 +217,7 @@ func (p *overloadParts) add(q overloadParts) {
 	p.Overload += q.Overload
 	p.Kernel += q.Kernel
 	p.Go += q.Go
+	p.Queue += q.Queue
 	p.Samples += q.Samples
 }
 
@@ -223,5 +227,5 @@ func (p overloadParts) mean() overloadParts {
 		return p
 	}
 	n := float64(p.Samples)
-	return overloadParts{Overload: p.Overload / n, Kernel: p.Kernel / n, Go: p.Go / n, Samples: p.Samples}
+	return overloadParts{Overload: p.Overload / n, Kernel: p.Kernel / n, Go: p.Go / n, Queue: p.Queue / n, Samples: p.Samples}
 }

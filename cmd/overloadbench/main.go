@@ -3,7 +3,7 @@
 // drives them over the MySQL protocol with go-sql-driver, prints a progress line to stderr once
 // a second and a table (or, with --json, one JSON document) to stdout, and stops the servers.
 //
-//	overloadbench [--scenario overhead|shed|storm|reaction|all] [--duration 3s] [--rounds N]
+//	overloadbench [--scenario overhead|shed|storm|reaction|sleepers|all] [--duration 3s] [--rounds N]
 //	              [--clients 8] [--storm-attempts 20000] [--pin-cpu 0]
 //	              [--server-binary PATH] [--json]
 //
@@ -18,10 +18,11 @@
 //     statement runs the full decision: overload > 0, probability computed, never rejected).
 //     The price of protection for a server that is not overloaded; target ratio >= 0.98.
 //   - shed: the server pinned to one core (taskset), --clients closed-loop clients running a
-//     CPU-heavy cross join, sessions with thresholds (min 1 / max 3) and without. Goodput, the
-//     latency of the statements that succeed, the rejection rate, and the latency of an admin's
-//     SELECT 1 on the admin listener. What shedding buys; target: p99 with shedding at most half
-//     of the p99 without, admin p99 < 50 ms.
+//     CPU-heavy cross join in four modes: admission control off or on (admission_control), each
+//     with sessions with thresholds (min 1 / max 3) and without. Goodput, the latency of the
+//     statements that succeed, the rejection rate, and the latency of an admin's SELECT 1 on the
+//     admin listener. What protection buys; targets against the unprotected mode: p99 at most
+//     half, admin p99 < 50 ms, and with admission goodput >= 0.9 and server CPU >= 0.95 core.
 //   - storm: connection attempts as fast as 4 goroutines can make them, with every connection
 //     dropped (simulated overload 7, drop thresholds min 1 / max 2) and with dropping off
 //     (handshake, ping, close). Attempts/s, server CPU per attempt from /proc/<pid>/stat, admin
@@ -30,6 +31,10 @@
 //     min 1 / max 1.5; at the onset 4 clients start CPU-heavy statements (real contention, no
 //     simulation). Time to the probe's first 745 and to the CPU warning in system.warnings, in
 //     milliseconds and in sampling windows; target: first rejection within 2 windows.
+//   - sleepers: the server pinned to one core, 2 CPU-heavy clients and 16 clients running
+//     SELECT SLEEP(0.1), with admission off, with adaptive slots, and with one fixed slot.
+//     Whether statements that sleep are capped by the slot count; target: the sleepers' rate
+//     with adaptive slots at least 0.9 of their rate with admission off.
 //
 // Why side by side: this machine is shared, and a neighbour's load moves every absolute number.
 // Each comparison is made inside one invocation against one server, with the two modes
@@ -70,13 +75,13 @@ type options struct {
 	scrape        time.Duration // /metrics scrape interval in the overhead scenario, 0 = none
 }
 
-var allScenarios = []string{"overhead", "shed", "storm", "reaction"}
+var allScenarios = []string{"overhead", "shed", "storm", "reaction", "sleepers"}
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
 	var o options
 	flags := flag.NewFlagSet("overloadbench", flag.ContinueOnError)
 	flags.SetOutput(stderr)
-	scenario := flags.String("scenario", "all", "overhead, shed, storm, reaction or all")
+	scenario := flags.String("scenario", "all", "overhead, shed, storm, reaction, sleepers or all")
 	flags.DurationVar(&o.phase, "duration", 3*time.Second, "length of one measured phase, 1s..60s")
 	flags.IntVar(&o.rounds, "rounds", 0, "phases per mode (runs for reaction), 1..20; 0: overhead 6, shed 3, storm 3, reaction 3")
 	flags.IntVar(&o.clients, "clients", 8, "connections of the overhead and shed scenarios, 1..64")
@@ -201,6 +206,8 @@ func (b *bench) runScenario(ctx context.Context, name string, rep *report) error
 		rep.Shed, err = b.shed(ctx)
 	case "storm":
 		rep.Storm, err = b.storm(ctx)
+	case "sleepers":
+		rep.Sleepers, err = b.sleepers(ctx)
 	case "reaction":
 		rep.Reaction, err = b.reaction(ctx)
 	}

@@ -43,6 +43,7 @@ type report struct {
 	Shed          *shedResult     `json:"shed,omitempty"`
 	Storm         *stormResult    `json:"storm,omitempty"`
 	Reaction      *reactionResult `json:"reaction,omitempty"`
+	Sleepers      *sleepersResult `json:"sleepers,omitempty"`
 	Targets       []targetCheck   `json:"targets"`
 }
 
@@ -64,14 +65,25 @@ func targets(r *report) []targetCheck {
 		add("overhead", "q/s enabled / disabled >= 0.98 (median of rounds)", o.MedianRoundRatio, 3, "", o.MedianRoundRatio >= 0.98)
 	}
 	if s := r.Shed; s != nil {
-		add("shed", "p99 with shedding <= 0.5 x p99 without", s.P99Ratio, 2, "", s.P99Ratio <= 0.5)
-		admin := measure(s.With.Admin.P99)
-		add("shed", "admin SELECT 1 p99 (with shedding) < 50 ms", admin, 1, " ms", s.With.Admin.Count > 0 && admin < 50)
+		for _, m := range s.Modes[1:] {
+			add("shed", m.Settings+": p99 <= 0.5 x unprotected p99", m.P99Ratio, 2, "", m.P99Ratio <= 0.5)
+			admin := measure(m.Admin.P99)
+			add("shed", m.Settings+": admin SELECT 1 p99 < 50 ms", admin, 1, " ms", m.Admin.Count > 0 && admin < 50)
+		}
+		for _, m := range s.Modes[2:] {
+			add("shed", m.Settings+": goodput >= 0.9 x unprotected", m.GoodputRatio, 2, "", m.GoodputRatio >= 0.9)
+			add("shed", m.Settings+": server CPU >= 0.95 core", m.ServerBusy, 2, "", m.ServerBusy >= 0.95)
+		}
 	}
 	if s := r.Storm; s != nil {
 		add("storm", "CPU per dropped / per accepted < 0.2", s.CPURatio, 3, "", s.CPURatio < 0.2)
 		admin := measure(s.Dropped.Admin.P99)
 		add("storm", "admin SELECT 1 p99 (dropping) < 50 ms", admin, 1, " ms", s.Dropped.Admin.Count > 0 && admin < 50)
+	}
+	if sl := r.Sleepers; sl != nil && len(sl.Modes) == len(sleepersSettings) {
+		off, adaptive := sl.Modes[0], sl.Modes[1]
+		share := ratio(float64(adaptive.SleeperRate), float64(off.SleeperRate))
+		add("sleepers", "sleepers' rate, adaptive slots / admission off >= 0.9", share, 2, "", share >= 0.9)
 	}
 	if re := r.Reaction; re != nil {
 		windows := measure(float64(re.MedianRejectionMs) / 1000 / re.WindowSeconds)
@@ -103,6 +115,9 @@ func writeTable(w io.Writer, r *report) error {
 	}
 	if r.Reaction != nil {
 		writeReaction(tw, r.Reaction)
+	}
+	if r.Sleepers != nil {
+		writeSleepers(tw, r.Sleepers)
 	}
 	fmt.Fprintf(tw, "\nTARGETS\nscenario\ttarget\tmeasured\tresult\n")
 	for _, c := range r.Targets {
@@ -141,14 +156,13 @@ func writeShed(w io.Writer, s *shedResult) {
 		s.Clients, s.PinnedCPU, s.Rounds, s.PhaseSeconds)
 	fmt.Fprintf(w, "  statement: %s\n  alone: p50 %.1f ms (%s/s on one core)\n",
 		s.Statement, s.SingleClient.P50, ratio(1000, s.SingleClient.P50).format(1))
-	fmt.Fprintf(w, "mode\tgoodput/s\tp50 ms\tp99 ms\tok\t745/s\t745 share\tother errors\tadmin p50 ms\tadmin p99 ms\tserver CPU cores\toverload (kernel + Go)\n")
-	for _, m := range []shedMode{s.Without, s.With} {
-		fmt.Fprintf(w, "%s\t%s\t%.1f\t%.1f\t%d\t%s\t%s%%\t%d\t%.1f\t%.1f\t%s\t%.2f (%.2f + %.2f)\n",
+	fmt.Fprintf(w, "mode\tgoodput/s\tp50 ms\tp99 ms\tok\t745/s\t745 share\tother errors\tadmin p50 ms\tadmin p99 ms\tserver CPU cores\toverload (kernel + Go + queue)\tp99 / unprotected\tgoodput / unprotected\n")
+	for _, m := range s.Modes {
+		fmt.Fprintf(w, "%s\t%s\t%.1f\t%.1f\t%d\t%s\t%s%%\t%d\t%.1f\t%.1f\t%s\t%.2f (%.2f + %.2f + %.2f)\t%s\t%s\n",
 			m.Settings, m.Goodput.format(2), m.Latency.P50, m.Latency.P99, m.Latency.Count, m.RejectedPerS.format(1),
 			(100 * m.RejectionRate).format(1), m.Failed, m.Admin.P50, m.Admin.P99, m.ServerBusy.format(2),
-			m.Overload.Overload, m.Overload.Kernel, m.Overload.Go)
+			m.Overload.Overload, m.Overload.Kernel, m.Overload.Go, m.Overload.Queue, m.P99Ratio.format(2), m.GoodputRatio.format(2))
 	}
-	fmt.Fprintf(w, "p99 with / without: %s\n", s.P99Ratio.format(2))
 }
 
 func writeStorm(w io.Writer, s *stormResult) {
@@ -194,4 +208,15 @@ func formatList(values []measure, decimals int) string {
 		parts[i] = v.format(decimals)
 	}
 	return strings.Join(parts, " ")
+}
+
+func writeSleepers(w io.Writer, s *sleepersResult) {
+	fmt.Fprintf(w, "\nSLEEPERS  %d CPU-heavy and %d sleeping clients (%s), server pinned to CPU %q, %d rounds x %.0f s per mode (rotating)\n",
+		s.HeavyClients, s.SleeperClients, sleeperStatement, s.PinnedCPU, s.Rounds, s.PhaseSeconds)
+	fmt.Fprintf(w, "mode\tsleepers/s\tideal/s\tsleeper p50 ms\tsleeper p99 ms\theavy/s\theavy p50 ms\theavy p99 ms\terrors\n")
+	for _, m := range s.Modes {
+		fmt.Fprintf(w, "%s\t%s\t%.0f\t%.1f\t%.1f\t%s\t%.1f\t%.1f\t%d\n",
+			m.Settings, m.SleeperRate.format(1), m.SleeperIdeal, m.SleeperLatency.P50, m.SleeperLatency.P99,
+			m.HeavyRate.format(1), m.HeavyLatency.P50, m.HeavyLatency.P99, m.Failed)
+	}
 }

@@ -27,16 +27,15 @@ const (
 )
 
 type shedResult struct {
-	PinnedCPU    string   `json:"pinned_cpu"`
-	Clients      int      `json:"clients"`
-	Statement    string   `json:"statement"`
-	SingleClient summary  `json:"single_client_latency"`
-	Rounds       int      `json:"rounds"`
-	PhaseSeconds float64  `json:"phase_seconds"`
-	Without      shedMode `json:"without_thresholds"`
-	With         shedMode `json:"with_thresholds"`
-	// P99Ratio is the p99 of successful statements with shedding over the p99 without.
-	P99Ratio measure `json:"p99_ratio_with_to_without"`
+	PinnedCPU    string  `json:"pinned_cpu"`
+	Clients      int     `json:"clients"`
+	Statement    string  `json:"statement"`
+	SingleClient summary `json:"single_client_latency"`
+	Rounds       int     `json:"rounds"`
+	PhaseSeconds float64 `json:"phase_seconds"`
+	// Modes[0] is the unprotected server (no admission control, no thresholds); the ratios
+	// compare every mode with it.
+	Modes []shedMode `json:"modes"`
 }
 
 type shedMode struct {
@@ -52,6 +51,24 @@ type shedMode struct {
 	Overload      overloadParts `json:"overload"`
 	// ServerBusy is the server's CPU seconds per second (1 = the whole pinned core).
 	ServerBusy measure `json:"server_cpu_cores"`
+	// P99Ratio and GoodputRatio compare with Modes[0].
+	P99Ratio     measure `json:"p99_ratio_to_unprotected"`
+	GoodputRatio measure `json:"goodput_ratio_to_unprotected"`
+}
+
+// shedSetting is one mode of the shed scenario: admission control on or off (server-wide, set
+// before each of its phases) and the sessions' thresholds.
+type shedSetting struct {
+	name      string
+	admission string // admission_control
+	min, max  float64
+}
+
+var shedSettings = []shedSetting{
+	{"no admission, no thresholds", "off", 0, 0},
+	{fmt.Sprintf("no admission, min %v / max %v", shedMinRatio, shedMaxRatio), "off", shedMinRatio, shedMaxRatio},
+	{"admission, no thresholds", "on", 0, 0},
+	{fmt.Sprintf("admission, min %v / max %v", shedMinRatio, shedMaxRatio), "on", shedMinRatio, shedMaxRatio},
 }
 
 func (b *bench) shed(ctx context.Context) (*shedResult, error) {
@@ -70,7 +87,7 @@ func (b *bench) runShed(ctx context.Context, s *benchServer, admin *adminSession
 		return nil, err
 	}
 	n := b.opts.clients
-	pool, err := openPool(s.addr, 2*n+1)
+	pool, err := openPool(s.addr, len(shedSettings)*n+1)
 	if err != nil {
 		return nil, err
 	}
@@ -79,26 +96,28 @@ func (b *bench) runShed(ctx context.Context, s *benchServer, admin *adminSession
 	if err != nil {
 		return nil, err
 	}
-	without, err := newClosedLoop(ctx, pool, "without thresholds", heavyStatement, n, shedLatencyCapacity,
-		"SET max_os_cpu_wait_time_ratio_to_throw = 0")
-	if err != nil {
-		return nil, err
-	}
-	defer without.close()
-	with, err := newClosedLoop(ctx, pool, "with thresholds", heavyStatement, n, shedLatencyCapacity,
-		fmt.Sprintf("SET min_os_cpu_wait_time_ratio_to_throw = %v", shedMinRatio),
-		fmt.Sprintf("SET max_os_cpu_wait_time_ratio_to_throw = %v", shedMaxRatio))
-	if err != nil {
-		return nil, err
-	}
-	defer with.close()
-	modes := [2]*closedLoop{without, with}
-	for _, m := range modes {
+	modes := make([]*closedLoop, len(shedSettings))
+	for i, st := range shedSettings {
+		m, err := newClosedLoop(ctx, pool, st.name, heavyStatement, n, shedLatencyCapacity,
+			fmt.Sprintf("SET min_os_cpu_wait_time_ratio_to_throw = %v", st.min),
+			fmt.Sprintf("SET max_os_cpu_wait_time_ratio_to_throw = %v", st.max),
+			"SET queue_max_wait_ms = 60000")
+		if err != nil {
+			return nil, err
+		}
+		defer m.close()
 		m.admin = newLatencyRecorder(adminLatencyCapacity, 1)
+		modes[i] = m
 	}
 	rounds := b.opts.roundsOr(3)
 	for r := range rounds {
-		for _, i := range alternating(r) {
+		// Every round runs every mode once, in an order rotated by the round, so a noisy
+		// neighbour meets each mode at every position.
+		for k := range modes {
+			i := (r + k) % len(modes)
+			if err := admin.exec(ctx, fmt.Sprintf("SET GLOBAL admission_control = '%s'", shedSettings[i].admission)); err != nil {
+				return nil, err
+			}
 			if err := modes[i].phase(ctx, b, roundLabel("shed", modes[i].name, r, rounds), b.opts.phase, s, admin); err != nil {
 				return nil, err
 			}
@@ -111,10 +130,15 @@ func (b *bench) runShed(ctx context.Context, s *benchServer, admin *adminSession
 		SingleClient: single,
 		Rounds:       rounds,
 		PhaseSeconds: b.opts.phase.Seconds(),
-		Without:      without.shedMode("no thresholds (max 0)"),
-		With:         with.shedMode(fmt.Sprintf("min %v / max %v", shedMinRatio, shedMaxRatio)),
 	}
-	res.P99Ratio = ratio(res.With.Latency.P99, res.Without.Latency.P99)
+	for i, m := range modes {
+		res.Modes = append(res.Modes, m.shedMode(shedSettings[i].name))
+	}
+	base := res.Modes[0]
+	for i := range res.Modes {
+		res.Modes[i].P99Ratio = ratio(res.Modes[i].Latency.P99, base.Latency.P99)
+		res.Modes[i].GoodputRatio = ratio(float64(res.Modes[i].Goodput), float64(base.Goodput))
+	}
 	return res, nil
 }
 
