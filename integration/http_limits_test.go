@@ -6,7 +6,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -53,5 +55,56 @@ func TestHTTPHeadersAreBounded(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
 		t.Fatalf("64 KiB of headers: %s, want 431", resp.Status)
+	}
+}
+
+// TestReadyDuringShutdown: from SIGTERM on, while a running statement finishes, /ready answers
+// 503 "shutting down" so load balancers stop sending connections; the HTTP listener closes with
+// the server.
+func TestReadyDuringShutdown(t *testing.T) {
+	s, base := startHTTPServer(t, "shutdown_timeout_s = 30\n")
+	db := s.db()
+	done := make(chan error, 1)
+	go func() {
+		var n int64
+		done <- db.QueryRow(heavyQuery).Scan(&n)
+	}()
+	eventually(t, 10*time.Second, "the heavy statement to start", func() (bool, string) {
+		rows := queryStrings(t, s.adminDB(), "SELECT value FROM system.metrics WHERE metric = 'Query'")
+		n := 0
+		if len(rows) == 1 {
+			n, _ = strconv.Atoi(rows[0])
+		}
+		return n >= 2, strings.Join(rows, ",") // the heavy statement and this one
+	})
+	if err := s.proc.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	sawShuttingDown := false
+	for deadline := time.Now().Add(30 * time.Second); !sawShuttingDown; {
+		if time.Now().After(deadline) {
+			t.Fatal("/ready did not say it was shutting down within 30 s")
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("the statement ended (%v) before /ready said it was shutting down", err)
+		default:
+		}
+		code, body := httpGet(t, base+"/ready", "", "")
+		sawShuttingDown = code == 503 && body == "shutting down\n"
+		if !sawShuttingDown && code != 200 {
+			t.Fatalf("/ready during shutdown = %d %q", code, body)
+		}
+	}
+	if err := <-done; err != nil {
+		t.Errorf("the running statement failed: %v", err)
+	}
+	select {
+	case <-s.proc.Exited():
+	case <-time.After(30 * time.Second):
+		t.Fatal("server did not exit")
+	}
+	if _, err := http.Get(base + "/ping"); err == nil {
+		t.Error("the HTTP listener still answers after the server exited")
 	}
 }
