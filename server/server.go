@@ -176,7 +176,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		if s.http, err = httpapi.Listen(running.HTTPListen, httpapi.Options{
 			State: httpState{s}, Logger: s.logger,
 			Metrics: s.recorder.metrics, Warnings: s.recorder.warnings, Retention: running.MetricLogRetention,
-			Authenticate: s.auth.checkAdminPassword,
+			Authenticate: s.auth.checkHTTPAdmin,
 		}); err != nil {
 			s.listener.Close()
 			return nil, err
