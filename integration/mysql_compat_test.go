@@ -324,3 +324,25 @@ func connectTo(t testing.TB, addr, db string) error {
 	defer pool.Close()
 	return pool.Ping()
 }
+
+// TestSQLPrepareInLibmariadbClients: the OK packet of SQL PREPARE carries an info text that
+// libmariadb (the mariadb CLI, mysqlclient) reads as a length-encoded string.
+func TestSQLPrepareInLibmariadbClients(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	out, err := mariadbCLI(t, s.addr, "default", "PREPARE s FROM 'SELECT ? + 40';\nSET @a = 2;\nEXECUTE s USING @a;\nDEALLOCATE PREPARE s;\n", "--batch", "--skip-column-names")
+	if err != nil || strings.TrimSpace(out) != "42" {
+		t.Errorf("mariadb CLI: SQL PREPARE / EXECUTE: %v\n%s", err, out)
+	}
+	out = runPython(t, "MySQLdb", `
+conn = connect()
+cur = conn.cursor()
+cur.execute("PREPARE s FROM 'SELECT ? + 40'")
+print("info:", conn.info().strip())
+cur.execute("SET @a = 2")
+cur.execute("EXECUTE s USING @a")
+print("result:", cur.fetchone()[0])
+`, s.addr, "default", "")
+	if !strings.Contains(out, "info: Statement prepared") || !strings.Contains(out, "result: 42") {
+		t.Errorf("mysqlclient: SQL PREPARE / EXECUTE:\n%s", out)
+	}
+}
