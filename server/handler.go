@@ -69,6 +69,9 @@ func (h *protocolHandler) ComQuery(ctx context.Context, c *mysql.Conn, query str
 	if handled, err := h.answerDiagnostics(c, query, callback, false); handled {
 		return err
 	}
+	if handled, err := h.answerSavepoint(c, query, callback, false); handled {
+		return errorOrNil(h.run(c, query, func() error { return err }))
+	}
 	return errorOrNil(h.run(c, query, func() error { return h.Handler.ComQuery(ctx, c, query, okInfoFixed(callback)) }))
 }
 
@@ -80,6 +83,9 @@ func (h *protocolHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, quer
 	}
 	if handled, err := h.answerDiagnostics(c, first, callback, rest != ""); handled {
 		return rest, err
+	}
+	if handled, err := h.answerSavepoint(c, first, callback, rest != ""); handled {
+		return rest, errorOrNil(h.run(c, first, func() error { return err }))
 	}
 	var remainder string
 	err := h.run(c, first, func() error {
@@ -116,6 +122,9 @@ func (h *protocolHandler) run(c *mysql.Conn, stmt string, exec func() error) *my
 	err := clientError(exec())
 	if kind == statement.ClearsDiagnostics {
 		h.recordDiagnostics(c, err)
+	}
+	if err == nil {
+		trackSavepoints(c, stmt)
 	}
 	return err
 }

@@ -186,6 +186,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		Options:  []gms.Option{interceptors.Option(), handlerOption(s.logger)},
 		ProtocolListenerFactory: func(c gms.Config, lc mysql.ListenerConfig, sel gms.ServerEventListener) (gms.ProtocolListener, error) {
 			lc.AuthServer = s.auth
+			lc.Listener = statisticsListener{Listener: lc.Listener, text: s.statisticsText}
 			return gms.MySQLProtocolListenerFactory(c, lc, sel)
 		},
 	}, s.engine, sql.NewContext, s.sessionBuilder, eventListener{&s.counters})
@@ -249,6 +250,8 @@ type client struct {
 	// diagnosticsCtx is the context the handler updates @@warning_count and @@error_count
 	// with; only the connection's goroutine uses it.
 	diagnosticsCtx *sql.Context
+	// savepoints are the connection's savepoints (savepoint.go).
+	savepoints savepoints
 
 	cached atomic.Bool
 	lo, hi atomic.Uint64 // math.Float64bits
