@@ -26,6 +26,7 @@ func (s *Server) onSample(snap *overload.Snapshot) {
 	if w := s.reloadFailure.Load(); w != nil {
 		s.registry.Raise(snap.Time, *w)
 	}
+	s.recordHistory(snap)
 }
 
 // noteUnavailable keeps one warning per blind measurement source, for as long as it stays blind.
@@ -170,6 +171,7 @@ func (s *Server) apply(cfg *config.Config) error {
 	}
 	s.cfg.Store(cfg)
 	s.sampler.Reconfigure(samplerSettings(cfg))
+	s.admission.SetLimits(admissionLimits(cfg))
 	s.monitor.SetConfig(warningsConfig(cfg))
 	return nil
 }
