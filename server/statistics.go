@@ -13,7 +13,7 @@ import (
 // layer, for logged-in connections only (the figures are not for strangers).
 
 // comStatisticsPacket is the whole COM_STATISTICS packet: payload length 1, sequence 0, 0x09.
-var comStatisticsPacket = []byte{1, 0, 0, 0, 0x09}
+var comStatisticsPacket = []byte{1, 0, 0, 0, comStatistics}
 
 // statisticsListener wraps each accepted connection in a statisticsConn.
 type statisticsListener struct {
