@@ -24,7 +24,7 @@
 //
 // # Exempt statements
 //
-// Under CPU overload the server rejects statements at random (SPEC §2). ClickHouse rejects
+// Under CPU overload the server rejects statements at random. ClickHouse rejects
 // everything, and its users found themselves locked out of the server they had to repair
 // (ClickHouse issue #79880): the queries that show what is happening and the commands that fix
 // it were refused like any other. [Classify] marks the statements an operator needs to inspect
