@@ -253,6 +253,13 @@ func selectsOnlySessionState(lx lexer) (onlyVariables, ok bool) {
 	}
 }
 
+// selectsOnlySystemVariables reads the rest of a SELECT and reports whether it is only a list of
+// system variables with optional aliases: SELECT @@x, @@session.y AS z.
+func selectsOnlySystemVariables(lx lexer) bool {
+	onlyVariables, ok := selectsOnlySessionState(lx)
+	return ok && onlyVariables
+}
+
 // sessionFunctions read the session's own state: what a connection pool asks a new connection.
 // (SELECT 1 and SELECT NOW() are ordinary work: clients probe a server with them.)
 var sessionFunctions = []string{
