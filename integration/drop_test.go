@@ -47,7 +47,7 @@ func TestDropConnectionsWithSimulatedOverload(t *testing.T) {
 	}
 	for _, msg := range dropped {
 		if m := dropText.FindStringSubmatch(msg); m == nil || m[1] != "4" || m[2] != "2" || m[3] != "6" || m[4] != "0.5" {
-			t.Fatalf("drop message does not match SPEC §3:\n%s", msg)
+			t.Fatalf("drop message does not match the 1040 drop message:\n%s", msg)
 		}
 	}
 

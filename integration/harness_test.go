@@ -58,6 +58,8 @@ type serverOptions struct {
 	dir string
 	// env is added to the server's environment.
 	env []string
+	// addressSpace, when not 0, limits the server's address space (prlimit --as, bytes).
+	addressSpace uint64
 }
 
 // testServer is one running overloadsql process.
@@ -113,7 +115,10 @@ func startServer(t testing.TB, o serverOptions) *testServer {
 func startWithConfig(t testing.TB, o serverOptions, path, addr, admin string) *testServer {
 	t.Helper()
 	s := &testServer{t: t, addr: addr, adminAddr: admin, dir: o.dir, configPath: path, log: &syncBuffer{}}
-	proc, err := serverproc.Start(serverproc.Options{Binary: binary, ConfigPath: path, Pin: o.pin, Env: o.env, Log: s.log})
+	if o.addressSpace != 0 {
+		need(t, "prlimit")
+	}
+	proc, err := serverproc.Start(serverproc.Options{Binary: binary, ConfigPath: path, Pin: o.pin, Env: o.env, Log: s.log, AddressSpace: o.addressSpace})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,9 +260,11 @@ func eventually(t testing.TB, timeout time.Duration, what string, cond func() (b
 }
 
 // queryStrings runs a query and returns its rows as strings joined by tabs.
-func queryStrings(t testing.TB, db *sql.DB, query string, args ...any) []string {
+func queryStrings(t testing.TB, db interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, query string, args ...any) []string {
 	t.Helper()
-	rows, err := db.Query(query, args...)
+	rows, err := db.QueryContext(context.Background(), query, args...)
 	if err != nil {
 		t.Fatalf("%s: %v", query, err)
 	}

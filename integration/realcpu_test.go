@@ -13,7 +13,7 @@ import (
 )
 
 // These tests create real CPU contention on core 0 and check the real signal (no simulation).
-// Ground truth (SPEC §1): k CPU-bound tasks on c cores wait (k-c)/c per second of running. More
+// Ground truth: k CPU-bound tasks on c cores wait (k-c)/c per second of running. More
 // generally, work that always has d runnable tasks and gets busy time B in wall time W waits
 // d·W - B, so its ratio is d·W/B - 1: on a quiet core that is k-1 for k statements (B = W), and n
 // for one statement beside n equal neighbours (B = W/(n+1)). The tests measure B (the server's

@@ -23,7 +23,8 @@ func resourceWarnings(t *testing.T, s *testServer, resource string) []string {
 	return queryStrings(t, s.adminDB(), "SELECT message FROM system.warnings WHERE resource = ?", resource)
 }
 
-// hysteresisStory drives one resource through the SPEC §4 story with a simulation variable.
+// hysteresisStory drives one resource through a warning's life (raised after the duration,
+// held, cleared) with a simulation variable.
 func hysteresisStory(t *testing.T, s *testServer, variable, resource string, wantMessage func(string) bool) {
 	admin := s.adminDB()
 	start := time.Now()

@@ -1,8 +1,11 @@
 // Package server wires overloadsql together on go-mysql-server.
 //
 // A connection's path: the listener accepts it (the main listener's gate may drop it with a
-// 1040 ERR packet before any handshake work; the admin listener never does), the auth server
-// checks the user's password (and that only admins use the admin listener), a session is built
+// 1040 ERR packet before any handshake work; the admin listener never does, but both bound
+// their connections and the ones still in their handshake), a packet reader below the protocol
+// layer enforces the per-client limits (bytes and time before login, max_allowed_packet after),
+// the auth server checks the user's password (delaying answers to an address after repeated
+// failures, and checking that only admins use the admin listener), a session is built
 // with the overload settings of its user, and every statement passes the overload interceptor
 // (exempt? rejected?) before the engine parses it. The engine reads `main` (an in-memory
 // database) and `system` (package tables), which shows the live state kept here: the sampler
@@ -27,7 +30,8 @@
 //  3. persistence.mu: the persisted-settings file, read and replaced under it.
 //  4. The engine's system-variable registry lock (sql.SystemVariables): held by the engine while
 //     it sets a variable and calls the variable's NotifyChanged hook; taken by AssignValues.
-//  5. Leaf locks that take nothing else: staging.mu, the sampler's, the warning registry's.
+//  5. Leaf locks that take nothing else: staging.mu, the sampler's, the warning registry's, the
+//     admission controller's.
 //
 // The NotifyChanged hooks therefore never take the settings lock: a client's SET GLOBAL or SET
 // PERSIST only checks privileges and stages the value by connection; when the statement ends,

@@ -11,12 +11,13 @@ import (
 
 // listener merges the main and the admin listeners into the one net.Listener the engine's
 // protocol layer accepts from. Each socket has its own accept loop, so a burst on the main port
-// never delays an operator on the admin port; connections from the main port pass the gate
+// never delays an operator on the admin port; connections from either port pass their gate
 // first, and a refused one is answered and closed there, before any handshake work.
 type listener struct {
-	main  net.Listener
-	admin net.Listener // nil when admin_listen is off
-	gate  *gate
+	main      net.Listener
+	admin     net.Listener // nil when admin_listen is off
+	gate      *gate
+	adminGate *adminGate
 
 	accepted chan net.Conn
 	// failed receives the error that ended an accept loop other than by Close; Accept returns
@@ -28,8 +29,8 @@ type listener struct {
 	wg     sync.WaitGroup
 }
 
-func newListener(main, admin net.Listener, g *gate) *listener {
-	l := &listener{main: main, admin: admin, gate: g, accepted: make(chan net.Conn), failed: make(chan error, 2), done: make(chan struct{})}
+func newListener(main, admin net.Listener, g *gate, ag *adminGate) *listener {
+	l := &listener{main: main, admin: admin, gate: g, adminGate: ag, accepted: make(chan net.Conn), failed: make(chan error, 2), done: make(chan struct{})}
 	l.wg.Add(1)
 	go l.loop(main, false)
 	if admin != nil {
@@ -66,8 +67,11 @@ func (l *listener) loop(ln net.Listener, admin bool) {
 		backoff = 0
 		var conn net.Conn
 		if admin {
-			conn = &adminConn{Conn: newPrepareRewriteConn(c)}
-		} else if conn = l.gate.admit(c); conn == nil {
+			conn = l.adminGate.admit(c)
+		} else {
+			conn = l.gate.admit(c)
+		}
+		if conn == nil {
 			continue
 		}
 		select {

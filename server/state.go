@@ -26,6 +26,7 @@ func (s *Server) onSample(snap *overload.Snapshot) {
 	if w := s.reloadFailure.Load(); w != nil {
 		s.registry.Raise(snap.Time, *w)
 	}
+	s.recordHistory(snap)
 }
 
 // noteUnavailable keeps one warning per blind measurement source, for as long as it stays blind.
@@ -124,6 +125,15 @@ func (s *Server) dropSettings() dropSettings {
 	}
 }
 
+func (s *Server) loginDelaySettings() loginDelaySettings {
+	cfg := s.cfg.Load()
+	return loginDelaySettings{
+		threshold: cfg.FailedLoginThreshold,
+		min:       cfg.FailedLoginMinDelay,
+		max:       cfg.FailedLoginMaxDelay,
+	}
+}
+
 func samplerSettings(cfg *config.Config) overload.Settings {
 	return overload.Settings{
 		Interval:        cfg.OverloadSampleInterval,
@@ -161,6 +171,7 @@ func (s *Server) apply(cfg *config.Config) error {
 	}
 	s.cfg.Store(cfg)
 	s.sampler.Reconfigure(samplerSettings(cfg))
+	s.admission.SetLimits(admissionLimits(cfg))
 	s.monitor.SetConfig(warningsConfig(cfg))
 	return nil
 }
