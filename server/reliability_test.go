@@ -167,3 +167,28 @@ func freeAddr(t *testing.T) string {
 	defer l.Close()
 	return l.Addr().String()
 }
+
+// TestMayChangeSettings: the statements whose results are held until their global changes are
+// applied — every SET and CALL, in any case and spacing — and no other.
+func TestMayChangeSettings(t *testing.T) {
+	for _, tc := range []struct {
+		query string
+		want  bool
+	}{
+		{"SET GLOBAL max_connections = 5", true},
+		{"  set persist max_connections = 5", true},
+		{"SET@@GLOBAL.max_connections = 5", true},
+		{"(SET x = 1)", true},
+		{"\tCALL p()", true},
+		{"set\nglobal x = 1", true},
+		{"SELECT 1", false},
+		{"SETTINGS", false},
+		{"SHOW VARIABLES", false},
+		{"", false},
+		{"SELECT 'SET GLOBAL x = 1'", false},
+	} {
+		if got := mayChangeSettings(tc.query); got != tc.want {
+			t.Errorf("mayChangeSettings(%q) = %v, want %v", tc.query, got, tc.want)
+		}
+	}
+}
