@@ -45,6 +45,12 @@ const (
 type Options struct {
 	State  State
 	Logger *slog.Logger
+	// Metrics and Warnings are the history behind /history and /dashboard, kept for Retention;
+	// without them those endpoints are not served. Authenticate guards them.
+	Metrics      MetricHistory
+	Warnings     WarningHistory
+	Retention    time.Duration
+	Authenticate Authenticate
 }
 
 // Server is the HTTP listener.
@@ -67,6 +73,17 @@ func Listen(addr string, o Options) (*Server, error) {
 	mux.Handle("GET /metrics", metrics)
 	mux.HandleFunc("GET /ping", ping)
 	mux.Handle("GET /ready", ready{o.State})
+	if o.Metrics != nil && o.Warnings != nil {
+		page, err := dashboardPage()
+		if err != nil {
+			return nil, fmt.Errorf("dashboard: %w", err)
+		}
+		mux.Handle("GET /dashboard", admin(o.Authenticate, page))
+		mux.Handle("GET /dashboard/", dashboardAssets())
+		mux.Handle("GET /history", admin(o.Authenticate, historyHandler{
+			metrics: o.Metrics, warnings: o.Warnings, retention: o.Retention, now: time.Now,
+		}))
+	}
 
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -89,6 +106,9 @@ func Listen(addr string, o Options) (*Server, error) {
 
 // Addr is the bound address.
 func (s *Server) Addr() net.Addr { return s.listener.Addr() }
+
+// Handler is the request router, for benchmarks and tests that serve it themselves.
+func (s *Server) Handler() http.Handler { return s.http.Handler }
 
 // Serve serves until Shutdown; it returns nil then.
 func (s *Server) Serve() error {

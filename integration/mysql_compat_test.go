@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"database/sql"
 	"net"
 	"os"
 	"os/exec"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/go-sql-driver/mysql"
 )
 
 // These tests check what a MySQL client sees against MySQL 8's behaviour: indexes, status
@@ -153,4 +156,171 @@ func runPython(t testing.TB, driver, body, addr, user, password string) string {
 		t.Fatalf("python (%s) failed: %v\n%s", driver, err, out)
 	}
 	return string(out)
+}
+
+// TestDefaultCollation: MySQL 8's default collation, utf8mb4_0900_ai_ci, compares case- and
+// accent-insensitively; collation_server chooses another at start.
+func TestDefaultCollation(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	got := queryStrings(t, db, "SELECT 'a' = 'A', 'e' = 'é', @@collation_server, @@collation_connection, @@character_set_server")
+	if want := []string{"1\t1\tutf8mb4_0900_ai_ci\tutf8mb4_0900_ai_ci\tutf8mb4"}; !slices.Equal(got, want) {
+		t.Errorf("default collation: got %q, want %q", got, want)
+	}
+	for _, q := range []string{
+		"CREATE TABLE people (id INT PRIMARY KEY, email VARCHAR(100))",
+		"INSERT INTO people VALUES (1, 'Foo@x.com')",
+		"CREATE DATABASE other",
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if got := queryStrings(t, db, "SELECT id FROM people WHERE email = 'foo@X.COM'"); !slices.Equal(got, []string{"1"}) {
+		t.Errorf("case-insensitive lookup found %q, want [1]", got)
+	}
+	for _, q := range []string{"SHOW CREATE TABLE people", "SHOW CREATE DATABASE other"} {
+		if got := strings.Join(queryStrings(t, db, q), " "); !strings.Contains(got, "utf8mb4_0900_ai_ci") {
+			t.Errorf("%s does not show utf8mb4_0900_ai_ci: %s", q, got)
+		}
+	}
+
+	bin := startServer(t, serverOptions{top: `collation_server = "utf8mb4_0900_bin"`})
+	got = queryStrings(t, bin.db(), "SELECT 'a' = 'A', @@collation_server, (SELECT value FROM system.server_settings WHERE name = 'collation_server')")
+	if want := []string{"0\tutf8mb4_0900_bin\tutf8mb4_0900_bin"}; !slices.Equal(got, want) {
+		t.Errorf("collation_server = utf8mb4_0900_bin: got %q, want %q", got, want)
+	}
+}
+
+// TestIdentity: one MySQL version everywhere, and overloadsql's name in @@version_comment.
+func TestIdentity(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	got := queryStrings(t, s.db(), "SELECT VERSION(), @@version, @@version_comment")
+	if len(got) != 1 {
+		t.Fatalf("got %q", got)
+	}
+	f := strings.Split(got[0], "\t")
+	g := dialWire(t, s.addr).greeting()
+	if f[0] != g.version || f[1] != g.version || !strings.HasPrefix(g.version, "8.0.") {
+		t.Errorf("versions differ or are not 8.0.x: handshake %q, VERSION() %q, @@version %q", g.version, f[0], f[1])
+	}
+	if f[2] != "overloadsql" {
+		t.Errorf("@@version_comment = %q, want overloadsql", f[2])
+	}
+}
+
+// TestErrorNumbersAndDiagnostics: MySQL 8's error numbers and SQLSTATEs, and the diagnostics
+// area after an error (SHOW WARNINGS, SHOW ERRORS, @@warning_count, @@error_count).
+func TestErrorNumbersAndDiagnostics(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	ctx := context.Background()
+	conn, err := s.db().Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "CREATE TABLE short (v VARCHAR(3))"); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		query string
+		num   uint16
+		state string
+		text  string
+	}{
+		{"USE nope", 1049, "42000", "Unknown database 'nope'"},
+		{"SELECT * FROM nope.t", 1049, "42000", "Unknown database 'nope'"},
+		{"SELECT * FROM nosuch", 1146, "42S02", "Table 'nosuch' doesn't exist"},
+		{"INSERT INTO short VALUES ('abcdef')", 1406, "22001", "Data too long for column 'v'"},
+		{"SELECT @@nosuch_variable", 1193, "HY000", "Unknown system variable 'nosuch_variable'"},
+		{"SET warning_count = 3", 1238, "HY000", "Variable 'warning_count' is a read only variable"},
+		{"SELEC 1", 1064, "42000", "You have an error in your SQL syntax"},
+	} {
+		_, err := conn.ExecContext(ctx, c.query)
+		me := mysqlError(t, err)
+		if me.Number != c.num || string(me.SQLState[:]) != c.state || !strings.Contains(me.Message, c.text) {
+			t.Errorf("%s: got %d (%s) %q, want %d (%s) %q", c.query, me.Number, me.SQLState, me.Message, c.num, c.state, c.text)
+		}
+	}
+
+	rows := func(q string) []string {
+		t.Helper()
+		r, err := conn.QueryContext(ctx, q)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		defer r.Close()
+		var out []string
+		cols, _ := r.Columns()
+		for r.Next() {
+			vals := make([]sql.NullString, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := r.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			text := make([]string, len(vals))
+			for i, v := range vals {
+				text[i] = v.String
+			}
+			out = append(out, strings.Join(text, "\t"))
+		}
+		return out
+	}
+	if _, err := conn.ExecContext(ctx, "SELECT * FROM nosuch"); err == nil {
+		t.Fatal("SELECT from a missing table succeeded")
+	}
+	want := []string{"Error\t1146\tTable 'nosuch' doesn't exist"}
+	for _, q := range []string{"SHOW WARNINGS", "SHOW ERRORS"} {
+		if got := rows(q); !slices.Equal(got, want) {
+			t.Errorf("%s after the error = %q, want %q", q, got, want)
+		}
+	}
+	if got := rows("SELECT @@warning_count, @@error_count"); !slices.Equal(got, []string{"1\t1"}) {
+		t.Errorf("@@warning_count, @@error_count after the error = %q, want [1 1]", got)
+	}
+	if got := rows("SHOW COUNT(*) ERRORS"); !slices.Equal(got, []string{"1"}) {
+		t.Errorf("SHOW COUNT(*) ERRORS = %q, want [1]", got)
+	}
+	rows("SELECT 1/0")
+	if got := rows("SELECT @@warning_count, @@error_count"); !slices.Equal(got, []string{"1\t0"}) {
+		t.Errorf("@@warning_count, @@error_count after a warning = %q, want [1 0]", got)
+	}
+	if got := rows("SHOW COUNT(*) WARNINGS"); !slices.Equal(got, []string{"1"}) {
+		t.Errorf("SHOW COUNT(*) WARNINGS = %q, want [1]", got)
+	}
+
+	for _, q := range []string{
+		"CREATE VIEW main.v AS SELECT * FROM system.warnings",
+		"SELECT COUNT(*) FROM main.v",
+	} {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			t.Errorf("%s: %v", q, err)
+		}
+	}
+	if _, err := conn.ExecContext(ctx, "CREATE VIEW system.v AS SELECT 1"); err == nil {
+		t.Error("CREATE VIEW in system succeeded; system is read-only")
+	}
+
+	other := mysqlError(t, connectTo(t, s.addr, "nope"))
+	if other.Number != 1049 || string(other.SQLState[:]) != "42000" {
+		t.Errorf("connecting to database nope: %d (%s) %s, want 1049 (42000)", other.Number, other.SQLState, other.Message)
+	}
+}
+
+// connectTo connects as default to database db and returns the error of the connection.
+func connectTo(t testing.TB, addr, db string) error {
+	t.Helper()
+	cfg := mysql.NewConfig()
+	cfg.User, cfg.Net, cfg.Addr, cfg.DBName = "default", "tcp", addr, db
+	cfg.Timeout = 5 * time.Second
+	connector, err := mysql.NewConnector(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := sql.OpenDB(connector)
+	defer pool.Close()
+	return pool.Ping()
 }

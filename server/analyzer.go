@@ -1,10 +1,13 @@
 package server
 
 import (
+	"slices"
+
 	"overloadsql/server/statement"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/analyzer/analyzererrors"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 )
@@ -34,4 +37,36 @@ func explainManyRows(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan
 		qFlags.Unset(sql.QFlagMax1Row)
 	}
 	return n, transform.SameTree, nil
+}
+
+// readOnlyRuleName is the engine's rule that refuses statements writing to a read-only database.
+const readOnlyRuleName = "validateReadOnlyDatabase"
+
+// allowViewsOverReadOnlyTables lets CREATE VIEW in a writable database read the read-only
+// `system` tables, as MySQL lets a view read performance_schema: the engine's read-only check
+// looks at every table a DDL statement names, also the ones a view only reads. For CREATE VIEW
+// only the view's own database is checked; every other statement keeps the engine's check.
+func allowViewsOverReadOnlyTables(a *analyzer.Analyzer) {
+	for _, batch := range a.Batches {
+		for i, rule := range batch.Rules {
+			if rule.Id.String() != readOnlyRuleName {
+				continue
+			}
+			check := rule.Apply
+			// The engine shares its rule lists between analyzers: replace, never modify, them.
+			rules := slices.Clone(batch.Rules)
+			rules[i].Apply = func(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+				view, ok := n.(*plan.CreateView)
+				if !ok {
+					return check(ctx, a, n, scope, sel, qFlags)
+				}
+				if ro, ok := view.Database().(sql.ReadOnlyDatabase); ok && ro.IsReadOnly() {
+					return nil, transform.SameTree, analyzererrors.ErrReadOnlyDatabase.New(ro.Name())
+				}
+				return n, transform.SameTree, nil
+			}
+			batch.Rules = rules
+			break
+		}
+	}
 }

@@ -54,6 +54,7 @@ type Server struct {
 	sampler  *overload.Sampler
 	registry *warnings.Registry
 	monitor  *warnings.Monitor
+	recorder *recorder // the history: system.*_log and the dashboard
 
 	rejectLog *rateLimitedLog
 	// reloadMu makes reloads one at a time; see the lock order in the package comment.
@@ -102,6 +103,8 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	}
 	s.cfg.Store(running)
 	s.fromFile = running
+	s.recorder = newRecorder(running.MetricLogRetention)
+	s.registry.SetObserver(s.recorder.observeWarning)
 	s.rejectLog = newRateLimitedLog(s.logger, "statements rejected: CPU overloaded")
 
 	s.monitor = warnings.NewMonitor(s.registry, warningsConfig(running), s.logger)
@@ -118,10 +121,18 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	s.auth = newAuthServer(running.Users)
 	s.auth.delays = newLoginDelays(s.loginDelaySettings, time.Sleep, &s.counters)
 	s.variables = newVariables(s)
-	s.engine = s.buildEngine(running)
+	collation, err := useCollation(running.CollationServer)
+	if err != nil {
+		return nil, err
+	}
+	if err := useIdentity(); err != nil {
+		return nil, err
+	}
+	s.engine = s.buildEngine(running, collation)
 	if err := s.variables.register(); err != nil {
 		return nil, err
 	}
+	registerDiagnosticVariables()
 
 	main, err := net.Listen("tcp", running.Listen)
 	if err != nil {
@@ -162,7 +173,11 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	}
 	s.listener = newListener(main, admin, s.gate, adminGate)
 	if running.HTTPListen != "" {
-		if s.http, err = httpapi.Listen(running.HTTPListen, httpapi.Options{State: httpState{s}, Logger: s.logger}); err != nil {
+		if s.http, err = httpapi.Listen(running.HTTPListen, httpapi.Options{
+			State: httpState{s}, Logger: s.logger,
+			Metrics: s.recorder.metrics, Warnings: s.recorder.warnings, Retention: running.MetricLogRetention,
+			Authenticate: s.auth.checkAdminPassword,
+		}); err != nil {
 			s.listener.Close()
 			return nil, err
 		}
@@ -173,6 +188,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	s.protocol, err = gms.NewServer(gms.Config{
 		Protocol: "tcp",
 		Address:  running.Listen,
+		Version:  MySQLVersion,
 		Listener: s.listener,
 		Options:  []gms.Option{interceptors.Option(), handlerOption(s.logger)},
 		ProtocolListenerFactory: func(c gms.Config, lc mysql.ListenerConfig, sel gms.ServerEventListener) (gms.ProtocolListener, error) {
@@ -190,17 +206,19 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	return s, nil
 }
 
-func (s *Server) buildEngine(cfg *config.Config) *sqle.Engine {
+func (s *Server) buildEngine(cfg *config.Config, collation sql.CollationID) *sqle.Engine {
 	// Primary keys are indexes (as in MySQL): foreign keys may reference them, SHOW INDEX lists
 	// PRIMARY, and `WHERE id = ?` is a lookup instead of a scan. The provider option does the
 	// same for databases made by CREATE DATABASE.
 	main := memory.NewDatabase(mainDatabase)
 	main.EnablePrimaryKeyIndexes()
+	main.SetCollation(nil, collation)
 	provider := memory.NewDBProvider(main, s.systemDatabase())
 	provider.WithOption(memory.NativeIndexProvider(true))
 	addAnalyzerRules()
 	engine := sqle.NewDefault(provider)
 	engine.Parser = systemParser{next: engine.Parser}
+	allowViewsOverReadOnlyTables(engine.Analyzer)
 	grantPrivileges(engine.Analyzer.Catalog.MySQLDb, cfg.Users)
 	return engine
 }
@@ -212,6 +230,9 @@ func (s *Server) systemDatabase() *tables.Database {
 		tables.Events(s.events),
 		tables.Metrics(s.gauges),
 		tables.Warnings(s.registry.List),
+		tables.AsynchronousMetricLog(s.asynchronousMetricLog),
+		tables.MetricLog(s.metricLog),
+		tables.WarningLog(s.warningLog),
 		tables.ServerSettings(s.serverSettings),
 		tables.Settings(s.variables.rows),
 	)
@@ -235,6 +256,9 @@ func (s *Server) sessionBuilder(ctx context.Context, conn *mysql.Conn, addr stri
 type client struct {
 	session   *memory.Session
 	persisted memory.GlobalsMap
+	// diagnosticsCtx is the context the handler updates @@warning_count and @@error_count
+	// with; only the connection's goroutine uses it.
+	diagnosticsCtx *sql.Context
 
 	cached atomic.Bool
 	lo, hi atomic.Uint64 // math.Float64bits

@@ -26,6 +26,7 @@ func (s *Server) onSample(snap *overload.Snapshot) {
 	if w := s.reloadFailure.Load(); w != nil {
 		s.registry.Raise(snap.Time, *w)
 	}
+	s.recordHistory(snap)
 }
 
 // noteUnavailable keeps one warning per blind measurement source, for as long as it stays blind.

@@ -62,6 +62,9 @@ func (vs *variables) register() error {
 		})
 	}
 	for _, st := range config.ServerSettings() {
+		if st.Engine {
+			continue // the engine's own variable; its default is set at start
+		}
 		v, _ := cfg.ServerSettingValue(st.Name)
 		typ, def, err := serverSettingVariable(st, v)
 		if err != nil {
@@ -198,6 +201,9 @@ func (vs *variables) applyDefaults(prev, cfg *config.Config) {
 		}
 	}
 	for _, st := range config.ServerSettings() {
+		if st.Engine {
+			continue // needs a restart
+		}
 		text, _ := cfg.ServerSettingValue(st.Name)
 		if _, v, err := serverSettingVariable(st, text); err == nil {
 			values[st.Name] = v

@@ -17,6 +17,9 @@ type ServerSetting struct {
 	Description string // one line
 	Default     string // built-in value as text, in the unit of the key
 	Reloadable  bool   // changeable_without_restart
+	// Engine is set for a setting that is also one of the engine's own MySQL variables
+	// (session and global): the server sets that variable's default instead of making a new one.
+	Engine bool
 }
 
 // SessionSetting describes one session setting, as system.settings shows it.
@@ -52,6 +55,7 @@ type serverSettingDef struct {
 	name, section, description string
 	kind                       valueKind
 	reloadable                 bool
+	engine                     bool
 	field                      func(c *Config) any // pointer to the field
 }
 
@@ -64,8 +68,11 @@ var serverSettings = []serverSettingDef{
 		description: "Address (host:port) of the listener for admin users, never subject to connection dropping or max_connections; empty disables it.",
 		field:       func(c *Config) any { return &c.AdminListen }},
 	{name: "http_listen", kind: kindString,
-		description: "Address (host:port) of the HTTP listener: /metrics, /ping and /ready; empty disables it.",
+		description: "Address (host:port) of the HTTP listener: /metrics, /ping, /ready, /dashboard and /history; empty disables it.",
 		field:       func(c *Config) any { return &c.HTTPListen }},
+	{name: "metric_log_retention_s", kind: kindSeconds,
+		description: "Seconds of history kept in memory by system.asynchronous_metric_log, system.metric_log, system.warning_log and the dashboard.",
+		field:       func(c *Config) any { return &c.MetricLogRetention }},
 	{name: "max_connections", kind: kindInteger, reloadable: true,
 		description: "Maximum number of client connections on listen; a connection over it gets error 1040.",
 		field:       func(c *Config) any { return &c.MaxConnections }},
@@ -114,6 +121,9 @@ var serverSettings = []serverSettingDef{
 	{name: "max_server_memory_usage", kind: kindInteger, reloadable: true,
 		description: "Memory (bytes) the memory warning counts as 100%; 0 = the cgroup memory limit, or the host's total memory.",
 		field:       func(c *Config) any { return &c.MaxServerMemoryUsage }},
+	{name: "collation_server", kind: kindString, engine: true,
+		description: "Default collation of new databases, tables and string literals (MySQL 8's by default: case- and accent-insensitive).",
+		field:       func(c *Config) any { return &c.CollationServer }},
 	{name: "warning_suppress_regexp", kind: kindString, reloadable: true,
 		description: "Warnings whose message matches this regular expression (RE2 syntax) are not shown; empty = none.",
 		field:       func(c *Config) any { return &c.WarningSuppressRegexp }},
@@ -163,6 +173,7 @@ func ServerSettings() []ServerSetting {
 			Description: s.description,
 			Default:     s.get(defaults),
 			Reloadable:  s.reloadable,
+			Engine:      s.engine,
 		}
 	}
 	return out

@@ -10,13 +10,14 @@ import (
 
 func TestServerSettingsCatalog(t *testing.T) {
 	settings := ServerSettings()
-	if len(settings) != 26 {
-		t.Errorf("ServerSettings: %d settings, want 26 (20 top-level + 6 warnings)", len(settings))
+	if len(settings) != 28 {
+		t.Errorf("ServerSettings: %d settings, want 28 (22 top-level + 6 warnings)", len(settings))
 	}
 	want := map[string]ServerSetting{
 		"listen":                          {Type: "String", Default: "127.0.0.1:9004", Reloadable: false},
 		"admin_listen":                    {Type: "String", Default: "127.0.0.1:9005", Reloadable: false},
 		"http_listen":                     {Type: "String", Default: "127.0.0.1:9363", Reloadable: false},
+		"metric_log_retention_s":          {Type: "UInt64", Default: "3600", Reloadable: false},
 		"max_connections":                 {Type: "UInt64", Default: "1024", Reloadable: true},
 		"shutdown_timeout_s":              {Type: "UInt64", Default: "10", Reloadable: true},
 		"connect_timeout":                 {Type: "UInt64", Default: "10", Reloadable: true},
@@ -30,6 +31,7 @@ func TestServerSettingsCatalog(t *testing.T) {
 		"overload_sample_interval_ms":                     {Type: "UInt64", Default: "100", Reloadable: true},
 		"overload_enforcement":                            {Type: "String", Default: "enforce", Reloadable: true},
 		"warning_suppress_regexp":                         {Type: "String", Default: "", Reloadable: true},
+		"collation_server":                                {Type: "String", Default: "utf8mb4_0900_ai_ci", Reloadable: false, Engine: true},
 		"cpu_overload_warn_ratio":                         {Type: "Float64", Default: "0.9", Reloadable: true},
 		"cpu_overload_duration_seconds":                   {Type: "Float64", Default: "600", Reloadable: true},
 		"max_os_cpu_wait_time_ratio_to_drop_connection":   {Type: "Float64", Default: "0", Reloadable: true},

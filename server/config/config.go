@@ -20,6 +20,7 @@ type Config struct {
 	Listen                          string        // listen (restart needed)
 	AdminListen                     string        // admin_listen, "" disables (restart needed)
 	HTTPListen                      string        // http_listen, "" disables (restart needed)
+	MetricLogRetention              time.Duration // metric_log_retention_s (restart needed)
 	MaxConnections                  int           // max_connections
 	ShutdownTimeout                 time.Duration // shutdown_timeout_s
 	ConnectTimeout                  time.Duration // connect_timeout
@@ -37,6 +38,7 @@ type Config struct {
 	OverloadEnforcement             string        // overload_enforcement: EnforcementEnforce | EnforcementDryRun
 	MaxServerMemoryUsage            uint64        // max_server_memory_usage, bytes, 0 = none
 	WarningSuppressRegexp           string        // warning_suppress_regexp, "" = none
+	CollationServer                 string        // collation_server: default collation, e.g. utf8mb4_0900_ai_ci
 
 	Warnings    ResourceOverloadWarnings // [resource_overload_warnings]
 	Settings    SessionDefaults          // [settings]
@@ -44,11 +46,20 @@ type Config struct {
 	Users       []User                   // [[users]]
 }
 
+// MaxMetricLogRetention bounds metric_log_retention_s: the history is kept in memory.
+const MaxMetricLogRetention = 24 * time.Hour
+
 // Values of overload_enforcement.
 const (
 	EnforcementEnforce = "enforce" // reject queries and drop connections
 	EnforcementDryRun  = "dry_run" // decide, count and log, but serve
 )
+
+// DefaultCollation is MySQL 8's default collation: accent- and case-insensitive.
+const DefaultCollation = "utf8mb4_0900_ai_ci"
+
+// collationName is the form of a collation name; the server checks that the engine knows it.
+var collationName = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
 
 // ResourceOverloadWarnings holds the thresholds of the CPU and memory warnings: a warning is
 // raised when the value stays at or above the warn ratio for the duration, and cleared when the
@@ -88,6 +99,7 @@ func Default() *Config {
 		Listen:                          "127.0.0.1:9004",
 		AdminListen:                     "127.0.0.1:9005",
 		HTTPListen:                      "127.0.0.1:9363",
+		MetricLogRetention:              time.Hour,
 		MaxConnections:                  1024,
 		ShutdownTimeout:                 10 * time.Second,
 		ConnectTimeout:                  10 * time.Second,
@@ -101,6 +113,7 @@ func Default() *Config {
 		AsynchronousMetricsUpdatePeriod: time.Second,
 		OverloadSampleInterval:          100 * time.Millisecond,
 		OverloadEnforcement:             EnforcementEnforce,
+		CollationServer:                 DefaultCollation,
 		Warnings: ResourceOverloadWarnings{
 			CPUWarnRatio:     0.9,
 			CPUClearRatio:    0.8,
@@ -181,6 +194,10 @@ func (c *Config) Validate() error {
 			}
 		}
 	}
+	if r := c.MetricLogRetention; r < time.Second || r > MaxMetricLogRetention || r%time.Second != 0 {
+		add(keyErrorf([]string{"metric_log_retention_s"}, "metric_log_retention_s (%s) must be a whole number of seconds from 1 to %d",
+			formatSeconds(r), int(MaxMetricLogRetention/time.Second)))
+	}
 	if c.MaxConnections < 1 {
 		add(keyErrorf([]string{"max_connections"}, "max_connections (%d) must be >= 1", c.MaxConnections))
 	}
@@ -208,6 +225,10 @@ func (c *Config) Validate() error {
 	if c.OverloadEnforcement != EnforcementEnforce && c.OverloadEnforcement != EnforcementDryRun {
 		add(keyErrorf([]string{"overload_enforcement"}, "overload_enforcement (%q) must be %q or %q",
 			c.OverloadEnforcement, EnforcementEnforce, EnforcementDryRun))
+	}
+	if !collationName.MatchString(c.CollationServer) {
+		add(keyErrorf([]string{"collation_server"}, "collation_server (%q) must be a collation name such as %q (SHOW COLLATION lists them)",
+			c.CollationServer, DefaultCollation))
 	}
 	if _, err := regexp.Compile(c.WarningSuppressRegexp); err != nil {
 		add(keyErrorf([]string{"warning_suppress_regexp"}, "warning_suppress_regexp (%q) is not a valid regular expression: %v",

@@ -29,7 +29,8 @@
 // # Reloadable and restart-only
 //
 // Every server setting is reloadable except listen, admin_listen and http_listen, which the
-// listeners bind once; users are also read once. RestartRequired lists what a new Config changes that only a
+// listeners bind once, and metric_log_retention_s, which sizes the history once; users are also
+// read once. RestartRequired lists what a new Config changes that only a
 // restart applies, so that a reload can apply the rest and say what it could not.
 //
 // # Persisted overrides

@@ -254,6 +254,11 @@ func TestParseErrors(t *testing.T) {
 			want: `config.toml:1: overload_enforcement ("strict") must be "enforce" or "dry_run"`,
 		},
 		{
+			name: "bad collation",
+			file: "collation_server = \"Latin1; DROP\"\n",
+			want: `config.toml:1: collation_server ("Latin1; DROP") must be a collation name such as "utf8mb4_0900_ai_ci" (SHOW COLLATION lists them)`,
+		},
+		{
 			name: "bad regexp",
 			file: "warning_suppress_regexp = \"(\"\n",
 			want: "config.toml:1: warning_suppress_regexp (\"(\") is not a valid regular expression: error parsing regexp: missing closing ): `(`",
@@ -277,6 +282,11 @@ func TestParseErrors(t *testing.T) {
 			name: "http_listen equal to admin_listen",
 			file: "http_listen = \"127.0.0.1:9005\"\n",
 			want: `config.toml:1: http_listen ("127.0.0.1:9005") must differ from admin_listen`,
+		},
+		{
+			name: "retention of zero",
+			file: "metric_log_retention_s = 0\n",
+			want: `config.toml:1: metric_log_retention_s (0) must be a whole number of seconds from 1 to 86400`,
 		},
 		{
 			name: "http_listen without a port",
