@@ -238,9 +238,11 @@ func eventually(t testing.TB, timeout time.Duration, what string, cond func() (b
 }
 
 // queryStrings runs a query and returns its rows as strings joined by tabs.
-func queryStrings(t testing.TB, db *sql.DB, query string, args ...any) []string {
+func queryStrings(t testing.TB, db interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, query string, args ...any) []string {
 	t.Helper()
-	rows, err := db.Query(query, args...)
+	rows, err := db.QueryContext(context.Background(), query, args...)
 	if err != nil {
 		t.Fatalf("%s: %v", query, err)
 	}

@@ -375,3 +375,79 @@ password = "secret"
 		t.Errorf("DelayedLogins %d, want %d: a success must reset the address", got, delayed+1)
 	}
 }
+
+// Functions that build big values return NULL with warning 1301 when the result would exceed
+// max_allowed_packet, as MySQL does, before building it. (Before: REPEAT and CONCAT of 1e9
+// bytes each killed the process.)
+func TestBigValuesAreNull(t *testing.T) {
+	s := startServer(t, serverOptions{top: "max_allowed_packet = 1048576\n", addressSpace: memoryLimit})
+	conn, err := s.db().Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for _, tc := range []struct {
+		query, want, function string
+	}{
+		{"SELECT LENGTH(CONCAT(REPEAT('x', 1e9), REPEAT('y', 1e9)))", "NULL", "repeat"},
+		{"SELECT REPEAT('ab', 600000)", "NULL", "repeat"},
+		{"SELECT SPACE(2000000)", "NULL", "space"},
+		{"SELECT LPAD('x', 2000000, 'y')", "NULL", "lpad"},
+		{"SELECT RPAD('x', 2000000, 'y')", "NULL", "rpad"},
+		{"SELECT CONCAT(REPEAT('a', 800000), REPEAT('b', 800000))", "NULL", "concat"},
+		{"SELECT CONCAT_WS(REPEAT(',', 600000), 'a', 'b', 'c')", "NULL", "concat_ws"},
+		{"SELECT REPLACE(REPEAT('a', 500000), 'a', 'bbb')", "NULL", "replace"},
+		{"SELECT TO_BASE64(REPEAT('a', 900000))", "NULL", "to_base64"},
+		{"SELECT JSON_ARRAY(REPEAT('a', 600000), REPEAT('b', 600000))", "NULL", "json_array"},
+		{"SELECT LENGTH(REPEAT('ab', 500000))", "1000000", ""},
+		{"SELECT LENGTH(LPAD('x', 1000, 'yz'))", "1000", ""},
+		{"SELECT REPLACE('banana', 'a', 'oo')", "boonoonoo", ""},
+		{"SELECT CONCAT('a', NULL)", "NULL", ""},
+	} {
+		var got sql.NullString
+		if err := conn.QueryRowContext(context.Background(), tc.query).Scan(&got); err != nil {
+			t.Fatalf("%s: %v", tc.query, err)
+		}
+		value := got.String
+		if !got.Valid {
+			value = "NULL"
+		}
+		if tc.want == "NULL" && value != "NULL" {
+			t.Errorf("%s = %.40q (%d bytes), want NULL", tc.query, value, len(value))
+			continue
+		}
+		if tc.want != "NULL" && value != tc.want {
+			t.Errorf("%s = %.40q, want %s", tc.query, value, tc.want)
+		}
+		warnings := queryStrings(t, conn, "SHOW WARNINGS")
+		if tc.function == "" {
+			continue
+		}
+		want := "Warning\t1301\tResult of " + tc.function + "() was larger than max_allowed_packet (1048576) - truncated"
+		if len(warnings) == 0 || warnings[0] != want {
+			t.Errorf("%s: warnings %q, want %q", tc.query, warnings, want)
+		}
+	}
+	s.alive(t, "functions building big values")
+}
+
+// GROUP_CONCAT builds its result up to group_concat_max_len, which may not exceed
+// max_allowed_packet. (Before: any value, so one statement could build a value of any size.)
+func TestGroupConcatIsBounded(t *testing.T) {
+	s := startServer(t, serverOptions{top: "max_allowed_packet = 1048576\n"})
+	db, err := s.db().Conn(context.Background()) // one session throughout
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	_, err = db.ExecContext(context.Background(), "SET group_concat_max_len = 1000000000")
+	if me := mysqlError(t, err); me.Number != 1231 || !strings.Contains(me.Message, "max_allowed_packet") {
+		t.Errorf("SET group_concat_max_len over max_allowed_packet: %v, want 1231", err)
+	}
+	mustExec(t, db, "SET group_concat_max_len = 1048576")
+	mustExec(t, db, "CREATE TABLE main.gc (v LONGTEXT)")
+	mustExec(t, db, "INSERT INTO main.gc VALUES (REPEAT('a', 600000)), (REPEAT('b', 600000))")
+	if got := queryStrings(t, db, "SELECT LENGTH(GROUP_CONCAT(v)) FROM main.gc"); got[0] != "1048576" {
+		t.Errorf("GROUP_CONCAT of 1.2 MB: LENGTH = %s, want 1048576 (cut at group_concat_max_len)", got[0])
+	}
+}

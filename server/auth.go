@@ -278,3 +278,21 @@ func (s *authServer) checkAdminPassword(user, password string) bool {
 	}
 	return match && a.admin
 }
+
+// checkHTTPAdmin is checkAdminPassword for HTTP basic auth from remoteAddr (host:port): an
+// address with repeated failures waits first, as for MySQL logins (connection_control_*
+// settings; the failures of both count together).
+func (s *authServer) checkHTTPAdmin(user, password, remoteAddr string) bool {
+	host, _, err := net.SplitHostPort(remoteAddr)
+	if err != nil {
+		host = remoteAddr
+	}
+	if s.delays != nil {
+		s.delays.wait(host)
+	}
+	ok := s.checkAdminPassword(user, password)
+	if s.delays != nil {
+		s.delays.record(host, ok)
+	}
+	return ok
+}

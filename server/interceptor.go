@@ -68,15 +68,22 @@ func (i *interceptor) serve(ctx context.Context, c *mysql.Conn, stmt string, cal
 	if err := i.admit(c, stmt); err != nil {
 		return err
 	}
-	i.s.counters.running.Add(1)
-	defer i.s.counters.running.Add(-1)
 	defer forgetThresholdsIfNamed(c, stmt)
 	ctx, done := cancelOnDisconnect(ctx, c.Conn)
 	defer done()
+	held, err := i.takeSlot(ctx, c, stmt)
+	if err != nil {
+		return err
+	}
+	if held {
+		defer i.s.admission.Release()
+	}
+	i.s.counters.running.Add(1)
+	defer i.s.counters.running.Add(-1)
 	if mayChangeSettings(stmt) {
 		return i.settling(c, stmt, callback, func(cb resultCallback) error { return run(ctx, cb) })
 	}
-	err := run(ctx, callback)
+	err = run(ctx, callback)
 	return i.settled(c, err, nil)
 }
 
@@ -97,16 +104,23 @@ func (i *interceptor) StmtExecute(ctx context.Context, chain gms.Chain, c *mysql
 	if err := i.admit(c, prepare.PrepareStmt); err != nil {
 		return err
 	}
-	i.s.counters.running.Add(1)
-	defer i.s.counters.running.Add(-1)
 	ctx, done := cancelOnDisconnect(ctx, c.Conn)
 	defer done()
+	held, err := i.takeSlot(ctx, c, prepare.PrepareStmt)
+	if err != nil {
+		return err
+	}
+	if held {
+		defer i.s.admission.Release()
+	}
+	i.s.counters.running.Add(1)
+	defer i.s.counters.running.Add(-1)
 	if mayChangeSettings(prepare.PrepareStmt) {
 		return i.settling(c, prepare.PrepareStmt, func(r *sqltypes.Result, _ bool) error { return callback(r) }, func(cb resultCallback) error {
 			return chain.ComStmtExecute(ctx, c, prepare, func(r *sqltypes.Result) error { return cb(r, false) })
 		})
 	}
-	err := chain.ComStmtExecute(ctx, c, prepare, callback)
+	err = chain.ComStmtExecute(ctx, c, prepare, callback)
 	return i.settled(c, err, nil)
 }
 

@@ -1,9 +1,11 @@
 package server
 
 import (
+	"bytes"
 	"container/list"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -15,6 +17,15 @@ import (
 
 // MySQL command bytes the packet reader looks at.
 const (
+	comQuit             = 0x01
+	comInitDB           = 0x02
+	comQuery            = 0x03
+	comFieldList        = 0x04
+	comStatistics       = 0x09 // answered by statisticsConn, above this reader
+	comPing             = 0x0e
+	comSetOption        = 0x1b
+	comStmtFetch        = 0x1c
+	comResetConnection  = 0x1f
 	comStmtPrepare      = 0x16
 	comStmtExecute      = 0x17
 	comStmtSendLongData = 0x18
@@ -38,11 +49,27 @@ const maxLongDataStatements = 1024
 // command byte and a statement id.
 const commandPrefix = 5
 
-// errPacketTooLarge is MySQL's ER_NET_PACKET_TOO_LARGE, sent before the connection is closed.
+// Errors the packet reader answers itself: MySQL's ER_NET_PACKET_TOO_LARGE (sent before the
+// connection is closed), ER_UNKNOWN_COM_ERROR and ER_UNKNOWN_STMT_HANDLER.
 const (
 	errPacketTooLargeCode = 1153
 	errPacketTooLargeText = "Got a packet bigger than 'max_allowed_packet' bytes"
+	errUnknownCommandCode = 1047
+	errUnknownStmtCode    = 1243
+	errBadHandshakeCode   = 1043
 )
+
+// served reports whether the protocol layer serves a command byte; the reader answers every
+// other one (and an empty command packet) with 1047 itself, so it never reaches code that
+// logs its payload or panics.
+func served(cmd byte) bool {
+	switch cmd {
+	case comQuit, comInitDB, comQuery, comFieldList, comStatistics, comPing, comSetOption, comStmtPrepare,
+		comStmtExecute, comStmtSendLongData, comStmtClose, comStmtReset, comStmtFetch, comResetConnection:
+		return true
+	}
+	return false
+}
 
 // packetConn reads the client's packet stream below the protocol layer, which allocates a
 // packet's announced size as soon as it reads the header. Here the header is seen first, so the
@@ -57,6 +84,11 @@ const (
 // statements name the `system` database unquoted: the protocol layer parses COM_STMT_PREPARE
 // with its own parser before the engine (and so systemParser) sees it, so the statement text is
 // rewritten here. Every other byte passes through unchanged.
+//
+// Commands the protocol layer would mishandle (an empty packet, an unknown command byte, a
+// statement id that was never prepared) are answered here with MySQL's error, in order: the
+// answer is written when the protocol layer has consumed every command before it, and what
+// follows is parsed only then. Their payload is dropped as it arrives, never buffered.
 //
 // After an SSL request the stream is TLS records, not packets: the reader passes them through
 // and counts them against preAuthLimit until login; the packet limits then do not apply.
@@ -78,10 +110,12 @@ type packetConn struct {
 	prefix    [commandPrefix]byte
 	nPrefix   int
 	prefixLen int
-	// prepare collects a COM_STMT_PREPARE payload until it is complete.
+	// prepare collects a COM_STMT_PREPARE payload, or the handshake response (hello), until
+	// it is complete.
 	prepare    []byte
 	prepareLen int
 	capturing  bool
+	hello      bool
 
 	authenticated bool
 	opaque        bool // TLS follows the SSL request: no more packets to parse
@@ -97,6 +131,18 @@ type packetConn struct {
 	longDataTotal int
 	longDataStmt  int64
 	failed        bool
+	// answer is an ERR packet to write once out is consumed; held are the bytes read after the
+	// command it answers, parsed only then. drop counts payload bytes still to skip of a
+	// command answered here (dropping: the whole message, continuation packets included), and
+	// reply is its answer, due when the message is complete.
+	answer   []byte
+	held     []byte
+	drop     int
+	dropping bool
+	reply    []byte
+	// prepared reports whether a statement id is prepared on the connection; nil until the
+	// protocol layer links it (linkProtocol).
+	prepared func(id uint32) bool
 	// handshake is this connection's entry among the listener's unauthenticated connections,
 	// set before the connection is served; evicted says the accept loop closed it for room.
 	handshake *list.Element
@@ -145,6 +191,13 @@ func (c *packetConn) Read(p []byte) (int, error) {
 			return c.readOpaque(p)
 		}
 		c.out, c.outRead = c.out[:0], 0
+		if c.answer != nil {
+			writeRaw(c.Conn, c.answer)
+			held := c.held
+			c.answer, c.held = nil, nil
+			c.parse(held)
+			continue
+		}
 		n, err := c.Conn.Read(c.buf)
 		c.parse(c.buf[:n])
 		if err != nil && len(c.out) == 0 {
@@ -188,7 +241,16 @@ func (c *packetConn) readError(err error) error {
 // parse moves bytes from the socket to out, packet by packet.
 func (c *packetConn) parse(b []byte) {
 	for len(b) > 0 && !c.failed {
+		if c.answer != nil {
+			c.held = b
+			return
+		}
 		switch {
+		case c.drop > 0:
+			k := min(c.drop, len(b))
+			c.drop -= k
+			b = b[k:]
+			c.replyIfDropped()
 		case c.opaque:
 			// The SSL request ended inside this read: the rest is TLS.
 			c.out = append(c.out, b...)
@@ -207,20 +269,20 @@ func (c *packetConn) parse(b []byte) {
 			c.prepare = append(c.prepare, b[:k]...)
 			b = b[k:]
 			if len(c.prepare) == c.prepareLen {
-				c.emitPrepare()
+				c.emitCaptured()
 			}
 		case c.nHeader < 4:
-			c.header[c.nHeader] = b[0]
-			c.nHeader++
-			b = b[1:]
+			k := copy(c.header[c.nHeader:], b)
+			c.nHeader += k
+			b = b[k:]
 			if c.nHeader == 4 {
 				c.startPacket()
 			}
 		default:
 			// A command packet's header is held until its prefix is complete.
-			c.prefix[c.nPrefix] = b[0]
-			c.nPrefix++
-			b = b[1:]
+			k := copy(c.prefix[c.nPrefix:c.prefixLen], b)
+			c.nPrefix += k
+			b = b[k:]
 			if c.nPrefix == c.prefixLen {
 				c.startCommand()
 			}
@@ -248,10 +310,23 @@ func (c *packetConn) startPacket() {
 			c.fail("announced more than the pre-login limit", true)
 			return
 		}
-		// An SSL request is the only 32-byte handshake response: TLS follows it.
+		// An SSL request is the only 32-byte handshake response: TLS follows it. A handshake
+		// response is checked whole before the protocol layer parses it.
 		c.tlsNext = seq == 1 && length == 32
+		if seq == 1 && length > 32 {
+			c.capturing, c.hello, c.prepareLen = true, true, length
+			c.prepare = c.prepare[:0]
+			c.nHeader = 0
+			return
+		}
 	} else if c.limits != nil && c.message > c.limits.maxPacket() {
 		c.fail("sent a message bigger than max_allowed_packet", true)
+		return
+	}
+	if continuation && c.dropping {
+		c.drop = length
+		c.nHeader = 0
+		c.replyIfDropped()
 		return
 	}
 	if continuation && c.longDataStmt >= 0 {
@@ -261,11 +336,31 @@ func (c *packetConn) startPacket() {
 	} else if !continuation {
 		c.longDataStmt = -1
 	}
-	if c.authenticated && seq == 0 && !continuation && length > 0 {
+	if c.authenticated && seq == 0 && !continuation {
+		if length == 0 {
+			c.nHeader = 0
+			c.refuse(0, errUnknownCommandCode, "08S01", "Unknown command")
+			return
+		}
 		c.nPrefix, c.prefixLen = 0, min(length, commandPrefix)
 		return // keep nHeader == 4: the next bytes are the prefix
 	}
 	c.emitHeader(length)
+}
+
+// refuse answers the current command with an ERR packet and drops its remaining n payload
+// bytes (and its continuation packets).
+func (c *packetConn) refuse(n int, code uint16, state, msg string) {
+	c.reply = errPacket(c.header[3]+1, code, state, msg)
+	c.dropping, c.drop = true, n
+	c.replyIfDropped()
+}
+
+// replyIfDropped arms the reply once the refused message has been dropped whole.
+func (c *packetConn) replyIfDropped() {
+	if c.dropping && c.drop == 0 && !c.continued {
+		c.answer, c.reply, c.dropping = c.reply, nil, false
+	}
 }
 
 func (c *packetConn) emitHeader(length int) {
@@ -283,12 +378,21 @@ func (c *packetConn) startCommand() {
 		c.capturing, c.prepareLen = true, length
 		c.prepare = append(c.prepare[:0], prefix...)
 		if len(c.prepare) == c.prepareLen {
-			c.emitPrepare()
+			c.emitCaptured()
 		}
+		return
+	}
+	if !served(prefix[0]) {
+		c.refuse(length-len(prefix), errUnknownCommandCode, "08S01", "Unknown command")
 		return
 	}
 	if len(prefix) == commandPrefix {
 		id := binary.LittleEndian.Uint32(prefix[1:])
+		if prefix[0] == comStmtReset && c.prepared != nil && !c.prepared(id) {
+			c.refuse(length-len(prefix), errUnknownStmtCode, "HY000",
+				fmt.Sprintf("Unknown prepared statement handler (%d) given to mysqld_stmt_reset", id))
+			return
+		}
 		switch prefix[0] {
 		case comStmtSendLongData:
 			if !c.addLongData(id, max(length-7, 0)) {
@@ -326,8 +430,79 @@ func (c *packetConn) addLongData(id uint32, n int) bool {
 	return true
 }
 
-func (c *packetConn) emitPrepare() {
+func (c *packetConn) emitCaptured() {
 	c.capturing = false
+	if c.hello {
+		c.hello = false
+		c.emitHandshake()
+		return
+	}
+	c.emitPrepare()
+}
+
+// Capability flags of a handshake response the reader checks.
+const (
+	clientSecureConnection = 0x8000
+	clientPluginAuthLenenc = 0x200000
+)
+
+// emitHandshake passes the handshake response on, unless its auth response claims more bytes
+// than the packet has (the protocol layer would slice out of range and panic): that client
+// gets MySQL's 1043 "Bad handshake" and is closed.
+func (c *packetConn) emitHandshake() {
+	if !validHandshake(c.prepare) {
+		c.failed = true
+		writeRaw(c.Conn, errPacket(c.header[3]+1, errBadHandshakeCode, "08S01", "Bad handshake"))
+		if c.limits != nil {
+			c.limits.log.note("closed a connection with a malformed handshake response (error 1043)")
+		}
+		return
+	}
+	c.out = append(c.out, c.header[:]...)
+	c.out = append(c.out, c.prepare...)
+}
+
+// validHandshake checks the length of a HandshakeResponse41's auth response.
+func validHandshake(p []byte) bool {
+	if len(p) < 32 {
+		return true // the protocol layer refuses it cleanly
+	}
+	flags := binary.LittleEndian.Uint32(p)
+	user := bytes.IndexByte(p[32:], 0)
+	if user < 0 {
+		return true
+	}
+	rest := p[32+user+1:]
+	switch {
+	case flags&clientPluginAuthLenenc != 0:
+		n, size, ok := lenencInt(rest)
+		return ok && n <= uint64(len(rest)-size)
+	case flags&clientSecureConnection != 0:
+		return len(rest) == 0 || int(rest[0]) <= len(rest)-1
+	}
+	return true
+}
+
+// lenencInt reads a MySQL length-encoded integer: its value and its size in bytes.
+func lenencInt(b []byte) (uint64, int, bool) {
+	if len(b) == 0 {
+		return 0, 0, false
+	}
+	size := map[byte]int{0xfc: 3, 0xfd: 4, 0xfe: 9}[b[0]]
+	switch {
+	case b[0] < 0xfb:
+		return uint64(b[0]), 1, true
+	case size == 0 || len(b) < size:
+		return 0, 0, false
+	}
+	var v uint64
+	for i := size - 1; i >= 1; i-- {
+		v = v<<8 | uint64(b[i])
+	}
+	return v, size, true
+}
+
+func (c *packetConn) emitPrepare() {
 	query := string(c.prepare[1:])
 	rewritten := statement.RewriteSystem(query)
 	if len(rewritten)+1 >= maxPacketPayload {
@@ -344,7 +519,7 @@ func (c *packetConn) fail(why string, answer bool) {
 	c.failed = true
 	c.passthrough, c.capturing = 0, false
 	if answer && !c.opaque {
-		writeError(c.Conn, c.header[3]+1, errPacketTooLargeCode, "08S01", errPacketTooLargeText)
+		writeRaw(c.Conn, errPacket(c.header[3]+1, errPacketTooLargeCode, "08S01", errPacketTooLargeText))
 	}
 	if c.limits != nil {
 		c.limits.counters.packetTooLarge.Add(1)
@@ -355,8 +530,8 @@ func (c *packetConn) fail(why string, answer bool) {
 // errorWriteTimeout bounds the write of an ERR packet from the connection's own goroutine.
 const errorWriteTimeout = time.Second
 
-// writeError writes one MySQL ERR packet with the given sequence number.
-func writeError(c net.Conn, seq byte, code uint16, state, msg string) {
+// errPacket is one MySQL ERR packet with the given sequence number.
+func errPacket(seq byte, code uint16, state, msg string) []byte {
 	payload := 1 + 2 + 1 + 5 + len(msg)
 	pkt := make([]byte, 4, 4+payload)
 	pkt[0], pkt[1], pkt[2], pkt[3] = byte(payload), byte(payload>>8), byte(payload>>16), seq
@@ -364,7 +539,11 @@ func writeError(c net.Conn, seq byte, code uint16, state, msg string) {
 	pkt = binary.LittleEndian.AppendUint16(pkt, code)
 	pkt = append(pkt, '#')
 	pkt = append(pkt, state...)
-	pkt = append(pkt, msg...)
+	return append(pkt, msg...)
+}
+
+// writeRaw writes a packet the protocol layer did not, from the connection's own goroutine.
+func writeRaw(c net.Conn, pkt []byte) {
 	_ = c.SetWriteDeadline(time.Now().Add(errorWriteTimeout))
 	_, _ = c.Write(pkt)
 	_ = c.SetWriteDeadline(time.Time{})

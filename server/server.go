@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"overloadsql/admission"
 	"overloadsql/httpapi"
 	"overloadsql/overload"
 	"overloadsql/server/config"
@@ -51,12 +52,14 @@ type Server struct {
 	variables *variables
 	http      *httpapi.Server // nil when http_listen is off
 
-	sampler  *overload.Sampler
-	registry *warnings.Registry
-	monitor  *warnings.Monitor
-	recorder *recorder // the history: system.*_log and the dashboard
+	sampler   *overload.Sampler
+	admission *admission.Controller
+	registry  *warnings.Registry
+	monitor   *warnings.Monitor
+	recorder  *recorder // the history: system.*_log and the dashboard
 
-	rejectLog *rateLimitedLog
+	rejectLog    *rateLimitedLog
+	admissionLog *rateLimitedLog
 	// reloadMu makes reloads one at a time; see the lock order in the package comment.
 	reloadMu sync.Mutex
 	// settingsMu is the settings lock: every change of the running configuration, of the
@@ -106,6 +109,8 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	s.recorder = newRecorder(running.MetricLogRetention)
 	s.registry.SetObserver(s.recorder.observeWarning)
 	s.rejectLog = newRateLimitedLog(s.logger, "statements rejected: CPU overloaded")
+	s.admissionLog = newRateLimitedLog(s.logger, "statements rejected: no CPU slot")
+	s.admission = admission.New(admissionLimits(running), admission.Options{})
 
 	s.monitor = warnings.NewMonitor(s.registry, warningsConfig(running), s.logger)
 	if err := s.applySuppress(running); err != nil {
@@ -116,6 +121,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		Settings:          samplerSettings(running),
 		OnSample:          s.onSample,
 		RunningStatements: func() int { return int(s.counters.running.Load()) },
+		QueueWait:         s.admission.QueueWait,
 	})
 
 	s.auth = newAuthServer(running.Users)
@@ -132,6 +138,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	if err := s.variables.register(); err != nil {
 		return nil, err
 	}
+	s.boundGroupConcat()
 	registerDiagnosticVariables()
 
 	main, err := net.Listen("tcp", running.Listen)
@@ -176,7 +183,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		if s.http, err = httpapi.Listen(running.HTTPListen, httpapi.Options{
 			State: httpState{s}, Logger: s.logger,
 			Metrics: s.recorder.metrics, Warnings: s.recorder.warnings, Retention: running.MetricLogRetention,
-			Authenticate: s.auth.checkAdminPassword,
+			Authenticate: s.auth.checkHTTPAdmin,
 		}); err != nil {
 			s.listener.Close()
 			return nil, err
@@ -185,7 +192,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 
 	interceptors := &gms.InterceptorChain{}
 	interceptors.WithInterceptor(&interceptor{s: s})
-	s.protocol, err = gms.NewServer(gms.Config{
+	s.protocol, err = gms.NewServerWithHandler(gms.Config{
 		Protocol: "tcp",
 		Address:  running.Listen,
 		Version:  MySQLVersion,
@@ -193,9 +200,12 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		Options:  []gms.Option{interceptors.Option(), handlerOption(s.logger)},
 		ProtocolListenerFactory: func(c gms.Config, lc mysql.ListenerConfig, sel gms.ServerEventListener) (gms.ProtocolListener, error) {
 			lc.AuthServer = s.auth
+			lc.Listener = statisticsListener{Listener: lc.Listener, text: s.statisticsText}
 			return gms.MySQLProtocolListenerFactory(c, lc, sel)
 		},
-	}, s.engine, sql.NewContext, s.sessionBuilder, eventListener{&s.counters})
+	}, s.engine, sql.NewContext, s.sessionBuilder, eventListener{&s.counters}, func(h mysql.Handler) (mysql.Handler, error) {
+		return guardHandler{Handler: h, s: s}, nil
+	})
 	if err != nil {
 		s.listener.Close()
 		if s.http != nil {
@@ -216,7 +226,7 @@ func (s *Server) buildEngine(cfg *config.Config, collation sql.CollationID) *sql
 	provider := memory.NewDBProvider(main, s.systemDatabase())
 	provider.WithOption(memory.NativeIndexProvider(true))
 	addAnalyzerRules()
-	engine := sqle.NewDefault(provider)
+	engine := sqle.NewDefault(newBoundedProvider(provider, func() int { return s.cfg.Load().MaxAllowedPacket }))
 	engine.Parser = systemParser{next: engine.Parser}
 	allowViewsOverReadOnlyTables(engine.Analyzer)
 	grantPrivileges(engine.Analyzer.Catalog.MySQLDb, cfg.Users)
@@ -259,9 +269,13 @@ type client struct {
 	// diagnosticsCtx is the context the handler updates @@warning_count and @@error_count
 	// with; only the connection's goroutine uses it.
 	diagnosticsCtx *sql.Context
+	// savepoints are the connection's savepoints (savepoint.go).
+	savepoints savepoints
 
 	cached atomic.Bool
 	lo, hi atomic.Uint64 // math.Float64bits
+
+	errorLog logBudget // failed statements this connection may still log
 }
 
 // thresholds returns the session's min and max ratio to throw. They are read from the session
@@ -329,9 +343,17 @@ func (s *Server) Serve(ctx context.Context) error {
 		s.sampler.Run(ctx)
 		s.sampler.Close()
 	}()
+	adjusting := make(chan struct{})
+	go func() {
+		defer close(adjusting)
+		s.admission.Run(ctx, admission.NewGoScheduler(), admissionTick, func(err error) {
+			s.logger.Warn("CPU slots no longer adapt; the count stays where it is", "err", err)
+		})
+	}()
 	defer func() {
 		cancel()
 		<-sampling
+		<-adjusting
 	}()
 	if s.cfg.Load().Path != "" {
 		if err := config.Watch(ctx, s.cfg.Load().Path, s.logger, func() { s.Reload("file changed") }); err != nil {
