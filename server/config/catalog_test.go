@@ -10,8 +10,8 @@ import (
 
 func TestServerSettingsCatalog(t *testing.T) {
 	settings := ServerSettings()
-	if len(settings) != 18 {
-		t.Errorf("ServerSettings: %d settings, want 18 (12 top-level + 6 warnings)", len(settings))
+	if len(settings) != 19 {
+		t.Errorf("ServerSettings: %d settings, want 19 (13 top-level + 6 warnings)", len(settings))
 	}
 	want := map[string]ServerSetting{
 		"listen":                                        {Type: "String", Default: "127.0.0.1:9004", Reloadable: false},
@@ -22,6 +22,7 @@ func TestServerSettingsCatalog(t *testing.T) {
 		"overload_sample_interval_ms":                   {Type: "UInt64", Default: "100", Reloadable: true},
 		"overload_enforcement":                          {Type: "String", Default: "enforce", Reloadable: true},
 		"warning_suppress_regexp":                       {Type: "String", Default: "", Reloadable: true},
+		"secure_file_priv":                              {Type: "String", Default: "", Reloadable: false},
 		"cpu_overload_warn_ratio":                       {Type: "Float64", Default: "0.9", Reloadable: true},
 		"cpu_overload_duration_seconds":                 {Type: "Float64", Default: "600", Reloadable: true},
 		"max_os_cpu_wait_time_ratio_to_drop_connection": {Type: "Float64", Default: "0", Reloadable: true},
