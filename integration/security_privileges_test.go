@@ -317,3 +317,78 @@ func TestSecurityProcessListAndKill(t *testing.T) {
 		return err != nil, "still alive"
 	})
 }
+
+func TestSecuritySetVarHintCannotBreakConstraints(t *testing.T) {
+	s := startServer(t, serverOptions{sections: appUsers + `
+[settings]
+min_os_cpu_wait_time_ratio_to_throw = 1
+max_os_cpu_wait_time_ratio_to_throw = 2
+
+[constraints.max_os_cpu_wait_time_ratio_to_throw]
+readonly = true
+`})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	app, err := appDB(t, s).Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer app.Close()
+	const bypass = "SELECT /*+ SET_VAR(max_os_cpu_wait_time_ratio_to_throw = 0) */ 1"
+
+	// Not overloaded: the hint is ignored with a warning, visible in SHOW WARNINGS.
+	if _, err := app.ExecContext(ctx, bypass); err != nil {
+		t.Fatal(err)
+	}
+	warnings := queryConn(t, app, "SHOW WARNINGS")
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "1231") || !strings.Contains(warnings[0], "readonly") {
+		t.Errorf("SHOW WARNINGS after a hint breaking a constraint = %q, want one 1231 warning naming readonly", warnings)
+	}
+
+	// Overloaded: the session's thresholds apply, so the hint does not switch rejection off.
+	execAll(t, s.adminDB(), "SET GLOBAL simulated_os_cpu_overload = 5")
+	if _, err := app.ExecContext(ctx, bypass); err == nil {
+		t.Error("the hint switched the readonly rejection threshold off")
+	} else if me := mysqlError(t, err); me.Number != 745 {
+		t.Errorf("hinted SELECT: error %d %q, want 745", me.Number, me.Message)
+	}
+	// Admins are not bound by constraints.
+	admin, err := s.db().Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	for range 20 {
+		if _, err := admin.ExecContext(ctx, bypass); err != nil {
+			t.Fatalf("admin's hinted SELECT: %v", err)
+		}
+	}
+}
+
+// queryConn runs a query on one connection and returns its rows as strings joined by tabs.
+func queryConn(t *testing.T, c *sql.Conn, query string) []string {
+	t.Helper()
+	rows, err := c.QueryContext(context.Background(), query)
+	if err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var out []string
+	for rows.Next() {
+		vals := make([]sql.NullString, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		parts := make([]string, len(cols))
+		for i, v := range vals {
+			parts[i] = v.String
+		}
+		out = append(out, strings.Join(parts, "\t"))
+	}
+	return out
+}
