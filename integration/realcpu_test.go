@@ -13,7 +13,7 @@ import (
 )
 
 // These tests create real CPU contention on core 0 and check the real signal (no simulation).
-// Ground truth (SPEC §1): k CPU-bound tasks on c cores wait (k-c)/c per second of running. More
+// Ground truth: k CPU-bound tasks on c cores wait (k-c)/c per second of running. More
 // generally, work that always has d runnable tasks and gets busy time B in wall time W waits
 // d·W - B, so its ratio is d·W/B - 1: on a quiet core that is k-1 for k statements (B = W), and n
 // for one statement beside n equal neighbours (B = W/(n+1)). The tests measure B (the server's
@@ -103,6 +103,7 @@ func medianMetric(t *testing.T, admin *sql.DB, name string, over time.Duration) 
 }
 
 func TestRealSelfContention(t *testing.T) {
+	realCPU(t)
 	need(t, "taskset")
 	s := startServer(t, serverOptions{top: realTop, pin: "0"})
 	admin := s.adminDB()
@@ -122,6 +123,7 @@ func TestRealSelfContention(t *testing.T) {
 }
 
 func TestRealNeighbourContention(t *testing.T) {
+	realCPU(t)
 	need(t, "taskset")
 	stressNG := need(t, "stress-ng")
 	s := startServer(t, serverOptions{top: realTop, pin: "0"})
@@ -155,6 +157,7 @@ func TestRealNeighbourContention(t *testing.T) {
 var ratioAndProbability = regexp.MustCompile(`is ([0-9.e+-]+)\. .* probability used to decide whether to (?:discard the query|drop the connection) ([0-9.e+-]+)`)
 
 func TestRealContentionShedsStatementsAndConnections(t *testing.T) {
+	realCPU(t)
 	need(t, "taskset")
 	s := startServer(t, serverOptions{top: realTop, pin: "0"})
 	admin := s.adminDB()

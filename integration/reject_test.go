@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// rejectText is the SPEC §2 message with the numbers left open.
+// rejectText is the message of error 745 with the numbers left open.
 var rejectText = regexp.MustCompile(`^CPU is overloaded, CPU is waiting for execution way more than executing, ratio of wait time \(OSCPUWaitMicroseconds metric\) to busy time \(OSCPUVirtualTimeMicroseconds metric\) is ([0-9.e+-]+)\. Min ratio for error \(min_os_cpu_wait_time_ratio_to_throw setting\) ([0-9.e+-]+), max ratio for error \(max_os_cpu_wait_time_ratio_to_throw setting\) ([0-9.e+-]+), probability used to decide whether to discard the query ([0-9.e+-]+)\. Consider reducing the number of queries or increase backoff between retries\. \(SERVER_OVERLOADED\)$`)
 
 func session(t *testing.T, db *sql.DB, setup ...string) *sql.Conn {
@@ -67,7 +67,7 @@ func TestRejectWithSimulatedOverload(t *testing.T) {
 	for _, msg := range rejected {
 		m := rejectText.FindStringSubmatch(msg)
 		if m == nil || m[1] != "4" || m[2] != "2" || m[3] != "6" || m[4] != "0.5" {
-			t.Fatalf("message does not match SPEC §2 with ratio 4, min 2, max 6, probability 0.5:\n%s", msg)
+			t.Fatalf("message does not match the 745 message with ratio 4, min 2, max 6, probability 0.5:\n%s", msg)
 		}
 	}
 
@@ -181,7 +181,7 @@ readonly = true
 		t.Error("readonly constraint: SET accepted")
 	}
 	rows := queryStrings(t, s.open("app", "secret", s.addr), "SELECT name, min, max, readonly FROM system.settings ORDER BY name")
-	want := []string{"max_os_cpu_wait_time_ratio_to_throw\t1\t10\t0", "min_os_cpu_wait_time_ratio_to_throw\tNULL\tNULL\t1"}
+	want := []string{"max_os_cpu_wait_time_ratio_to_throw\t1\t10\t0", "min_os_cpu_wait_time_ratio_to_throw\tNULL\tNULL\t1", "queue_max_wait_ms\tNULL\tNULL\t0"}
 	if strings.Join(rows, "\n") != strings.Join(want, "\n") {
 		t.Errorf("system.settings constraints = %q, want %q", rows, want)
 	}

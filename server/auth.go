@@ -51,6 +51,7 @@ func newAccount(u config.User) account {
 // that path needs), and keeps non-admins off the admin listener.
 type authServer struct {
 	accounts map[string]account
+	delays   *loginDelays // nil: no delay after failed logins
 }
 
 var _ mysql.AuthServer = (*authServer)(nil)
@@ -100,7 +101,27 @@ type method struct {
 
 func (m method) HandleUser(c *mysql.Conn, user string) bool { return m.handles(user, c.RemoteAddr()) }
 
+// HandleAuthPluginData checks a login. An address with repeated failures waits first (see
+// loginDelays); a success ends the connection's pre-login limits.
 func (m method) HandleAuthPluginData(c *mysql.Conn, user string, serverData, clientData []byte, remote net.Addr) (mysql.Getter, error) {
+	addr := hostOf(remote)
+	if m.s.delays != nil {
+		m.s.delays.wait(addr)
+	}
+	g, err := m.check(c, user, serverData, clientData, remote)
+	if m.s.delays != nil {
+		m.s.delays.record(addr, err == nil)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if p := packetConnOf(c.Conn); p != nil {
+		p.markAuthenticated()
+	}
+	return g, nil
+}
+
+func (m method) check(c *mysql.Conn, user string, serverData, clientData []byte, remote net.Addr) (mysql.Getter, error) {
 	g, err := m.AuthMethod.HandleAuthPluginData(c, user, serverData, clientData, remote)
 	if err != nil {
 		return nil, err
@@ -206,4 +227,43 @@ func checkCachingSHA2(a account, salt, response []byte) bool {
 		expected[i] = a.sha256[i] ^ mask[i]
 	}
 	return subtle.ConstantTimeCompare(expected, response) == 1
+}
+
+// checkAdminPassword reports whether password is the password of user and user is an admin:
+// HTTP basic auth of /dashboard and /history. Digests are compared in constant time, and the
+// same work is done for an unknown user.
+func (s *authServer) checkAdminPassword(user, password string) bool {
+	a, known := s.accounts[user]
+	s1 := sha1.Sum([]byte(password))
+	s2 := sha1.Sum(s1[:])
+	s256 := sha256.Sum256([]byte(password))
+	var match bool
+	switch {
+	case !known:
+	case a.empty:
+		match = subtle.ConstantTimeEq(int32(min(len(password), 1)), 0) == 1
+	case a.sha256 != nil:
+		match = subtle.ConstantTimeCompare(s256[:], a.sha256) == 1
+	case a.doubleSHA1 != nil:
+		match = subtle.ConstantTimeCompare(s2[:], a.doubleSHA1) == 1
+	}
+	return match && a.admin
+}
+
+// checkHTTPAdmin is checkAdminPassword for HTTP basic auth from remoteAddr (host:port): an
+// address with repeated failures waits first, as for MySQL logins (connection_control_*
+// settings; the failures of both count together).
+func (s *authServer) checkHTTPAdmin(user, password, remoteAddr string) bool {
+	host, _, err := net.SplitHostPort(remoteAddr)
+	if err != nil {
+		host = remoteAddr
+	}
+	if s.delays != nil {
+		s.delays.wait(host)
+	}
+	ok := s.checkAdminPassword(user, password)
+	if s.delays != nil {
+		s.delays.record(host, ok)
+	}
+	return ok
 }

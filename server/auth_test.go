@@ -1,6 +1,9 @@
 package server
 
 import (
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
 	"testing"
 
 	"overloadsql/server/config"
@@ -39,6 +42,40 @@ func TestPasswordChecks(t *testing.T) {
 	} {
 		if got := tc.check(tc.a, salt, tc.resp); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestCheckAdminPassword(t *testing.T) {
+	sha := sha256.Sum256([]byte("s3cret"))
+	s1 := sha1.Sum([]byte("native"))
+	s2 := sha1.Sum(s1[:])
+	auth := newAuthServer([]config.User{
+		{Name: "root", Admin: true, Password: "plain"},
+		{Name: "ops", Admin: true, PasswordSHA256Hex: hex.EncodeToString(sha[:])},
+		{Name: "legacy", Admin: true, PasswordDoubleSHA1Hex: hex.EncodeToString(s2[:])},
+		{Name: "open", Admin: true},
+		{Name: "app", Password: "plain"},
+	})
+	tests := []struct {
+		user, password string
+		want           bool
+	}{
+		{"root", "plain", true},
+		{"root", "plain ", false},
+		{"root", "", false},
+		{"ops", "s3cret", true},
+		{"ops", "S3cret", false},
+		{"legacy", "native", true},
+		{"legacy", "nativ", false},
+		{"open", "", true},
+		{"open", "x", false},
+		{"app", "plain", false}, // not an admin
+		{"nobody", "", false},
+	}
+	for _, tt := range tests {
+		if got := auth.checkAdminPassword(tt.user, tt.password); got != tt.want {
+			t.Errorf("checkAdminPassword(%q, %q) = %v, want %v", tt.user, tt.password, got, tt.want)
 		}
 	}
 }

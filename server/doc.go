@@ -1,8 +1,11 @@
 // Package server wires overloadsql together on go-mysql-server.
 //
 // A connection's path: the listener accepts it (the main listener's gate may drop it with a
-// 1040 ERR packet before any handshake work; the admin listener never does), the auth server
-// checks the user's password (and that only admins use the admin listener), a session is built
+// 1040 ERR packet before any handshake work; the admin listener never does, but both bound
+// their connections and the ones still in their handshake), a packet reader below the protocol
+// layer enforces the per-client limits (bytes and time before login, max_allowed_packet after),
+// the auth server checks the user's password (delaying answers to an address after repeated
+// failures, and checking that only admins use the admin listener), a session is built
 // with the overload settings of its user, and every statement passes the overload interceptor
 // (exempt? rejected?) before the engine parses it. The engine reads `main` (an in-memory
 // database) and `system` (package tables), which shows the live state kept here: the sampler
@@ -14,4 +17,29 @@
 //
 // The configuration (package server/config) is loaded at start, may be reloaded without a
 // restart, and is swapped atomically: readers on hot paths take one pointer load.
+//
+// # Changing settings, and the lock order
+//
+// Settings change through a reload (file change, SIGHUP, SYSTEM RELOAD CONFIG), SET GLOBAL and
+// SET PERSIST (server settings, session-setting defaults, the simulation variables). Constraints
+// change only with a reload. The locks involved, always taken in this order and never the other
+// way:
+//
+//  1. Server.reloadMu: one reload at a time. Only Reload takes it, first of all. The config file
+//     is read under it (never under a later lock), and only if it is a regular file, opened
+//     non-blocking: a FIFO or a device is refused with a failed-reload warning, not waited on.
+//  2. Server.settingsMu, the settings lock: every change of the running configuration, of the
+//     simulation, and of the engine's globals that show them (reload's apply, commitSettings).
+//  3. persistence.mu: the persisted-settings file, read and replaced under it.
+//  4. The engine's system-variable registry lock (sql.SystemVariables): held by the engine while
+//     it sets a variable and calls the variable's NotifyChanged hook; taken by AssignValues.
+//  5. Leaf locks that take nothing else: staging.mu, the sampler's, the warning registry's, the
+//     admission controller's.
+//
+// The NotifyChanged hooks therefore never take the settings lock: a client's SET GLOBAL or SET
+// PERSIST only checks privileges and stages the value by connection; when the statement ends,
+// commitSettings (under the settings lock) validates all of the statement's values as one
+// change, saves them for SET PERSIST, and only then applies them. A statement that fails, a
+// value that does not fit with the others, or a failed save changes nothing, and the engine's
+// globals are put back to the running values.
 package server

@@ -21,6 +21,7 @@ type gate struct {
 	counters *counters
 	open     atomic.Int64 // connections of the main listener now open
 	log      *rateLimitedLog
+	limits   *clientLimits
 }
 
 // dropSettings are the server settings the gate reads for every connection.
@@ -36,7 +37,7 @@ const errWriteTimeout = 100 * time.Millisecond
 // admit returns the connection to serve, or nil when it was refused (and closed).
 func (g *gate) admit(c net.Conn) net.Conn {
 	s := g.settings()
-	if g.open.Load() >= s.maxConnections {
+	if g.open.Load() >= s.maxConnections && !g.limits.handshakes.evictOldest() {
 		g.counters.maxConnectionsRejected.Add(1)
 		g.log.note("refused a connection: max_connections reached")
 		refuse(c, "Too many connections")
@@ -57,7 +58,35 @@ func (g *gate) admit(c net.Conn) net.Conn {
 	}
 	g.counters.acceptedConnections.Add(1)
 	g.open.Add(1)
-	return &countedConn{Conn: newPrepareRewriteConn(c), open: &g.open}
+	p := newPacketConn(c, g.limits)
+	counted := &countedConn{Conn: p, open: &g.open}
+	g.limits.handshakes.add(p, counted)
+	return counted
+}
+
+// adminGate bounds the connections of admin_listen: over admin_max_connections, the oldest
+// connection still in its handshake is closed for the new one; only when every open connection
+// has logged in is the new one refused with 1040.
+type adminGate struct {
+	max      func() int64
+	counters *counters
+	open     atomic.Int64
+	log      *rateLimitedLog
+	limits   *clientLimits
+}
+
+func (g *adminGate) admit(c net.Conn) net.Conn {
+	if g.open.Load() >= g.max() && !g.limits.handshakes.evictOldest() {
+		g.counters.adminRejected.Add(1)
+		g.log.note("refused a connection to admin_listen: admin_max_connections reached")
+		refuse(c, "Too many connections")
+		return nil
+	}
+	g.open.Add(1)
+	p := newPacketConn(c, g.limits)
+	conn := &adminConn{Conn: &countedConn{Conn: p, open: &g.open}}
+	g.limits.handshakes.add(p, conn)
+	return conn
 }
 
 // refuse writes a MySQL ERR packet 1040/08004 with msg as the first packet and closes c.

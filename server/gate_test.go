@@ -32,12 +32,14 @@ func dialedPair(t *testing.T) (server, client net.Conn) {
 
 func testGate(overloadRatio float64, d dropSettings, seed uint64) *gate {
 	rng := rand.New(rand.NewPCG(seed, seed))
+	limits, c := testLimits(1 << 20)
 	return &gate{
 		settings: func() dropSettings { return d },
 		overload: func() float64 { return overloadRatio },
 		random:   rng.Float64,
-		counters: &counters{},
+		counters: c,
 		log:      newRateLimitedLog(slog.New(slog.NewTextHandler(io.Discard, nil)), "refused"),
+		limits:   limits,
 	}
 }
 
@@ -113,6 +115,7 @@ func TestGateMaxConnections(t *testing.T) {
 		if c == nil {
 			t.Fatal("refused under max_connections")
 		}
+		packetConnOf(c).markAuthenticated()
 		open = append(open, c)
 	}
 	server, _ := dialedPair(t)
@@ -122,8 +125,10 @@ func TestGateMaxConnections(t *testing.T) {
 	open[0].Close()
 	open[0].Close() // a second Close must not free a second place
 	server, _ = dialedPair(t)
-	if g.admit(server) == nil {
+	if c := g.admit(server); c == nil {
 		t.Error("refused after a place was freed")
+	} else {
+		packetConnOf(c).markAuthenticated()
 	}
 	server, _ = dialedPair(t)
 	if g.admit(server) != nil {
@@ -131,5 +136,29 @@ func TestGateMaxConnections(t *testing.T) {
 	}
 	if got := g.counters.maxConnectionsRejected.Load(); got != 2 {
 		t.Errorf("MaxConnectionsRejectedConnections = %d, want 2", got)
+	}
+}
+
+// Over max_connections, a connection that has not logged in yet makes room for the new one.
+func TestGateEvictsTheOldestUnauthenticated(t *testing.T) {
+	g := testGate(0, dropSettings{maxConnections: 3}, 1)
+	var open []net.Conn
+	for range 3 {
+		server, _ := dialedPair(t)
+		open = append(open, g.admit(server))
+	}
+	packetConnOf(open[0]).markAuthenticated()
+	server, _ := dialedPair(t)
+	if g.admit(server) == nil {
+		t.Fatal("refused while unauthenticated connections were open")
+	}
+	if !packetConnOf(open[1]).evicted.Load() || packetConnOf(open[0]).evicted.Load() || packetConnOf(open[2]).evicted.Load() {
+		t.Error("evicted another connection than the oldest unauthenticated one")
+	}
+	if got := g.open.Load(); got != 3 {
+		t.Errorf("open = %d, want 3", got)
+	}
+	if got := g.counters.handshakeEvictions.Load(); got != 1 {
+		t.Errorf("HandshakeEvictedConnections = %d, want 1", got)
 	}
 }

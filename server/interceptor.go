@@ -70,15 +70,32 @@ func (i *interceptor) serve(ctx context.Context, c *mysql.Conn, stmt string, cal
 	if err := i.admit(c, stmt); err != nil {
 		return err
 	}
-	i.s.counters.running.Add(1)
-	defer i.s.counters.running.Add(-1)
 	defer forgetThresholdsIfNamed(c, stmt)
 	ctx, done := cancelOnDisconnect(ctx, c.Conn)
 	defer done()
-	if isPersist(stmt) {
-		return i.persisting(c, stmt, callback, func(cb resultCallback) error { return mysqlError(run(ctx, cb)) })
+	held, err := i.takeSlot(ctx, c, stmt)
+	if err != nil {
+		return err
 	}
-	return mysqlError(run(ctx, callback))
+	if held {
+		defer i.s.admission.Release()
+	}
+	i.s.counters.running.Add(1)
+	defer i.s.counters.running.Add(-1)
+	if mayChangeSettings(stmt) {
+		return i.settling(c, stmt, callback, func(cb resultCallback) error { return mysqlError(run(ctx, cb)) })
+	}
+	err = mysqlError(run(ctx, callback))
+	return i.settled(c, err, nil)
+}
+
+// settled ends a statement whose results were not held: a statement that set overloadsql's
+// globals without looking like it (no leading SET) still has them applied or put back.
+func (i *interceptor) settled(c *mysql.Conn, err error, persist map[string]string) error {
+	if cerr := i.s.commitSettings(c.ConnectionID, c.User, err != nil, persist); cerr != nil && err == nil {
+		return cerr
+	}
+	return err
 }
 
 // recovered turns a panic of the engine into the statement's error: the protocol layer would
@@ -120,11 +137,24 @@ func (i *interceptor) StmtExecute(ctx context.Context, chain gms.Chain, c *mysql
 	if err := i.admit(c, prepare.PrepareStmt); err != nil {
 		return err
 	}
-	i.s.counters.running.Add(1)
-	defer i.s.counters.running.Add(-1)
 	ctx, done := cancelOnDisconnect(ctx, c.Conn)
 	defer done()
-	return mysqlError(chain.ComStmtExecute(ctx, c, prepare, callback))
+	held, err := i.takeSlot(ctx, c, prepare.PrepareStmt)
+	if err != nil {
+		return err
+	}
+	if held {
+		defer i.s.admission.Release()
+	}
+	i.s.counters.running.Add(1)
+	defer i.s.counters.running.Add(-1)
+	if mayChangeSettings(prepare.PrepareStmt) {
+		return i.settling(c, prepare.PrepareStmt, func(r *sqltypes.Result, _ bool) error { return callback(r) }, func(cb resultCallback) error {
+			return mysqlError(chain.ComStmtExecute(ctx, c, prepare, func(r *sqltypes.Result) error { return cb(r, false) }))
+		})
+	}
+	err = mysqlError(chain.ComStmtExecute(ctx, c, prepare, callback))
+	return i.settled(c, err, nil)
 }
 
 // ParsedQuery is part of the interface, but the engine's chain never calls it (v0.20.0).
@@ -132,7 +162,7 @@ func (i *interceptor) ParsedQuery(gms.Chain, *mysql.Conn, string, ast.Statement,
 	return mysql.NewSQLError(mysql.ERNotSupportedYet, mysql.SSUnknownSQLState, "pre-parsed queries are not supported")
 }
 
-// admit decides whether a statement runs under the current CPU overload (SPEC §2). The order
+// admit decides whether a statement runs under the current CPU overload. The order
 // keeps the common cases cheap: not overloaded costs one atomic load; protection off, or a
 // random draw that lets the statement through, costs no look at the statement's text beyond a
 // search for a hint; only a statement about to be rejected is classified (exempt or not).
@@ -253,54 +283,41 @@ func isPersist(query string) bool {
 	return len(q) > 3 && strings.EqualFold(q[:3], "set") && containsFold(q, "persist")
 }
 
-// persisting runs a SET PERSIST and, when it succeeded, writes the overloadsql settings it set
-// to the persisted file beside the config, so they survive a restart. The statement's results
-// are held back until the file is written: a failure to save is the statement's error.
-func (i *interceptor) persisting(c *mysql.Conn, query string, callback resultCallback, run func(resultCallback) error) error {
+// mayChangeSettings is a cheap first look for a statement that may set overloadsql's globals: a
+// SET, or a CALL of a procedure that may run one. Its results are held until the change is
+// applied, so a change that fails is the statement's error.
+func mayChangeSettings(query string) bool {
+	q := strings.TrimLeft(query, " \t\r\n(")
+	n := 0
+	for n < len(q) && 'a' <= q[n]|0x20 && q[n]|0x20 <= 'z' {
+		n++
+	}
+	return strings.EqualFold(q[:n], "set") || strings.EqualFold(q[:n], "call")
+}
+
+// settling runs a statement that may set overloadsql's globals with its results held back, then
+// applies what it set (and, for SET PERSIST, saves it first) as one change: the statement
+// succeeds with every change made, or fails with none.
+func (i *interceptor) settling(c *mysql.Conn, query string, callback resultCallback, run func(resultCallback) error) error {
 	type held struct {
 		r    *sqltypes.Result
 		more bool
 	}
 	var results []held
-	if err := run(func(r *sqltypes.Result, more bool) error {
+	err := run(func(r *sqltypes.Result, more bool) error {
 		results = append(results, held{r, more})
 		return nil
-	}); err != nil {
-		return err
+	})
+	var persist map[string]string
+	if err == nil && isPersist(query) {
+		persist, err = persistedValues(clientOf(c), query)
 	}
-	if err := i.savePersisted(c, query); err != nil {
+	if err := i.settled(c, err, persist); err != nil {
 		return err
 	}
 	for _, h := range results {
 		if err := callback(h.r, h.more); err != nil {
 			return err
-		}
-	}
-	return nil
-}
-
-// savePersisted writes the overloadsql settings a successful SET PERSIST set.
-func (i *interceptor) savePersisted(c *mysql.Conn, query string) error {
-	stmt, err := ast.Parse(query)
-	if err != nil {
-		return nil
-	}
-	set, ok := stmt.(*ast.Set)
-	cl := clientOf(c)
-	if !ok || cl == nil {
-		return nil
-	}
-	for _, e := range set.Exprs {
-		if e.Scope != ast.SetScope_Persist && e.Scope != ast.SetScope_PersistOnly {
-			continue
-		}
-		name := strings.ToLower(e.Name.Name.String())
-		if !config.Persistable(name) {
-			return mysql.NewSQLError(mysql.ERNotSupportedYet, mysql.SSUnknownSQLState,
-				"SET PERSIST %s: only overloadsql's server and session settings can be persisted; the value is set for now but will not survive a restart", name)
-		}
-		if err := i.s.persist.save(i.s.cfg.Load(), name, variableText(cl.persisted[name])); err != nil {
-			return mysql.NewSQLError(mysql.ERUnknownError, mysql.SSUnknownSQLState, "SET %s %s: %v", strings.ToUpper(string(e.Scope)), name, err)
 		}
 	}
 	return nil

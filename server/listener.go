@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -10,21 +11,26 @@ import (
 
 // listener merges the main and the admin listeners into the one net.Listener the engine's
 // protocol layer accepts from. Each socket has its own accept loop, so a burst on the main port
-// never delays an operator on the admin port; connections from the main port pass the gate
+// never delays an operator on the admin port; connections from either port pass their gate
 // first, and a refused one is answered and closed there, before any handshake work.
 type listener struct {
-	main  net.Listener
-	admin net.Listener // nil when admin_listen is off
-	gate  *gate
+	main      net.Listener
+	admin     net.Listener // nil when admin_listen is off
+	gate      *gate
+	adminGate *adminGate
 
 	accepted chan net.Conn
-	done     chan struct{}
-	once     sync.Once
-	wg       sync.WaitGroup
+	// failed receives the error that ended an accept loop other than by Close; Accept returns
+	// it, and keeps it in err.
+	failed chan error
+	err    atomic.Pointer[error]
+	done   chan struct{}
+	once   sync.Once
+	wg     sync.WaitGroup
 }
 
-func newListener(main, admin net.Listener, g *gate) *listener {
-	l := &listener{main: main, admin: admin, gate: g, accepted: make(chan net.Conn), done: make(chan struct{})}
+func newListener(main, admin net.Listener, g *gate, ag *adminGate) *listener {
+	l := &listener{main: main, admin: admin, gate: g, adminGate: ag, accepted: make(chan net.Conn), failed: make(chan error, 2), done: make(chan struct{})}
 	l.wg.Add(1)
 	go l.loop(main, false)
 	if admin != nil {
@@ -51,13 +57,21 @@ func (l *listener) loop(ln net.Listener, admin bool) {
 				time.Sleep(backoff)
 				continue
 			}
+			name := "listen"
+			if admin {
+				name = "admin_listen"
+			}
+			l.failed <- fmt.Errorf("accept on %s (%s): %w", ln.Addr(), name, err)
 			return
 		}
 		backoff = 0
 		var conn net.Conn
 		if admin {
-			conn = &adminConn{Conn: newPrepareRewriteConn(c)}
-		} else if conn = l.gate.admit(c); conn == nil {
+			conn = l.adminGate.admit(c)
+		} else {
+			conn = l.gate.admit(c)
+		}
+		if conn == nil {
 			continue
 		}
 		select {
@@ -80,9 +94,20 @@ func (l *listener) Accept() (net.Conn, error) {
 	select {
 	case c := <-l.accepted:
 		return c, nil
+	case err := <-l.failed:
+		l.err.CompareAndSwap(nil, &err)
+		return nil, err
 	case <-l.done:
 		return nil, net.ErrClosed
 	}
+}
+
+// failure is the error that ended an accept loop, nil if none did.
+func (l *listener) failure() error {
+	if p := l.err.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // Close stops both accept loops; connections already accepted stay open.

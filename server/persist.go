@@ -33,16 +33,19 @@ func (p *persistence) apply(cfg *config.Config) (*config.Config, error) {
 	return out, nil
 }
 
-// save records name = value, atomically, after checking that running with every persisted
-// value on top of cfg still validates: a value that would stop the next start is refused now.
-func (p *persistence) save(cfg *config.Config, name, value string) error {
+// save records the given name = value entries, atomically and together, after checking that
+// running with every persisted value on top of cfg still validates: a value that would stop the
+// next start is refused now. On error the file is as it was.
+func (p *persistence) save(cfg *config.Config, changes map[string]string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	values, err := config.LoadPersisted(p.path)
 	if err != nil {
 		return err
 	}
-	values[name] = value
+	for name, value := range changes {
+		values[name] = value
+	}
 	if err := cfg.Clone().ApplyPersisted(values); err != nil {
 		return fmt.Errorf("not saved, the server would not start with it: %w", err)
 	}

@@ -57,6 +57,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/mysql_db"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 )
@@ -217,15 +218,20 @@ var _ sql.NodeExecBuilder = guard{}
 func (g guard) Build(ctx *sql.Context, n sql.Node, r sql.Row) (sql.RowIter, error) {
 	admin := g.s.auth.isAdmin(ctx.Session.Client().User)
 	var err error
+	files := false
 	inspectPlan(n, func(n sql.Node) bool {
 		err = g.checkNode(ctx, n, admin)
 		return err == nil
 	}, func(e sql.Expression) bool {
 		if lf, ok := e.(*function.LoadFile); ok {
+			files = true
 			err = g.checkLoadFile(lf, admin)
 		}
 		return err == nil
 	})
+	if err == nil && files {
+		n, err = g.withFileContents(ctx, n)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -409,6 +415,68 @@ func (g guard) checkLoadFile(lf *function.LoadFile, admin bool) error {
 	}
 	_, err := g.s.secureFiles().readable(path)
 	return err
+}
+
+// withFileContents replaces each LOAD_FILE(path), checked by checkLoadFile, by the file's
+// contents: the engine's own LOAD_FILE follows a link out of the directory, and fails on this
+// server's max_allowed_packet. Like MySQL's, the value is NULL for a missing file or one larger
+// than max_allowed_packet.
+func (g guard) withFileContents(ctx *sql.Context, n sql.Node) (sql.Node, error) {
+	n, _, err := transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		switch x := n.(type) {
+		case *plan.InsertInto:
+			src, err := g.withFileContents(ctx, x.Source)
+			return x.WithSource(src), transform.NewTree, err
+		case *plan.TableCopier:
+			src, err := g.withFileContents(ctx, x.Source)
+			c := *x
+			c.Source = src
+			return &c, transform.NewTree, err
+		}
+		return n, transform.SameTree, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	n, _, err = transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		lf, ok := e.(*function.LoadFile)
+		if !ok {
+			return e, transform.SameTree, nil
+		}
+		data, err := g.readFile(ctx, lf.Children()[0].(*expression.Literal).Value().(string))
+		if err != nil || data == nil {
+			return expression.NewLiteral(nil, types.LongBlob), transform.NewTree, err
+		}
+		return expression.NewLiteral(data, types.LongBlob), transform.NewTree, nil
+	})
+	return n, err
+}
+
+// readFile reads a file inside secure_file_priv; nil when it is missing, not a regular file, or
+// larger than max_allowed_packet.
+func (g guard) readFile(ctx *sql.Context, path string) ([]byte, error) {
+	resolved, err := g.s.secureFiles().readable(path)
+	if err != nil {
+		var se *mysql.SQLError
+		if errors.As(err, &se) && se.Num == mysql.ERTextFileNotReadable {
+			return nil, nil
+		}
+		return nil, err
+	}
+	info, err := os.Stat(resolved)
+	if err != nil || !info.Mode().IsRegular() {
+		return nil, nil
+	}
+	if v, err := ctx.GetSessionVariable(ctx, "max_allowed_packet"); err == nil {
+		if limit, _, err := types.Int64.Convert(ctx, v); err == nil && info.Size() > limit.(int64) {
+			return nil, nil
+		}
+	}
+	data, err := os.ReadFile(resolved)
+	if err != nil {
+		return nil, nil
+	}
+	return data, nil
 }
 
 // warnIgnoredHints tells a non-admin which SET_VAR hints of the statement were ignored because

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"overloadsql/admission"
+	"overloadsql/httpapi"
 	"overloadsql/overload"
 	"overloadsql/server/config"
 	"overloadsql/tables"
@@ -48,16 +50,26 @@ type Server struct {
 	gate      *gate
 	auth      *authServer
 	variables *variables
+	http      *httpapi.Server // nil when http_listen is off
 
-	sampler  *overload.Sampler
-	registry *warnings.Registry
-	monitor  *warnings.Monitor
+	sampler   *overload.Sampler
+	admission *admission.Controller
+	registry  *warnings.Registry
+	monitor   *warnings.Monitor
+	recorder  *recorder // the history: system.*_log and the dashboard
 
-	rejectLog *rateLimitedLog
-	reloadMu  sync.Mutex
+	rejectLog    *rateLimitedLog
+	admissionLog *rateLimitedLog
+	// reloadMu makes reloads one at a time; see the lock order in the package comment.
+	reloadMu sync.Mutex
+	// settingsMu is the settings lock: every change of the running configuration, of the
+	// simulation and of the engine's globals that show them holds it.
+	settingsMu sync.Mutex
 	// fromFile is the configuration as last loaded from the file (with the persisted values),
-	// before any SET GLOBAL; guarded by reloadMu.
+	// before any SET GLOBAL; guarded by settingsMu.
 	fromFile *config.Config
+	// staged are the global changes of the statements running now (see commitSettings).
+	staged staging
 	// reloadFailure is the warning of the last reload while it failed, nil after a good one.
 	reloadFailure atomic.Pointer[warnings.Warning]
 	// blind are the keys of the warnings about unavailable measurement sources; only the
@@ -66,6 +78,7 @@ type Server struct {
 
 	shutdown     chan struct{} // closed by Shutdown
 	shutdownOnce sync.Once
+	stopping     atomic.Bool // set when Shutdown starts: /ready answers 503
 	serving      atomic.Bool
 	stopped      chan struct{} // closed when Serve returns
 }
@@ -93,7 +106,11 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	}
 	s.cfg.Store(running)
 	s.fromFile = running
+	s.recorder = newRecorder(running.MetricLogRetention)
+	s.registry.SetObserver(s.recorder.observeWarning)
 	s.rejectLog = newRateLimitedLog(s.logger, "statements rejected: CPU overloaded")
+	s.admissionLog = newRateLimitedLog(s.logger, "statements rejected: no CPU slot")
+	s.admission = admission.New(admissionLimits(running), admission.Options{})
 
 	s.monitor = warnings.NewMonitor(s.registry, warningsConfig(running), s.logger)
 	if err := s.applySuppress(running); err != nil {
@@ -104,14 +121,25 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		Settings:          samplerSettings(running),
 		OnSample:          s.onSample,
 		RunningStatements: func() int { return int(s.counters.running.Load()) },
+		QueueWait:         s.admission.QueueWait,
 	})
 
 	s.auth = newAuthServer(running.Users)
+	s.auth.delays = newLoginDelays(s.loginDelaySettings, time.Sleep, &s.counters)
 	s.variables = newVariables(s)
-	s.engine = s.buildEngine(running)
+	collation, err := useCollation(running.CollationServer)
+	if err != nil {
+		return nil, err
+	}
+	if err := useIdentity(); err != nil {
+		return nil, err
+	}
+	s.engine = s.buildEngine(running, collation)
 	if err := s.variables.register(); err != nil {
 		return nil, err
 	}
+	s.boundGroupConcat()
+	registerDiagnosticVariables()
 
 	main, err := net.Listen("tcp", running.Listen)
 	if err != nil {
@@ -124,38 +152,83 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 			return nil, fmt.Errorf("listen on %s (admin_listen): %w", running.AdminListen, err)
 		}
 	}
+	limitsLog := newRateLimitedLog(s.logger, "client limits")
+	limits := func() *clientLimits {
+		return &clientLimits{
+			maxPacket:      func() int { return s.cfg.Load().MaxAllowedPacket },
+			connectTimeout: func() time.Duration { return s.cfg.Load().ConnectTimeout },
+			handshakes: newHandshakes(func() int { return s.cfg.Load().MaxUnauthenticatedConnections },
+				&s.counters, limitsLog),
+			counters: &s.counters,
+			log:      limitsLog,
+		}
+	}
+	refusedLog := newRateLimitedLog(s.logger, "connections refused")
 	s.gate = &gate{
 		settings: s.dropSettings,
 		overload: s.sampler.Overload,
 		random:   s.random,
 		counters: &s.counters,
-		log:      newRateLimitedLog(s.logger, "connections refused"),
+		log:      refusedLog,
+		limits:   limits(),
 	}
-	s.listener = newListener(main, admin, s.gate)
+	adminGate := &adminGate{
+		max:      func() int64 { return int64(s.cfg.Load().AdminMaxConnections) },
+		counters: &s.counters,
+		log:      refusedLog,
+		limits:   limits(),
+	}
+	s.listener = newListener(main, admin, s.gate, adminGate)
+	if running.HTTPListen != "" {
+		if s.http, err = httpapi.Listen(running.HTTPListen, httpapi.Options{
+			State: httpState{s}, Logger: s.logger,
+			Metrics: s.recorder.metrics, Warnings: s.recorder.warnings, Retention: running.MetricLogRetention,
+			Authenticate: s.auth.checkHTTPAdmin,
+		}); err != nil {
+			s.listener.Close()
+			return nil, err
+		}
+	}
 
 	interceptors := &gms.InterceptorChain{}
 	interceptors.WithInterceptor(&interceptor{s: s})
-	s.protocol, err = gms.NewServer(gms.Config{
+	s.protocol, err = gms.NewServerWithHandler(gms.Config{
 		Protocol: "tcp",
 		Address:  running.Listen,
+		Version:  MySQLVersion,
 		Listener: s.listener,
-		Options:  []gms.Option{interceptors.Option()},
+		Options:  []gms.Option{interceptors.Option(), handlerOption(s.logger)},
 		ProtocolListenerFactory: func(c gms.Config, lc mysql.ListenerConfig, sel gms.ServerEventListener) (gms.ProtocolListener, error) {
 			lc.AuthServer = s.auth
+			lc.Listener = statisticsListener{Listener: lc.Listener, text: s.statisticsText}
 			return gms.MySQLProtocolListenerFactory(c, lc, sel)
 		},
-	}, s.engine, s.newContext, s.sessionBuilder, eventListener{&s.counters})
+	}, s.engine, s.newContext, s.sessionBuilder, eventListener{&s.counters}, func(h mysql.Handler) (mysql.Handler, error) {
+		return guardHandler{Handler: h, s: s}, nil
+	})
 	if err != nil {
 		s.listener.Close()
+		if s.http != nil {
+			s.http.Close()
+		}
 		return nil, fmt.Errorf("start protocol server: %w", err)
 	}
 	return s, nil
 }
 
-func (s *Server) buildEngine(cfg *config.Config) *sqle.Engine {
-	provider := memory.NewDBProvider(memory.NewDatabase(mainDatabase), s.systemDatabase())
-	engine := sqle.NewDefault(provider)
+func (s *Server) buildEngine(cfg *config.Config, collation sql.CollationID) *sqle.Engine {
+	// Primary keys are indexes (as in MySQL): foreign keys may reference them, SHOW INDEX lists
+	// PRIMARY, and `WHERE id = ?` is a lookup instead of a scan. The provider option does the
+	// same for databases made by CREATE DATABASE.
+	main := memory.NewDatabase(mainDatabase)
+	main.EnablePrimaryKeyIndexes()
+	main.SetCollation(nil, collation)
+	provider := memory.NewDBProvider(main, s.systemDatabase())
+	provider.WithOption(memory.NativeIndexProvider(true))
+	addAnalyzerRules()
+	engine := sqle.NewDefault(newBoundedProvider(provider, func() int { return s.cfg.Load().MaxAllowedPacket }))
 	engine.Parser = systemParser{next: engine.Parser}
+	allowViewsOverReadOnlyTables(engine.Analyzer)
 	grantPrivileges(engine.Analyzer.Catalog.MySQLDb, cfg.Users)
 	engine.Analyzer.Catalog.AuthHandler = mysqlAuthorization{engine.Analyzer.Catalog.AuthHandler}
 	engine.Analyzer.ExecBuilder = guard{next: engine.Analyzer.ExecBuilder, s: s}
@@ -167,8 +240,11 @@ func (s *Server) systemDatabase() *tables.Database {
 	return tables.NewDatabase(
 		tables.AsynchronousMetrics(s.asynchronousMetrics),
 		tables.Events(s.events),
-		tables.Metrics(func() []tables.Gauge { return s.counters.gauges(s.registry.Len()) }),
+		tables.Metrics(s.gauges),
 		tables.Warnings(s.registry.List),
+		tables.AsynchronousMetricLog(s.asynchronousMetricLog),
+		tables.MetricLog(s.metricLog),
+		tables.WarningLog(s.warningLog),
 		tables.ServerSettings(s.serverSettings),
 		tables.Settings(s.variables.rows),
 	)
@@ -223,9 +299,16 @@ func (p ownProcesses) Processes() []sql.Process {
 type client struct {
 	session   *memory.Session
 	persisted memory.GlobalsMap
+	// diagnosticsCtx is the context the handler updates @@warning_count and @@error_count
+	// with; only the connection's goroutine uses it.
+	diagnosticsCtx *sql.Context
+	// savepoints are the connection's savepoints (savepoint.go).
+	savepoints savepoints
 
 	cached atomic.Bool
 	lo, hi atomic.Uint64 // math.Float64bits
+
+	errorLog logBudget // failed statements this connection may still log
 }
 
 // thresholds returns the session's min and max ratio to throw. They are read from the session
@@ -270,7 +353,18 @@ func (s *Server) AdminAddr() net.Addr {
 	return s.listener.admin.Addr()
 }
 
-// Serve samples and serves until Shutdown.
+// HTTPAddr is the HTTP listener's address, nil when http_listen is off.
+func (s *Server) HTTPAddr() net.Addr {
+	if s.http == nil {
+		return nil
+	}
+	return s.http.Addr()
+}
+
+// Serve samples and serves until Shutdown (or ctx is done), then returns nil. An error that
+// ends a listener's accept loop (anything but a temporary shortage) ends Serve with that error,
+// after the listeners are closed: a server whose main or admin listener is dead must not look
+// alive.
 func (s *Server) Serve(ctx context.Context) error {
 	s.serving.Store(true)
 	defer close(s.stopped)
@@ -282,18 +376,38 @@ func (s *Server) Serve(ctx context.Context) error {
 		s.sampler.Run(ctx)
 		s.sampler.Close()
 	}()
+	adjusting := make(chan struct{})
+	go func() {
+		defer close(adjusting)
+		s.admission.Run(ctx, admission.NewGoScheduler(), admissionTick, func(err error) {
+			s.logger.Warn("CPU slots no longer adapt; the count stays where it is", "err", err)
+		})
+	}()
 	defer func() {
 		cancel()
 		<-sampling
+		<-adjusting
 	}()
 	if s.cfg.Load().Path != "" {
 		if err := config.Watch(ctx, s.cfg.Load().Path, s.logger, func() { s.Reload("file changed") }); err != nil {
 			s.logger.Warn("config file is not watched; reload with SIGHUP or SYSTEM RELOAD CONFIG", "err", err)
 		}
 	}
-	s.logger.Info("overloadsql ready", "listen", s.Addr().String(), "admin_listen", addrString(s.AdminAddr()))
+	if s.http != nil {
+		go s.serveHTTP()
+	}
+	s.logger.Info("overloadsql ready", "listen", s.Addr().String(), "admin_listen", addrString(s.AdminAddr()),
+		"http_listen", addrString(s.HTTPAddr()))
 	// The protocol layer's own Start would only add log lines about LOAD DATA.
-	s.protocol.Listener.Accept()
+	s.protocol.Listener.Accept() // returns when the listener is closed or an accept loop failed
+	if err := s.listener.failure(); err != nil {
+		s.stopping.Store(true)
+		s.listener.Close()
+		if s.http != nil {
+			_ = s.http.Close()
+		}
+		return err
+	}
 	select {
 	case <-ctx.Done():
 	case <-s.shutdown:
@@ -309,8 +423,10 @@ func addrString(a net.Addr) string {
 }
 
 // Shutdown stops accepting connections, then waits for running statements to finish, at most
-// until ctx is done or shutdown_timeout_s has passed.
+// until ctx is done or shutdown_timeout_s has passed. The HTTP listener answers /ready with 503
+// meanwhile, and stops last.
 func (s *Server) Shutdown(ctx context.Context) error {
+	s.stopping.Store(true)
 	s.listener.Close()
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Load().ShutdownTimeout)
 	defer cancel()
@@ -322,8 +438,14 @@ wait:
 		select {
 		case <-ctx.Done():
 			err = fmt.Errorf("shutdown: %d statement(s) still running: %w", s.counters.running.Load(), ctx.Err())
+			s.logger.Warn("shutdown timeout: stopping with statements still running", "err", err)
 			break wait
 		case <-tick.C:
+		}
+	}
+	if s.http != nil {
+		if herr := s.shutdownHTTP(); herr != nil {
+			s.logger.Warn("shutdown", "err", herr)
 		}
 	}
 	s.shutdownOnce.Do(func() { close(s.shutdown) })

@@ -26,6 +26,7 @@ func (s *Server) onSample(snap *overload.Snapshot) {
 	if w := s.reloadFailure.Load(); w != nil {
 		s.registry.Raise(snap.Time, *w)
 	}
+	s.recordHistory(snap)
 }
 
 // noteUnavailable keeps one warning per blind measurement source, for as long as it stays blind.
@@ -124,6 +125,15 @@ func (s *Server) dropSettings() dropSettings {
 	}
 }
 
+func (s *Server) loginDelaySettings() loginDelaySettings {
+	cfg := s.cfg.Load()
+	return loginDelaySettings{
+		threshold: cfg.FailedLoginThreshold,
+		min:       cfg.FailedLoginMinDelay,
+		max:       cfg.FailedLoginMaxDelay,
+	}
+}
+
 func samplerSettings(cfg *config.Config) overload.Settings {
 	return overload.Settings{
 		Interval:        cfg.OverloadSampleInterval,
@@ -153,30 +163,15 @@ func (s *Server) applySuppress(cfg *config.Config) error {
 	return nil
 }
 
-// apply makes cfg the running configuration: every reloadable part takes effect now. (It runs
-// inside the engine's system-variable lock for SET GLOBAL, so it must not touch that registry.)
+// apply makes cfg the running configuration: every reloadable part takes effect now. The caller
+// holds the settings lock.
 func (s *Server) apply(cfg *config.Config) error {
 	if err := s.applySuppress(cfg); err != nil {
 		return err
 	}
 	s.cfg.Store(cfg)
 	s.sampler.Reconfigure(samplerSettings(cfg))
+	s.admission.SetLimits(admissionLimits(cfg))
 	s.monitor.SetConfig(warningsConfig(cfg))
 	return nil
-}
-
-// setServerSetting is SET GLOBAL of a server setting: the whole configuration with the new value
-// must validate, and settings that need a restart are refused.
-func (s *Server) setServerSetting(name, value string) error {
-	s.reloadMu.Lock()
-	defer s.reloadMu.Unlock()
-	running := s.cfg.Load()
-	next := running.Clone()
-	if err := next.SetServerSetting(name, value); err != nil {
-		return errConstraint("%v; the value stays unchanged", err)
-	}
-	if restart := config.RestartRequired(running, next); len(restart) > 0 {
-		return errConstraint("%s can only change with a restart: edit the config file and restart the server", name)
-	}
-	return s.apply(next)
 }

@@ -13,13 +13,13 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 )
 
-// Names of the session settings that decide statement rejection (SPEC §2).
+// Names of the session settings that decide statement rejection.
 const (
 	minThrowSetting = "min_os_cpu_wait_time_ratio_to_throw"
 	maxThrowSetting = "max_os_cpu_wait_time_ratio_to_throw"
 )
 
-// Names of the admin-only simulation variables (SPEC §6).
+// Names of the admin-only simulation variables.
 const (
 	simOverload = "simulated_os_cpu_overload"
 	simCPUBusy  = "simulated_cpu_busy_ratio"
@@ -27,8 +27,8 @@ const (
 )
 
 // variables are overloadsql's variables in the engine's system-variable registry: the two
-// session settings of §2 (SET, SET SESSION, SET @@, SET GLOBAL for admins, SHOW VARIABLES), the
-// simulation globals of §6 and the server settings of §3 as globals (SET GLOBAL / SET PERSIST).
+// session settings (SET, SET SESSION, SET @@, SET GLOBAL for admins, SHOW VARIABLES), the
+// simulation globals and the server settings as globals (SET GLOBAL / SET PERSIST).
 // The engine keeps that registry process-wide, so the last server built in a process owns it.
 type variables struct {
 	s *Server
@@ -41,12 +41,16 @@ func (vs *variables) register() error {
 	var vars []sql.SystemVariable
 	for _, st := range config.SessionSettings() {
 		def, _ := cfg.SessionDefault(st.Name)
+		hi, accepts := math.MaxFloat64, "a number >= 0"
+		if m := config.SessionSettingMax(st.Name); m > 0 {
+			hi, accepts = m, "a number from 0 to "+number(m)
+		}
 		vars = append(vars, &sql.MysqlSystemVariable{
 			Name:              st.Name,
 			Scope:             sql.GetMysqlScope(sql.SystemVariableScope_Both),
 			Dynamic:           true,
 			SetVarHintApplies: true,
-			Type:              checkedVariableType{types.NewSystemDoubleType(st.Name, 0, math.MaxFloat64), st.Name, "a number >= 0"},
+			Type:              checkedVariableType{types.NewSystemDoubleType(st.Name, 0, hi), st.Name, accepts},
 			Default:           def,
 			NotifyChanged:     vs.sessionSettingChanged,
 		})
@@ -62,6 +66,9 @@ func (vs *variables) register() error {
 		})
 	}
 	for _, st := range config.ServerSettings() {
+		if st.Engine {
+			continue // the engine's own variable; its default is set at start
+		}
 		v, _ := cfg.ServerSettingValue(st.Name)
 		typ, def, err := serverSettingVariable(st, v)
 		if err != nil {
@@ -122,6 +129,7 @@ func (vs *variables) sessionSettingChanged(ctx *sql.Context, scope sql.SystemVar
 		if !vs.isAdmin(ctx) {
 			return errNeedAdmin("SET GLOBAL " + name)
 		}
+		vs.stage(ctx, v)
 		return nil
 	}
 	if vs.isAdmin(ctx) {
@@ -143,9 +151,15 @@ func checkConstraint(constraints map[string]config.Constraint, name string, valu
 	return nil
 }
 
+// simulationChanged stages an admin's SET GLOBAL of a simulation variable; the server's own
+// assignments (putting the globals back after a failed statement) apply at once.
 func (vs *variables) simulationChanged(ctx *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
-	if !internal(ctx) && !vs.isAdmin(ctx) {
-		return errNeedAdmin("SET GLOBAL " + v.Var.GetName())
+	if !internal(ctx) {
+		if !vs.isAdmin(ctx) {
+			return errNeedAdmin("SET GLOBAL " + v.Var.GetName())
+		}
+		vs.stage(ctx, v)
+		return nil
 	}
 	value, _ := v.Val.(float64)
 	sim := vs.s.sampler.Simulation()
@@ -161,18 +175,18 @@ func (vs *variables) simulationChanged(ctx *sql.Context, _ sql.SystemVariableSco
 	return nil
 }
 
-// serverSettingChanged applies SET GLOBAL / SET PERSIST of a server setting: validated against
-// the whole configuration, then swapped in. (The registry's lock is held here: nothing below may
-// touch the system-variable registry.)
+// serverSettingChanged stages SET GLOBAL / SET PERSIST of a server setting; commitSettings
+// validates and applies the statement's changes together when it ends. (The engine's registry
+// lock is held here: see the lock order in the package comment.)
 func (vs *variables) serverSettingChanged(ctx *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
 	if internal(ctx) {
 		return nil
 	}
-	name := v.Var.GetName()
 	if !vs.isAdmin(ctx) {
-		return errNeedAdmin("SET GLOBAL " + name)
+		return errNeedAdmin("SET GLOBAL " + v.Var.GetName())
 	}
-	return vs.s.setServerSetting(name, variableText(v.Val))
+	vs.stage(ctx, v)
+	return nil
 }
 
 // applyDefaults makes the engine's globals show cfg after a reload. A session setting's global
@@ -191,6 +205,9 @@ func (vs *variables) applyDefaults(prev, cfg *config.Config) {
 		}
 	}
 	for _, st := range config.ServerSettings() {
+		if st.Engine {
+			continue // needs a restart
+		}
 		text, _ := cfg.ServerSettingValue(st.Name)
 		if _, v, err := serverSettingVariable(st, text); err == nil {
 			values[st.Name] = v

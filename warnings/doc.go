@@ -18,6 +18,10 @@
 // [Registry.List] and [Registry.Len]; they still exist, so a later change of the
 // regexp shows them again with their original RaisedAt.
 //
+// An [Observer] set with [Registry.SetObserver] sees every change of a shown
+// warning as it happens — raised, updated (each later Raise) or cleared (Clear,
+// Truncate) — which is how the server keeps system.warning_log.
+//
 // # The hysteresis trackers
 //
 // A [Monitor] owns one tracker for CPU and one for memory. Each tracker is a

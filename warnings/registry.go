@@ -20,17 +20,48 @@ type Warning struct {
 	Peak          float64 // highest while raised
 }
 
+// Change is what happened to a warning, as an Observer sees it.
+type Change uint8
+
+const (
+	Raised  Change = iota + 1 // a new warning
+	Updated                   // a warning refreshed by a later Raise
+	Cleared                   // removed by Clear or Truncate
+)
+
+// Observer sees every change of a shown (not suppressed) warning, at the time it happened. It
+// is called with the registry's lock held (lock order: Registry, then the observer's own
+// locks), so it must be quick and must not call the registry.
+type Observer func(at time.Time, c Change, w Warning)
+
 // Registry holds the current warnings of every source. It is safe for
 // concurrent use.
 type Registry struct {
 	mu       sync.RWMutex
 	current  map[string]Warning
 	suppress *regexp.Regexp
+	observe  Observer
+	now      func() time.Time // time of clears, which carry none
 }
 
 // NewRegistry returns an empty registry that suppresses nothing.
 func NewRegistry() *Registry {
-	return &Registry{current: make(map[string]Warning)}
+	return &Registry{current: make(map[string]Warning), now: time.Now}
+}
+
+// SetObserver makes o see every later change (nil: none). Call it before the registry is
+// shared.
+func (r *Registry) SetObserver(o Observer) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.observe = o
+}
+
+// notify must be called with r.mu held.
+func (r *Registry) notify(at time.Time, c Change, w Warning) {
+	if r.observe != nil && r.shown(w) {
+		r.observe(at, c, w)
+	}
 }
 
 // Raise records w under w.Key, or refreshes the warning already there.
@@ -68,6 +99,11 @@ func (r *Registry) upsert(now time.Time, w Warning, create bool) bool {
 	}
 	w.UpdatedAt = now
 	r.current[w.Key] = w
+	if exists {
+		r.notify(now, Updated, w)
+	} else {
+		r.notify(now, Raised, w)
+	}
 	return true
 }
 
@@ -82,7 +118,10 @@ func (r *Registry) remove(key string) (Warning, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	w, ok := r.current[key]
-	delete(r.current, key)
+	if ok {
+		delete(r.current, key)
+		r.notify(r.now(), Cleared, w)
+	}
 	return w, ok
 }
 
@@ -130,6 +169,10 @@ func (r *Registry) Len() int {
 func (r *Registry) Truncate() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	now := r.now()
+	for _, w := range r.current {
+		r.notify(now, Cleared, w)
+	}
 	clear(r.current)
 }
 

@@ -182,3 +182,36 @@ func TestRegistryConcurrentUse(t *testing.T) {
 		t.Fatalf("Len() = %d, List() has %d", reg.Len(), len(list))
 	}
 }
+
+func TestRegistryObserverSeesEveryChange(t *testing.T) {
+	type seen struct {
+		at      time.Time
+		change  Change
+		key     string
+		message string
+	}
+	reg := NewRegistry()
+	reg.now = func() time.Time { return at(time.Minute) }
+	var got []seen
+	reg.SetObserver(func(when time.Time, c Change, w Warning) {
+		got = append(got, seen{when, c, w.Key, w.Message})
+	})
+	reg.SetSuppress(regexp.MustCompile("hidden"))
+	reg.Raise(at(0), Warning{Key: "cpu", Message: "high"})
+	reg.Raise(at(time.Second), Warning{Key: "cpu", Message: "higher"})
+	reg.Raise(at(time.Second), Warning{Key: "x", Message: "hidden one"}) // suppressed: not seen
+	reg.Clear("cpu")
+	reg.Clear("cpu") // gone already: nothing
+	reg.Raise(at(2*time.Second), Warning{Key: "memory", Message: "m"})
+	reg.Truncate()
+	want := []seen{
+		{at(0), Raised, "cpu", "high"},
+		{at(time.Second), Updated, "cpu", "higher"},
+		{at(time.Minute), Cleared, "cpu", "higher"},
+		{at(2 * time.Second), Raised, "memory", "m"},
+		{at(time.Minute), Cleared, "memory", "m"},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("observer saw\n%+v\nwant\n%+v", got, want)
+	}
+}

@@ -67,6 +67,7 @@ type options struct {
 	pinCPU        string
 	serverBinary  string
 	json          bool
+	scrape        time.Duration // /metrics scrape interval in the overhead scenario, 0 = none
 }
 
 var allScenarios = []string{"overhead", "shed", "storm", "reaction"}
@@ -83,6 +84,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	flags.StringVar(&o.pinCPU, "pin-cpu", "0", `taskset CPU list the server is pinned to in shed and reaction ("" = not pinned)`)
 	flags.StringVar(&o.serverBinary, "server-binary", "", "overloadsql binary (default: go build ./cmd/overloadsql of this module)")
 	flags.BoolVar(&o.json, "json", false, "print the results as JSON instead of a table")
+	flags.DurationVar(&o.scrape, "scrape-metrics", 0, "in the overhead scenario, GET /metrics at this interval throughout, 100ms..1m (0 = no HTTP listener)")
 	if err := flags.Parse(args); err != nil {
 		return o, err
 	}
@@ -105,6 +107,9 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	}
 	if o.clients < 1 || o.clients > 64 {
 		return o, fmt.Errorf("--clients %d: want 1..64", o.clients)
+	}
+	if o.scrape != 0 && (o.scrape < 100*time.Millisecond || o.scrape > time.Minute) {
+		return o, fmt.Errorf("--scrape-metrics %v: want 100ms..1m, or 0", o.scrape)
 	}
 	if o.stormAttempts < 1 || o.stormAttempts > 200000 {
 		return o, fmt.Errorf("--storm-attempts %d: want 1..200000", o.stormAttempts)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"overloadsql/internal/serverproc"
 )
 
 // The overhead scenario runs the decision on every statement without ever rejecting: the
@@ -31,6 +33,8 @@ type overheadResult struct {
 	// less than the pooled ratio, so the target is checked on it.
 	RoundRatios      []measure `json:"round_ratios"`
 	MedianRoundRatio measure   `json:"median_round_ratio"`
+	// Scrape is set when /metrics was scraped throughout (--scrape-metrics).
+	Scrape *scrapeResult `json:"scrape,omitempty"`
 }
 
 type throughput struct {
@@ -44,9 +48,36 @@ type throughput struct {
 
 func (b *bench) overhead(ctx context.Context) (*overheadResult, error) {
 	var res *overheadResult
-	err := b.withServer(ctx, serverSpec{}, func(s *benchServer, admin *adminSession) error {
+	spec := serverSpec{}
+	var httpAddr string
+	if b.opts.scrape > 0 {
+		var err error
+		if httpAddr, err = serverproc.FreeLoopbackAddr(); err != nil {
+			return nil, err
+		}
+		spec.top = fmt.Sprintf("http_listen = %q\n", httpAddr)
+	}
+	err := b.withServer(ctx, spec, func(s *benchServer, admin *adminSession) error {
+		if httpAddr == "" {
+			var err error
+			res, err = b.runOverhead(ctx, s, admin)
+			return err
+		}
+		sc := newScraper(httpAddr, b.opts.scrape)
+		scrapeCtx, stop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			sc.run(scrapeCtx)
+		}()
 		var err error
 		res, err = b.runOverhead(ctx, s, admin)
+		stop()
+		<-done
+		if err != nil {
+			return err
+		}
+		res.Scrape, err = sc.result()
 		return err
 	})
 	return res, err

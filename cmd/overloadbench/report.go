@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 )
 
 // measure is a number that may be unmeasurable (NaN: nothing to divide by, no event seen); it is
@@ -118,6 +119,10 @@ func writeOverhead(w io.Writer, o *overheadResult) {
 	fmt.Fprintf(w, "\nOVERHEAD  SELECT 1, %d connections, unpinned server, %d rounds x %.0f s per mode (alternating)\n",
 		o.Connections, o.Rounds, o.PhaseSeconds)
 	fmt.Fprintf(w, "  check exercised by: %s\n", o.Check)
+	if sc := o.Scrape; sc != nil {
+		fmt.Fprintf(w, "  /metrics scraped every %v throughout: %d scrapes, %d failed, %.2f ms each on average (wall)\n",
+			time.Duration(sc.IntervalSeconds*float64(time.Second)), sc.Scrapes, sc.Failed, sc.MeanMillis)
+	}
 	fmt.Fprintf(w, "mode\tq/s\tp50 ms\tp99 ms\tstatements\t745\tother errors\tserver CPU cores\n")
 	for _, m := range []struct {
 		name string

@@ -67,16 +67,27 @@ func run(args []string, stderr io.Writer) int {
 	defer cancel()
 	signals := make(chan os.Signal, 2)
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	// SIGHUP only asks for a reload: the signal loop never waits for one, so SIGTERM is always
+	// handled, and SIGHUPs that arrive during a reload make one more reload.
+	reloads := make(chan struct{}, 1)
+	go func() {
+		for range reloads {
+			_ = srv.Reload("SIGHUP") // Reload logs its own failure and raises a warning
+		}
+	}()
+	defer close(reloads)
+	shutdown := make(chan error, 1)
 	go func() {
 		for sig := range signals {
 			if sig == syscall.SIGHUP {
-				_ = srv.Reload("SIGHUP")
+				select {
+				case reloads <- struct{}{}:
+				default:
+				}
 				continue
 			}
 			logger.Info("shutting down: no new connections; waiting for running statements", "signal", sig.String())
-			if err := srv.Shutdown(context.Background()); err != nil {
-				logger.Warn("shutdown", "err", err)
-			}
+			shutdown <- srv.Shutdown(context.Background()) // Shutdown logs its own failure
 			cancel()
 			return
 		}
@@ -85,6 +96,8 @@ func run(args []string, stderr io.Writer) int {
 		logger.Error("serve", "err", err)
 		return 1
 	}
+	// Serve returns once Shutdown has closed the server; wait for Shutdown's own end too.
+	<-shutdown
 	logger.Info("stopped")
 	return 0
 }

@@ -27,9 +27,14 @@ func FreeLoopbackAddr() (string, error) {
 }
 
 // ConfigText is a config for listeners on addr and admin, with top (TOML for top-level keys)
-// before sections (TOML after them).
+// before sections (TOML after them). The HTTP listener is off unless top sets http_listen, so
+// that servers started side by side do not compete for its default port.
 func ConfigText(addr, admin, top, sections string) string {
-	return fmt.Sprintf("listen = %q\nadmin_listen = %q\n%s\n%s\n", addr, admin, top, sections)
+	http := "http_listen = \"\"\n"
+	if strings.Contains(top, "http_listen") {
+		http = ""
+	}
+	return fmt.Sprintf("listen = %q\nadmin_listen = %q\n%s%s\n%s\n", addr, admin, http, top, sections)
 }
 
 // WriteConfig writes dir/config.toml for free loopback ports and returns its path and the
@@ -55,8 +60,12 @@ type Options struct {
 	// Pin runs the server under taskset -c Pin ("0"); empty: not pinned. taskset execs the
 	// server, so the process id stays the server's.
 	Pin string
-	Env []string  // added to the environment
-	Log io.Writer // the server's stdout and stderr
+	// AddressSpace, when not 0, runs the server under prlimit --as=AddressSpace (bytes), so an
+	// allocation a limit should have prevented fails the server instead of the machine.
+	// prlimit execs the server, so the process id stays the server's.
+	AddressSpace uint64
+	Env          []string  // added to the environment
+	Log          io.Writer // the server's stdout and stderr
 }
 
 // Process is one running server.
@@ -71,6 +80,9 @@ func Start(o Options) (*Process, error) {
 	args := []string{o.Binary, "--config", o.ConfigPath}
 	if o.Pin != "" {
 		args = append([]string{"taskset", "-c", o.Pin}, args...)
+	}
+	if o.AddressSpace != 0 {
+		args = append([]string{"prlimit", fmt.Sprintf("--as=%d", o.AddressSpace), "--"}, args...)
 	}
 	p := &Process{cmd: exec.Command(args[0], args[1:]...), exited: make(chan struct{})}
 	p.cmd.Dir = filepath.Dir(o.ConfigPath)

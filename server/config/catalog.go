@@ -17,6 +17,9 @@ type ServerSetting struct {
 	Description string // one line
 	Default     string // built-in value as text, in the unit of the key
 	Reloadable  bool   // changeable_without_restart
+	// Engine is set for a setting that is also one of the engine's own MySQL variables
+	// (session and global): the server sets that variable's default instead of making a new one.
+	Engine bool
 }
 
 // SessionSetting describes one session setting, as system.settings shows it.
@@ -52,6 +55,7 @@ type serverSettingDef struct {
 	name, section, description string
 	kind                       valueKind
 	reloadable                 bool
+	engine                     bool
 	field                      func(c *Config) any // pointer to the field
 }
 
@@ -63,12 +67,39 @@ var serverSettings = []serverSettingDef{
 	{name: "admin_listen", kind: kindString,
 		description: "Address (host:port) of the listener for admin users, never subject to connection dropping or max_connections; empty disables it.",
 		field:       func(c *Config) any { return &c.AdminListen }},
+	{name: "http_listen", kind: kindString,
+		description: "Address (host:port) of the HTTP listener: /metrics, /ping, /ready, /dashboard and /history; empty disables it.",
+		field:       func(c *Config) any { return &c.HTTPListen }},
+	{name: "metric_log_retention_s", kind: kindSeconds,
+		description: "Seconds of history kept in memory by system.asynchronous_metric_log, system.metric_log, system.warning_log and the dashboard.",
+		field:       func(c *Config) any { return &c.MetricLogRetention }},
 	{name: "max_connections", kind: kindInteger, reloadable: true,
 		description: "Maximum number of client connections on listen; a connection over it gets error 1040.",
 		field:       func(c *Config) any { return &c.MaxConnections }},
 	{name: "shutdown_timeout_s", kind: kindSeconds, reloadable: true,
 		description: "Seconds that running statements get to finish on shutdown before connections are closed.",
 		field:       func(c *Config) any { return &c.ShutdownTimeout }},
+	{name: "connect_timeout", kind: kindSeconds, reloadable: true,
+		description: "Seconds a client has to finish the handshake and log in; a connection still unauthenticated then is closed.",
+		field:       func(c *Config) any { return &c.ConnectTimeout }},
+	{name: "max_allowed_packet", kind: kindInteger, reloadable: true,
+		description: "Largest message (bytes) a client may send, and largest value a string function may build; a bigger packet gets error 1153 and the connection is closed.",
+		field:       func(c *Config) any { return &c.MaxAllowedPacket }},
+	{name: "admin_max_connections", kind: kindInteger, reloadable: true,
+		description: "Maximum number of connections on admin_listen; a connection over it gets error 1040 unless an unauthenticated one can be closed for it.",
+		field:       func(c *Config) any { return &c.AdminMaxConnections }},
+	{name: "max_unauthenticated_connections", kind: kindInteger, reloadable: true,
+		description: "Connections per listener that may be in their handshake at once; a new one over it closes the oldest unauthenticated one.",
+		field:       func(c *Config) any { return &c.MaxUnauthenticatedConnections }},
+	{name: "connection_control_failed_connections_threshold", kind: kindInteger, reloadable: true,
+		description: "Consecutive failed logins from one address after which each further login answer from that address is delayed; 0 = never.",
+		field:       func(c *Config) any { return &c.FailedLoginThreshold }},
+	{name: "connection_control_min_connection_delay", kind: kindMillis, reloadable: true,
+		description: "Smallest delay (milliseconds) of a login answer once the failed-login threshold is passed.",
+		field:       func(c *Config) any { return &c.FailedLoginMinDelay }},
+	{name: "connection_control_max_connection_delay", kind: kindMillis, reloadable: true,
+		description: "Largest delay (milliseconds) of a login answer; the delay grows by one second per failure over the threshold up to it.",
+		field:       func(c *Config) any { return &c.FailedLoginMaxDelay }},
 	{name: "os_cpu_busy_time_threshold", kind: kindInteger, reloadable: true,
 		description: "CPU busy time (microseconds) the server must use within one window for its CPU overload ratio to count; below it the ratio is 0.",
 		field:       func(c *Config) any { return &c.OSCPUBusyTimeThreshold }},
@@ -87,9 +118,18 @@ var serverSettings = []serverSettingDef{
 	{name: "overload_enforcement", kind: kindString, reloadable: true,
 		description: "enforce: reject queries and drop connections on overload; dry_run: decide, count and log, but serve.",
 		field:       func(c *Config) any { return &c.OverloadEnforcement }},
+	{name: "max_concurrent_statements", kind: kindInteger, reloadable: true,
+		description: "Most ordinary statements that run at once (CPU slots); the slot count adapts between 1 and this bound; 0 = adaptive only (at most 10000).",
+		field:       func(c *Config) any { return &c.MaxConcurrentStatements }},
+	{name: "max_queued_statements", kind: kindInteger, reloadable: true,
+		description: "Most statements that wait for a CPU slot at once; one more gets error 202 (TOO_MANY_SIMULTANEOUS_QUERIES); 0 = none waits.",
+		field:       func(c *Config) any { return &c.MaxQueuedStatements }},
 	{name: "max_server_memory_usage", kind: kindInteger, reloadable: true,
 		description: "Memory (bytes) the memory warning counts as 100%; 0 = the cgroup memory limit, or the host's total memory.",
 		field:       func(c *Config) any { return &c.MaxServerMemoryUsage }},
+	{name: "collation_server", kind: kindString, engine: true,
+		description: "Default collation of new databases, tables and string literals (MySQL 8's by default: case- and accent-insensitive).",
+		field:       func(c *Config) any { return &c.CollationServer }},
 	{name: "warning_suppress_regexp", kind: kindString, reloadable: true,
 		description: "Warnings whose message matches this regular expression (RE2 syntax) are not shown; empty = none.",
 		field:       func(c *Config) any { return &c.WarningSuppressRegexp }},
@@ -120,15 +160,32 @@ var serverSettings = []serverSettingDef{
 type sessionSettingDef struct {
 	SessionSetting
 	field func(d *SessionDefaults) *float64
+	max   float64 // the largest value accepted; 0 = any finite number
 }
 
 var sessionSettings = []sessionSettingDef{
 	{SessionSetting{"min_os_cpu_wait_time_ratio_to_throw", "Float64",
 		"CPU overload ratio above which statements are rejected with a probability rising to 1 at the max ratio."},
-		func(d *SessionDefaults) *float64 { return &d.MinOSCPUWaitTimeRatioToThrow }},
+		func(d *SessionDefaults) *float64 { return &d.MinOSCPUWaitTimeRatioToThrow }, 0},
 	{SessionSetting{"max_os_cpu_wait_time_ratio_to_throw", "Float64",
 		"CPU overload ratio at which every statement is rejected (error 745); rejecting is off when max <= 0 or max <= min."},
-		func(d *SessionDefaults) *float64 { return &d.MaxOSCPUWaitTimeRatioToThrow }},
+		func(d *SessionDefaults) *float64 { return &d.MaxOSCPUWaitTimeRatioToThrow }, 0},
+	{SessionSetting{QueueMaxWaitSetting, "Float64",
+		"Milliseconds a statement waits for a CPU slot before it fails with error 202 (TOO_MANY_SIMULTANEOUS_QUERIES); 0 = it does not wait."},
+		func(d *SessionDefaults) *float64 { return &d.QueueMaxWaitMs }, MaxQueueMaxWaitMs},
+}
+
+// QueueMaxWaitSetting is the session setting of the admission queue's deadline, in ms.
+const QueueMaxWaitSetting = "queue_max_wait_ms"
+
+// MaxQueueMaxWaitMs is the largest queue_max_wait_ms: an hour.
+const MaxQueueMaxWaitMs = 3_600_000
+
+// SessionSettingMax returns the largest value a session setting accepts; 0 = any finite
+// number.
+func SessionSettingMax(name string) float64 {
+	s, _ := lookupSessionSetting(name)
+	return s.max
 }
 
 // ServerSettings returns the catalog of server settings, in the order of config.toml.
@@ -142,6 +199,7 @@ func ServerSettings() []ServerSetting {
 			Description: s.description,
 			Default:     s.get(defaults),
 			Reloadable:  s.reloadable,
+			Engine:      s.engine,
 		}
 	}
 	return out
@@ -463,4 +521,22 @@ func Persistable(name string) bool {
 		}
 	}
 	return false
+}
+
+// SetValues sets several server settings and session defaults (name -> text) as one change: each
+// value is parsed, then the result is validated as a whole, so relations between the values are
+// checked once they are all in place and the order does not matter. On error c is unchanged and
+// the error names the key. This is SET GLOBAL / SET PERSIST of several variables in one statement.
+func (c *Config) SetValues(values map[string]string) error {
+	n := c.Clone()
+	for _, name := range sortedKeys(values) {
+		if err := n.set(name, values[name]); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	if err := n.Validate(); err != nil {
+		return err
+	}
+	*c = *n
+	return nil
 }

@@ -10,22 +10,34 @@ import (
 
 func TestServerSettingsCatalog(t *testing.T) {
 	settings := ServerSettings()
-	if len(settings) != 19 {
-		t.Errorf("ServerSettings: %d settings, want 19 (13 top-level + 6 warnings)", len(settings))
+	if len(settings) != 31 {
+		t.Errorf("ServerSettings: %d settings, want 31 (25 top-level + 6 warnings)", len(settings))
 	}
 	want := map[string]ServerSetting{
-		"listen":                                        {Type: "String", Default: "127.0.0.1:9004", Reloadable: false},
-		"admin_listen":                                  {Type: "String", Default: "127.0.0.1:9005", Reloadable: false},
-		"max_connections":                               {Type: "UInt64", Default: "1024", Reloadable: true},
-		"shutdown_timeout_s":                            {Type: "UInt64", Default: "10", Reloadable: true},
-		"os_cpu_busy_time_threshold":                    {Type: "UInt64", Default: "1000000", Reloadable: true},
-		"overload_sample_interval_ms":                   {Type: "UInt64", Default: "100", Reloadable: true},
-		"overload_enforcement":                          {Type: "String", Default: "enforce", Reloadable: true},
-		"warning_suppress_regexp":                       {Type: "String", Default: "", Reloadable: true},
-		"secure_file_priv":                              {Type: "String", Default: "", Reloadable: false},
-		"cpu_overload_warn_ratio":                       {Type: "Float64", Default: "0.9", Reloadable: true},
-		"cpu_overload_duration_seconds":                 {Type: "Float64", Default: "600", Reloadable: true},
-		"max_os_cpu_wait_time_ratio_to_drop_connection": {Type: "Float64", Default: "0", Reloadable: true},
+		"listen":                          {Type: "String", Default: "127.0.0.1:9004", Reloadable: false},
+		"admin_listen":                    {Type: "String", Default: "127.0.0.1:9005", Reloadable: false},
+		"http_listen":                     {Type: "String", Default: "127.0.0.1:9363", Reloadable: false},
+		"metric_log_retention_s":          {Type: "UInt64", Default: "3600", Reloadable: false},
+		"max_connections":                 {Type: "UInt64", Default: "1024", Reloadable: true},
+		"shutdown_timeout_s":              {Type: "UInt64", Default: "10", Reloadable: true},
+		"connect_timeout":                 {Type: "UInt64", Default: "10", Reloadable: true},
+		"max_allowed_packet":              {Type: "UInt64", Default: "67108864", Reloadable: true},
+		"admin_max_connections":           {Type: "UInt64", Default: "64", Reloadable: true},
+		"max_unauthenticated_connections": {Type: "UInt64", Default: "64", Reloadable: true},
+		"connection_control_failed_connections_threshold": {Type: "UInt64", Default: "3", Reloadable: true},
+		"connection_control_min_connection_delay":         {Type: "UInt64", Default: "1000", Reloadable: true},
+		"connection_control_max_connection_delay":         {Type: "UInt64", Default: "10000", Reloadable: true},
+		"os_cpu_busy_time_threshold":                      {Type: "UInt64", Default: "1000000", Reloadable: true},
+		"overload_sample_interval_ms":                     {Type: "UInt64", Default: "100", Reloadable: true},
+		"overload_enforcement":                            {Type: "String", Default: "enforce", Reloadable: true},
+		"max_concurrent_statements":                       {Type: "UInt64", Default: "0", Reloadable: true},
+		"max_queued_statements":                           {Type: "UInt64", Default: "1000", Reloadable: true},
+		"warning_suppress_regexp":                         {Type: "String", Default: "", Reloadable: true},
+		"secure_file_priv":                                {Type: "String", Default: "", Reloadable: false},
+		"collation_server":                                {Type: "String", Default: "utf8mb4_0900_ai_ci", Reloadable: false, Engine: true},
+		"cpu_overload_warn_ratio":                         {Type: "Float64", Default: "0.9", Reloadable: true},
+		"cpu_overload_duration_seconds":                   {Type: "Float64", Default: "600", Reloadable: true},
+		"max_os_cpu_wait_time_ratio_to_drop_connection":   {Type: "Float64", Default: "0", Reloadable: true},
 	}
 	seen := map[string]bool{}
 	for _, s := range settings {
@@ -64,7 +76,7 @@ func TestSessionSettingsCatalog(t *testing.T) {
 			t.Errorf("SessionSettings: %+v", s)
 		}
 	}
-	if want := []string{"min_os_cpu_wait_time_ratio_to_throw", "max_os_cpu_wait_time_ratio_to_throw"}; !slices.Equal(names, want) {
+	if want := []string{"min_os_cpu_wait_time_ratio_to_throw", "max_os_cpu_wait_time_ratio_to_throw", "queue_max_wait_ms"}; !slices.Equal(names, want) {
 		t.Errorf("SessionSettings: %v, want %v", names, want)
 	}
 	c := Default()

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"overloadsql/admission"
 )
 
 // Config is the whole configuration of the server: the server settings, the defaults and
@@ -20,16 +22,28 @@ type Config struct {
 
 	Listen                          string        // listen (restart needed)
 	AdminListen                     string        // admin_listen, "" disables (restart needed)
+	HTTPListen                      string        // http_listen, "" disables (restart needed)
+	MetricLogRetention              time.Duration // metric_log_retention_s (restart needed)
 	MaxConnections                  int           // max_connections
 	ShutdownTimeout                 time.Duration // shutdown_timeout_s
+	ConnectTimeout                  time.Duration // connect_timeout
+	MaxAllowedPacket                int           // max_allowed_packet, bytes
+	AdminMaxConnections             int           // admin_max_connections
+	MaxUnauthenticatedConnections   int           // max_unauthenticated_connections, per listener
+	FailedLoginThreshold            int           // connection_control_failed_connections_threshold, 0 = off
+	FailedLoginMinDelay             time.Duration // connection_control_min_connection_delay, ms
+	FailedLoginMaxDelay             time.Duration // connection_control_max_connection_delay, ms
 	OSCPUBusyTimeThreshold          uint64        // os_cpu_busy_time_threshold, µs
 	AsynchronousMetricsUpdatePeriod time.Duration // asynchronous_metrics_update_period_s
 	OverloadSampleInterval          time.Duration // overload_sample_interval_ms
 	MinDropRatio                    float64       // min_os_cpu_wait_time_ratio_to_drop_connection
 	MaxDropRatio                    float64       // max_os_cpu_wait_time_ratio_to_drop_connection
+	MaxConcurrentStatements         int           // max_concurrent_statements, 0 = adaptive only
+	MaxQueuedStatements             int           // max_queued_statements
 	OverloadEnforcement             string        // overload_enforcement: EnforcementEnforce | EnforcementDryRun
 	MaxServerMemoryUsage            uint64        // max_server_memory_usage, bytes, 0 = none
 	WarningSuppressRegexp           string        // warning_suppress_regexp, "" = none
+	CollationServer                 string        // collation_server: default collation, e.g. utf8mb4_0900_ai_ci
 	SecureFilePriv                  string        // secure_file_priv, "" = no file access from SQL (restart needed)
 
 	Warnings    ResourceOverloadWarnings // [resource_overload_warnings]
@@ -38,11 +52,20 @@ type Config struct {
 	Users       []User                   // [[users]]
 }
 
+// MaxMetricLogRetention bounds metric_log_retention_s: the history is kept in memory.
+const MaxMetricLogRetention = 24 * time.Hour
+
 // Values of overload_enforcement.
 const (
 	EnforcementEnforce = "enforce" // reject queries and drop connections
 	EnforcementDryRun  = "dry_run" // decide, count and log, but serve
 )
+
+// DefaultCollation is MySQL 8's default collation: accent- and case-insensitive.
+const DefaultCollation = "utf8mb4_0900_ai_ci"
+
+// collationName is the form of a collation name; the server checks that the engine knows it.
+var collationName = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
 
 // ResourceOverloadWarnings holds the thresholds of the CPU and memory warnings: a warning is
 // raised when the value stays at or above the warn ratio for the duration, and cleared when the
@@ -58,6 +81,7 @@ type ResourceOverloadWarnings struct {
 type SessionDefaults struct {
 	MinOSCPUWaitTimeRatioToThrow float64 // min_os_cpu_wait_time_ratio_to_throw
 	MaxOSCPUWaitTimeRatioToThrow float64 // max_os_cpu_wait_time_ratio_to_throw
+	QueueMaxWaitMs               float64 // queue_max_wait_ms
 }
 
 // Constraint limits what a non-admin session may set a session setting to.
@@ -81,12 +105,23 @@ func Default() *Config {
 	return &Config{
 		Listen:                          "127.0.0.1:9004",
 		AdminListen:                     "127.0.0.1:9005",
+		HTTPListen:                      "127.0.0.1:9363",
+		MetricLogRetention:              time.Hour,
 		MaxConnections:                  1024,
 		ShutdownTimeout:                 10 * time.Second,
+		ConnectTimeout:                  10 * time.Second,
+		MaxAllowedPacket:                64 << 20,
+		AdminMaxConnections:             64,
+		MaxUnauthenticatedConnections:   64,
+		FailedLoginThreshold:            3,
+		FailedLoginMinDelay:             time.Second,
+		FailedLoginMaxDelay:             10 * time.Second,
 		OSCPUBusyTimeThreshold:          1_000_000,
 		AsynchronousMetricsUpdatePeriod: time.Second,
 		OverloadSampleInterval:          100 * time.Millisecond,
+		MaxQueuedStatements:             1000,
 		OverloadEnforcement:             EnforcementEnforce,
+		CollationServer:                 DefaultCollation,
 		Warnings: ResourceOverloadWarnings{
 			CPUWarnRatio:     0.9,
 			CPUClearRatio:    0.8,
@@ -95,6 +130,7 @@ func Default() *Config {
 			MemoryClearRatio: 0.8,
 			MemoryDuration:   600 * time.Second,
 		},
+		Settings:    SessionDefaults{QueueMaxWaitMs: 5000},
 		Constraints: map[string]Constraint{},
 		Users:       []User{{Name: "default", Admin: true}},
 	}
@@ -141,6 +177,10 @@ func pairErrorf(path, also []string, format string, args ...any) error {
 
 const warningsSection = "resource_overload_warnings"
 
+// maxQueuedStatementsLimit bounds max_queued_statements: a queued statement holds a connection,
+// and a million connections is beyond any server of this kind.
+const maxQueuedStatementsLimit = 1_000_000
+
 // Validate checks every value and every relation between values. All problems are reported,
 // joined, each naming its key.
 func (c *Config) Validate() error {
@@ -158,12 +198,26 @@ func (c *Config) Validate() error {
 				"admin_listen (%q) must differ from listen", c.AdminListen))
 		}
 	}
+	if c.HTTPListen != "" {
+		add(checkAddress("http_listen", c.HTTPListen))
+		for _, other := range []struct{ key, addr string }{{"listen", c.Listen}, {"admin_listen", c.AdminListen}} {
+			if c.HTTPListen == other.addr {
+				add(pairErrorf([]string{"http_listen"}, []string{other.key},
+					"http_listen (%q) must differ from %s", c.HTTPListen, other.key))
+			}
+		}
+	}
+	if r := c.MetricLogRetention; r < time.Second || r > MaxMetricLogRetention || r%time.Second != 0 {
+		add(keyErrorf([]string{"metric_log_retention_s"}, "metric_log_retention_s (%s) must be a whole number of seconds from 1 to %d",
+			formatSeconds(r), int(MaxMetricLogRetention/time.Second)))
+	}
 	if c.MaxConnections < 1 {
 		add(keyErrorf([]string{"max_connections"}, "max_connections (%d) must be >= 1", c.MaxConnections))
 	}
 	if c.ShutdownTimeout < 0 {
 		add(keyErrorf([]string{"shutdown_timeout_s"}, "shutdown_timeout_s (%s) must be >= 0", formatSeconds(c.ShutdownTimeout)))
 	}
+	errs = append(errs, c.validateLimits()...)
 	period := c.AsynchronousMetricsUpdatePeriod
 	periodOK := period >= time.Second && period%time.Second == 0
 	if !periodOK {
@@ -179,11 +233,23 @@ func (c *Config) Validate() error {
 			"overload_sample_interval_ms (%s) must be <= the window, asynchronous_metrics_update_period_s (%s s = %s ms)",
 			formatMillis(interval), formatSeconds(period), formatMillis(period)))
 	}
+	if c.MaxConcurrentStatements < 0 || c.MaxConcurrentStatements > admission.AdaptiveCeiling {
+		add(keyErrorf([]string{"max_concurrent_statements"}, "max_concurrent_statements (%d) must be between 0 (adaptive only) and %d",
+			c.MaxConcurrentStatements, admission.AdaptiveCeiling))
+	}
+	if c.MaxQueuedStatements < 0 || c.MaxQueuedStatements > maxQueuedStatementsLimit {
+		add(keyErrorf([]string{"max_queued_statements"}, "max_queued_statements (%d) must be between 0 and %d",
+			c.MaxQueuedStatements, maxQueuedStatementsLimit))
+	}
 	add(checkRatio([]string{"min_os_cpu_wait_time_ratio_to_drop_connection"}, c.MinDropRatio))
 	add(checkRatio([]string{"max_os_cpu_wait_time_ratio_to_drop_connection"}, c.MaxDropRatio))
 	if c.OverloadEnforcement != EnforcementEnforce && c.OverloadEnforcement != EnforcementDryRun {
 		add(keyErrorf([]string{"overload_enforcement"}, "overload_enforcement (%q) must be %q or %q",
 			c.OverloadEnforcement, EnforcementEnforce, EnforcementDryRun))
+	}
+	if !collationName.MatchString(c.CollationServer) {
+		add(keyErrorf([]string{"collation_server"}, "collation_server (%q) must be a collation name such as %q (SHOW COLLATION lists them)",
+			c.CollationServer, DefaultCollation))
 	}
 	if _, err := regexp.Compile(c.WarningSuppressRegexp); err != nil {
 		add(keyErrorf([]string{"warning_suppress_regexp"}, "warning_suppress_regexp (%q) is not a valid regular expression: %v",
@@ -197,6 +263,46 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validateSessionSettings()...)
 	errs = append(errs, validateUsers(c.Users)...)
 	return errors.Join(errs...)
+}
+
+// Bounds of max_allowed_packet, MySQL's.
+const (
+	MinAllowedPacket = 1 << 10
+	MaxAllowedPacket = 1 << 30
+)
+
+// validateLimits checks the settings that bound what one client may cost.
+func (c *Config) validateLimits() []error {
+	var errs []error
+	if c.ConnectTimeout < time.Second || c.ConnectTimeout%time.Second != 0 {
+		errs = append(errs, keyErrorf([]string{"connect_timeout"},
+			"connect_timeout (%s) must be a whole number of seconds >= 1", formatSeconds(c.ConnectTimeout)))
+	}
+	if c.MaxAllowedPacket < MinAllowedPacket || c.MaxAllowedPacket > MaxAllowedPacket {
+		errs = append(errs, keyErrorf([]string{"max_allowed_packet"},
+			"max_allowed_packet (%d) must be between %d and %d bytes", c.MaxAllowedPacket, MinAllowedPacket, MaxAllowedPacket))
+	}
+	for _, k := range []struct {
+		name string
+		v    int
+	}{{"admin_max_connections", c.AdminMaxConnections}, {"max_unauthenticated_connections", c.MaxUnauthenticatedConnections}} {
+		if k.v < 1 {
+			errs = append(errs, keyErrorf([]string{k.name}, "%s (%d) must be >= 1", k.name, k.v))
+		}
+	}
+	if c.FailedLoginThreshold < 0 {
+		errs = append(errs, keyErrorf([]string{"connection_control_failed_connections_threshold"},
+			"connection_control_failed_connections_threshold (%d) must be >= 0 (0 turns the delay off)", c.FailedLoginThreshold))
+	}
+	if c.FailedLoginMinDelay < 0 {
+		errs = append(errs, keyErrorf([]string{"connection_control_min_connection_delay"},
+			"connection_control_min_connection_delay (%s) must be >= 0", formatMillis(c.FailedLoginMinDelay)))
+	} else if c.FailedLoginMaxDelay < c.FailedLoginMinDelay {
+		errs = append(errs, pairErrorf([]string{"connection_control_max_connection_delay"}, []string{"connection_control_min_connection_delay"},
+			"connection_control_max_connection_delay (%s) must be >= connection_control_min_connection_delay (%s)",
+			formatMillis(c.FailedLoginMaxDelay), formatMillis(c.FailedLoginMinDelay)))
+	}
+	return errs
 }
 
 func checkAddress(key, addr string) error {
@@ -279,6 +385,10 @@ func (c *Config) validateSessionSettings() []error {
 		v := *s.field(&c.Settings)
 		if err := checkRatio(path, v); err != nil {
 			errs = append(errs, err)
+			continue
+		}
+		if s.max > 0 && v > s.max {
+			errs = append(errs, keyErrorf(path, "settings.%s (%s) must be <= %s", s.Name, formatFloat(v), formatFloat(s.max)))
 			continue
 		}
 		if !valid[s.Name] {

@@ -1,10 +1,10 @@
 package config
 
 import (
+	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,11 +12,36 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
-// Load reads and parses the config file at path.
+// Load reads and parses the config file at path. The path must lead to a regular file (see
+// ReadFile).
 func Load(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(data, path)
+}
+
+// ReadFile reads the config file at path without ever blocking: anything but a regular file of
+// at most MaxFileSize bytes is refused.
+func ReadFile(path string) ([]byte, error) {
+	data, err := readRegularFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read config: %w", err)
+	}
+	return data, nil
+}
+
+// LoadForReload reads and parses the config file for a reload of a running server. Unlike at
+// start, an empty file is an error: it is far more likely a file caught while being written (or
+// truncated by mistake) than a wish to go back to every built-in default.
+func LoadForReload(path string) (*Config, error) {
+	data, err := ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, fmt.Errorf("%s: the file is empty; a reload needs a complete file (write it to a temp file and rename it over the config)", path)
 	}
 	return Parse(data, path)
 }

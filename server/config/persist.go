@@ -30,7 +30,7 @@ func LoadPersisted(path string) (map[string]string, error) {
 	if err := removeStrayTemps(path); err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(path)
+	data, err := readRegularFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string]string{}, nil
 	}

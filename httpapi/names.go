@@ -1,0 +1,164 @@
+package httpapi
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// Tables whose rows /metrics exports, as system.<table>.
+const (
+	tableAsynchronousMetrics = "asynchronous_metrics"
+	tableEvents              = "events"
+	tableMetrics             = "metrics"
+)
+
+// Name ties one row of a system table to its Prometheus metric. asynchronous_metrics and metrics
+// rows are gauges, events rows are counters.
+type Name struct {
+	Table      string  // asynchronous_metrics, events or metrics
+	SQL        string  // the row's name in the table
+	Prometheus string  // the metric's name
+	Scale      float64 // the Prometheus value is the SQL value times Scale (units in base units)
+}
+
+const (
+	prefix        = "overloadsql_"
+	microToSecond = 1e-6
+	percentToOne  = 0.01
+)
+
+// Names is the mapping from SQL names to Prometheus names: docs/metrics.md is generated from it
+// and a test checks that it covers every row the server can produce.
+var Names = []Name{
+	{tableAsynchronousMetrics, "OSCPUOverload", prefix + "os_cpu_overload_ratio", 1},
+	{tableAsynchronousMetrics, "KernelRunQueueOverload", prefix + "kernel_run_queue_overload_ratio", 1},
+	{tableAsynchronousMetrics, "GoRunQueueOverload", prefix + "go_run_queue_overload_ratio", 1},
+	{tableAsynchronousMetrics, "OSIdleTimeNormalized", prefix + "os_idle_time_ratio", 1},
+	{tableAsynchronousMetrics, "OSUserTimeNormalized", prefix + "os_user_time_ratio", 1},
+	{tableAsynchronousMetrics, "OSSystemTimeNormalized", prefix + "os_system_time_ratio", 1},
+	{tableAsynchronousMetrics, "CPUBusyRatio", prefix + "cpu_busy_ratio", 1},
+	{tableAsynchronousMetrics, "MemoryResident", prefix + "memory_resident_bytes", 1},
+	{tableAsynchronousMetrics, "OSMemoryTotal", prefix + "os_memory_total_bytes", 1},
+	{tableAsynchronousMetrics, "OSMemoryAvailable", prefix + "os_memory_available_bytes", 1},
+	{tableAsynchronousMetrics, "CGroupMemoryTotal", prefix + "cgroup_memory_limit_bytes", 1},
+	{tableAsynchronousMetrics, "CGroupMemoryUsed", prefix + "cgroup_memory_used_bytes", 1},
+	{tableAsynchronousMetrics, "MemoryOverloadRatio", prefix + "memory_overload_ratio", 1},
+	{tableAsynchronousMetrics, "CGroupMaxCPU", prefix + "cgroup_max_cpus", 1},
+	{tableAsynchronousMetrics, "PSICPUSomeAvg10", prefix + "psi_cpu_some_avg10_ratio", percentToOne},
+	{tableAsynchronousMetrics, "PSIMemorySomeAvg10", prefix + "psi_memory_some_avg10_ratio", percentToOne},
+	{tableAsynchronousMetrics, "PSIMemoryFullAvg10", prefix + "psi_memory_full_avg10_ratio", percentToOne},
+	{tableAsynchronousMetrics, "ConnectionDropProbability", prefix + "connection_drop_probability", 1},
+	{tableAsynchronousMetrics, "AdmissionQueueOverload", prefix + "admission_queue_overload_ratio", 1},
+	{tableAsynchronousMetrics, "Uptime", prefix + "uptime_seconds", 1},
+
+	{tableEvents, "OSCPUVirtualTimeMicroseconds", prefix + "os_cpu_virtual_time_seconds_total", microToSecond},
+	{tableEvents, "OSCPUWaitMicroseconds", prefix + "os_cpu_wait_seconds_total", microToSecond},
+	{tableEvents, "KernelRunQueueWaitMicroseconds", prefix + "kernel_run_queue_wait_seconds_total", microToSecond},
+	{tableEvents, "GoRunQueueWaitMicroseconds", prefix + "go_run_queue_wait_seconds_total", microToSecond},
+	{tableEvents, "Query", prefix + "queries_total", 1},
+	{tableEvents, "FailedQuery", prefix + "failed_queries_total", 1},
+	{tableEvents, "AcceptedConnections", prefix + "accepted_connections_total", 1},
+	{tableEvents, "OverloadRejectedQueries", prefix + "overload_rejected_queries_total", 1},
+	{tableEvents, "OverloadDryRunRejectedQueries", prefix + "overload_dry_run_rejected_queries_total", 1},
+	{tableEvents, "OverloadDroppedConnections", prefix + "overload_dropped_connections_total", 1},
+	{tableEvents, "OverloadDryRunDroppedConnections", prefix + "overload_dry_run_dropped_connections_total", 1},
+	{tableEvents, "MaxConnectionsRejectedConnections", prefix + "max_connections_rejected_connections_total", 1},
+	{tableEvents, "AdminMaxConnectionsRejectedConnections", prefix + "admin_max_connections_rejected_connections_total", 1},
+	{tableEvents, "ConnectTimeoutClosedConnections", prefix + "connect_timeout_closed_connections_total", 1},
+	{tableEvents, "HandshakeEvictedConnections", prefix + "handshake_evicted_connections_total", 1},
+	{tableEvents, "PacketTooLargeClosedConnections", prefix + "packet_too_large_closed_connections_total", 1},
+	{tableEvents, "DelayedLogins", prefix + "delayed_logins_total", 1},
+	{tableEvents, "AdmissionQueueWaitMicroseconds", prefix + "admission_queue_wait_seconds_total", microToSecond},
+	{tableEvents, "AdmissionRejectedQueries", prefix + "admission_rejected_queries_total", 1},
+
+	{tableMetrics, "MySQLConnection", prefix + "mysql_connections", 1},
+	{tableMetrics, "Query", prefix + "running_queries", 1},
+	{tableMetrics, "OverloadWarnings", prefix + "warnings", 1},
+	{tableMetrics, "AdmissionSlots", prefix + "admission_slots", 1},
+	{tableMetrics, "AdmissionRunningStatements", prefix + "admission_running_statements", 1},
+	{tableMetrics, "AdmissionQueuedStatements", prefix + "admission_queued_statements", 1},
+}
+
+// warningMetric is 1 for every resource with a warning in system.warnings.
+const warningMetric = prefix + "warning"
+
+// Lookup returns the mapping of a row, and false when Names has none; the row is then exported
+// under the name derived by rule (see derive), so a new row is never lost.
+func Lookup(table, sql string) (Name, bool) {
+	for _, n := range Names {
+		if n.Table == table && n.SQL == sql {
+			return n, true
+		}
+	}
+	return derive(table, sql), false
+}
+
+// derive names a row that Names lacks: snake case of the SQL name, microseconds as seconds, and
+// _total for counters.
+func derive(table, sql string) Name {
+	n := Name{Table: table, SQL: sql, Scale: 1}
+	base := sql
+	if b, ok := strings.CutSuffix(base, "Microseconds"); ok {
+		base, n.Scale = b+"Seconds", microToSecond
+	}
+	n.Prometheus = prefix + snake(base)
+	if table == tableEvents {
+		n.Prometheus += "_total"
+	}
+	return n
+}
+
+// snake turns CamelCase into snake_case, keeping runs of capitals together: OSCPUWait → os_cpu_wait.
+func snake(s string) string {
+	var b strings.Builder
+	r := []rune(s)
+	for i, c := range r {
+		if unicode.IsUpper(c) && i > 0 {
+			prevLower := unicode.IsLower(r[i-1]) || unicode.IsDigit(r[i-1])
+			nextLower := i+1 < len(r) && unicode.IsLower(r[i+1])
+			if prevLower || (unicode.IsUpper(r[i-1]) && nextLower) {
+				b.WriteByte('_')
+			}
+		}
+		b.WriteRune(unicode.ToLower(c))
+	}
+	return b.String()
+}
+
+// NamesMarkdown is docs/metrics.md: the mapping as a document for users.
+func NamesMarkdown() string {
+	var b strings.Builder
+	b.WriteString("# Prometheus metric names\n\n")
+	b.WriteString("`GET /metrics` on `http_listen` exports every row of `system.asynchronous_metrics` and\n")
+	b.WriteString("`system.metrics` as a gauge and every row of `system.events` as a counter, under these names.\n")
+	b.WriteString("Values are in base units: microseconds become seconds (scale 0.000001), percentages become\n")
+	b.WriteString("ratios (scale 0.01). Rows that a machine lacks (cgroup limits, PSI) are absent, as in the tables.\n")
+	b.WriteString("A row without an entry here (none today) would be exported under its snake-case name with the\n")
+	b.WriteString("same unit rules. The help text of each metric is the row's `description`.\n\n")
+	fmt.Fprintf(&b, "Besides these: `%s{resource=\"...\"} 1` for every resource with a row in\n", warningMetric)
+	b.WriteString("`system.warnings` (`cpu`, `memory`, `simulation`, `config`, `overload`, ...), and the Go runtime\n")
+	b.WriteString("(`go_*`) and process (`process_*`) metrics of the Prometheus client library.\n\n")
+	b.WriteString("This file is generated from the table in `httpapi/names.go`\n")
+	b.WriteString("(`go test ./httpapi -run TestNamesDocument -update`).\n\n")
+	b.WriteString("| table | SQL name | Prometheus name | type | scale |\n|---|---|---|---|---|\n")
+	for _, n := range Names {
+		fmt.Fprintf(&b, "| `system.%s` | `%s` | `%s` | %s | %s |\n", n.Table, n.SQL, n.Prometheus, metricType(n.Table), scaleText(n.Scale))
+	}
+	return b.String()
+}
+
+func metricType(table string) string {
+	if table == tableEvents {
+		return "counter"
+	}
+	return "gauge"
+}
+
+func scaleText(s float64) string {
+	if s == 1 {
+		return "1"
+	}
+	return strconv.FormatFloat(s, 'f', -1, 64)
+}

@@ -1,0 +1,428 @@
+package integration
+
+import (
+	"context"
+	"database/sql"
+	"net"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// These tests check what a MySQL client sees against MySQL 8's behaviour: indexes, status
+// flags, collation, error numbers, identity and the authentication exchange.
+
+func TestPrimaryKeyIsAnIndex(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	for _, q := range []string{
+		"CREATE TABLE parent (id INT PRIMARY KEY, name VARCHAR(20))",
+		"CREATE TABLE child (id INT PRIMARY KEY, parent_id INT, k INT, KEY k_idx (k), FOREIGN KEY (parent_id) REFERENCES parent(id))",
+		"INSERT INTO parent VALUES (1, 'one'), (2, 'two')",
+		"INSERT INTO child VALUES (10, 1, 5), (11, 2, 6)",
+		"CREATE DATABASE other",
+		"CREATE TABLE other.p (id INT PRIMARY KEY)",
+		"CREATE TABLE other.c (id INT PRIMARY KEY, p_id INT, FOREIGN KEY (p_id) REFERENCES other.p(id))",
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if _, err := db.Exec("INSERT INTO child VALUES (12, 3, 7)"); err == nil {
+		t.Error("a child row without parent was accepted; the foreign key is not enforced")
+	}
+
+	var primary bool
+	for _, row := range queryStrings(t, db, "SHOW INDEX FROM parent") {
+		if f := strings.Split(row, "\t"); len(f) > 4 && f[2] == "PRIMARY" && f[4] == "id" {
+			primary = true
+		}
+	}
+	if !primary {
+		t.Errorf("SHOW INDEX FROM parent does not list PRIMARY on id: %q", queryStrings(t, db, "SHOW INDEX FROM parent"))
+	}
+
+	for _, q := range []string{
+		"EXPLAIN PLAN SELECT * FROM parent WHERE id = 1",
+		"EXPLAIN PLAN SELECT * FROM other.p WHERE id = 1",
+		"EXPLAIN PLAN UPDATE child SET k = 8 WHERE id = 10",
+	} {
+		plan := strings.Join(queryStrings(t, db, q), "\n")
+		if !strings.Contains(plan, "IndexedTableAccess") {
+			t.Errorf("%s is not an index lookup:\n%s", q, plan)
+		}
+	}
+	if _, err := db.Exec("UPDATE child SET k = 8 WHERE id = 10"); err != nil {
+		t.Fatal(err)
+	}
+	if got := queryStrings(t, db, "SELECT id FROM child WHERE k = 8"); !slices.Equal(got, []string{"10"}) {
+		t.Errorf("after the update, the secondary index finds %q, want [10]", got)
+	}
+}
+
+// TestHandshakeStatusFlags reads the greeting and the OK packet of the handshake byte by byte:
+// MySQL 8 sets SERVER_STATUS_AUTOCOMMIT (0x0002) in both, since @@autocommit is 1.
+func TestHandshakeStatusFlags(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	w := dialWire(t, s.addr)
+	g := w.greeting()
+	if g.status&statusAutocommit == 0 {
+		t.Errorf("greeting status flags = %#04x, want SERVER_STATUS_AUTOCOMMIT set", g.status)
+	}
+	ok := w.login(g, "default", nil)
+	if ok[0] != 0x00 {
+		t.Fatalf("handshake answered % x, want an OK packet", ok)
+	}
+	if st := okStatus(t, ok); st&statusAutocommit == 0 {
+		t.Errorf("handshake OK packet status flags = %#04x, want SERVER_STATUS_AUTOCOMMIT set", st)
+	}
+}
+
+// TestRollbackUndoesInPythonDrivers is the user's view of the status flags: PyMySQL and
+// mysqlclient open connections with autocommit off by comparing with the handshake's flags.
+func TestRollbackUndoesInPythonDrivers(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	if _, err := s.db().Exec("CREATE TABLE tx (id INT PRIMARY KEY)"); err != nil {
+		t.Fatal(err)
+	}
+	for _, driver := range []string{"pymysql", "MySQLdb"} {
+		t.Run(driver, func(t *testing.T) {
+			out := runPython(t, driver, `
+conn = connect()
+cur = conn.cursor()
+cur.execute("DELETE FROM tx")
+conn.commit()
+cur.execute("INSERT INTO tx VALUES (1)")
+conn.rollback()
+cur.execute("SELECT COUNT(*) FROM tx")
+print("rows after rollback:", cur.fetchone()[0])
+cur.execute("INSERT INTO tx VALUES (2)")
+conn.commit()
+cur.execute("SELECT COUNT(*) FROM tx")
+print("rows after commit:", cur.fetchone()[0])
+`, s.addr, "default", "")
+			if !strings.Contains(out, "rows after rollback: 0") || !strings.Contains(out, "rows after commit: 1") {
+				t.Errorf("ROLLBACK did not undo the insert:\n%s", out)
+			}
+		})
+	}
+}
+
+// python returns Debian's python3 (the one with the Debian client packages). Under CI a
+// missing interpreter or module fails the test; elsewhere it is skipped.
+func python(t testing.TB, module string) string {
+	t.Helper()
+	const bin = "/usr/bin/python3"
+	err := exec.Command(bin, "-c", "import "+module).Run()
+	if err == nil {
+		return bin
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("%s with module %s is missing: .ci/run should have installed it: %v", bin, module, err)
+	}
+	t.Skipf("%s with module %s is not available (apt-get install -y python3-pymysql python3-mysqldb): %v", bin, module, err)
+	return ""
+}
+
+// runPython runs body with a connect() function of the given driver (pymysql or MySQLdb) that
+// connects to addr as user, and returns its combined output; a failing script fails the test.
+func runPython(t testing.TB, driver, body, addr, user, password string) string {
+	t.Helper()
+	bin := python(t, driver)
+	host, port, _ := net.SplitHostPort(addr)
+	var connect string
+	switch driver {
+	case "pymysql":
+		connect = "def connect(**kw):\n    return pymysql.connect(host=HOST, port=PORT, user=USER, password=PASSWORD, database='main', connect_timeout=5, **kw)\n"
+	case "MySQLdb":
+		connect = "def connect(**kw):\n    return MySQLdb.connect(host=HOST, port=PORT, user=USER, password=PASSWORD, database='main', connect_timeout=5, **kw)\n"
+	default:
+		t.Fatalf("unknown driver %s", driver)
+	}
+	script := "import os, sys\nimport " + driver + "\n" +
+		"HOST, PORT, USER, PASSWORD = os.environ['OSQL_HOST'], int(os.environ['OSQL_PORT']), os.environ['OSQL_USER'], os.environ['OSQL_PASSWORD']\n" +
+		connect + body
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "-c", script)
+	cmd.Env = append(os.Environ(), "OSQL_HOST="+host, "OSQL_PORT="+port, "OSQL_USER="+user, "OSQL_PASSWORD="+password)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("python (%s) failed: %v\n%s", driver, err, out)
+	}
+	return string(out)
+}
+
+// TestDefaultCollation: MySQL 8's default collation, utf8mb4_0900_ai_ci, compares case- and
+// accent-insensitively; collation_server chooses another at start.
+func TestDefaultCollation(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	got := queryStrings(t, db, "SELECT 'a' = 'A', 'e' = 'é', @@collation_server, @@collation_connection, @@character_set_server")
+	if want := []string{"1\t1\tutf8mb4_0900_ai_ci\tutf8mb4_0900_ai_ci\tutf8mb4"}; !slices.Equal(got, want) {
+		t.Errorf("default collation: got %q, want %q", got, want)
+	}
+	for _, q := range []string{
+		"CREATE TABLE people (id INT PRIMARY KEY, email VARCHAR(100))",
+		"INSERT INTO people VALUES (1, 'Foo@x.com')",
+		"CREATE DATABASE other",
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if got := queryStrings(t, db, "SELECT id FROM people WHERE email = 'foo@X.COM'"); !slices.Equal(got, []string{"1"}) {
+		t.Errorf("case-insensitive lookup found %q, want [1]", got)
+	}
+	for _, q := range []string{"SHOW CREATE TABLE people", "SHOW CREATE DATABASE other"} {
+		if got := strings.Join(queryStrings(t, db, q), " "); !strings.Contains(got, "utf8mb4_0900_ai_ci") {
+			t.Errorf("%s does not show utf8mb4_0900_ai_ci: %s", q, got)
+		}
+	}
+
+	bin := startServer(t, serverOptions{top: `collation_server = "utf8mb4_0900_bin"`})
+	got = queryStrings(t, bin.db(), "SELECT 'a' = 'A', @@collation_server, (SELECT value FROM system.server_settings WHERE name = 'collation_server')")
+	if want := []string{"0\tutf8mb4_0900_bin\tutf8mb4_0900_bin"}; !slices.Equal(got, want) {
+		t.Errorf("collation_server = utf8mb4_0900_bin: got %q, want %q", got, want)
+	}
+}
+
+// TestIdentity: one MySQL version everywhere, and overloadsql's name in @@version_comment.
+func TestIdentity(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	got := queryStrings(t, s.db(), "SELECT VERSION(), @@version, @@version_comment")
+	if len(got) != 1 {
+		t.Fatalf("got %q", got)
+	}
+	f := strings.Split(got[0], "\t")
+	g := dialWire(t, s.addr).greeting()
+	if f[0] != g.version || f[1] != g.version || !strings.HasPrefix(g.version, "8.0.") {
+		t.Errorf("versions differ or are not 8.0.x: handshake %q, VERSION() %q, @@version %q", g.version, f[0], f[1])
+	}
+	if f[2] != "overloadsql" {
+		t.Errorf("@@version_comment = %q, want overloadsql", f[2])
+	}
+}
+
+// TestErrorNumbersAndDiagnostics: MySQL 8's error numbers and SQLSTATEs, and the diagnostics
+// area after an error (SHOW WARNINGS, SHOW ERRORS, @@warning_count, @@error_count).
+func TestErrorNumbersAndDiagnostics(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	ctx := context.Background()
+	conn, err := s.db().Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "CREATE TABLE short (v VARCHAR(3))"); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		query string
+		num   uint16
+		state string
+		text  string
+	}{
+		{"USE nope", 1049, "42000", "Unknown database 'nope'"},
+		{"SELECT * FROM nope.t", 1049, "42000", "Unknown database 'nope'"},
+		{"SELECT * FROM nosuch", 1146, "42S02", "Table 'nosuch' doesn't exist"},
+		{"INSERT INTO short VALUES ('abcdef')", 1406, "22001", "Data too long for column 'v'"},
+		{"SELECT @@nosuch_variable", 1193, "HY000", "Unknown system variable 'nosuch_variable'"},
+		{"SET warning_count = 3", 1238, "HY000", "Variable 'warning_count' is a read only variable"},
+		{"SELEC 1", 1064, "42000", "You have an error in your SQL syntax"},
+	} {
+		_, err := conn.ExecContext(ctx, c.query)
+		me := mysqlError(t, err)
+		if me.Number != c.num || string(me.SQLState[:]) != c.state || !strings.Contains(me.Message, c.text) {
+			t.Errorf("%s: got %d (%s) %q, want %d (%s) %q", c.query, me.Number, me.SQLState, me.Message, c.num, c.state, c.text)
+		}
+	}
+
+	rows := func(q string) []string {
+		t.Helper()
+		r, err := conn.QueryContext(ctx, q)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		defer r.Close()
+		var out []string
+		cols, _ := r.Columns()
+		for r.Next() {
+			vals := make([]sql.NullString, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := r.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			text := make([]string, len(vals))
+			for i, v := range vals {
+				text[i] = v.String
+			}
+			out = append(out, strings.Join(text, "\t"))
+		}
+		return out
+	}
+	if _, err := conn.ExecContext(ctx, "SELECT * FROM nosuch"); err == nil {
+		t.Fatal("SELECT from a missing table succeeded")
+	}
+	want := []string{"Error\t1146\tTable 'nosuch' doesn't exist"}
+	for _, q := range []string{"SHOW WARNINGS", "SHOW ERRORS"} {
+		if got := rows(q); !slices.Equal(got, want) {
+			t.Errorf("%s after the error = %q, want %q", q, got, want)
+		}
+	}
+	if got := rows("SELECT @@warning_count, @@error_count"); !slices.Equal(got, []string{"1\t1"}) {
+		t.Errorf("@@warning_count, @@error_count after the error = %q, want [1 1]", got)
+	}
+	if got := rows("SHOW COUNT(*) ERRORS"); !slices.Equal(got, []string{"1"}) {
+		t.Errorf("SHOW COUNT(*) ERRORS = %q, want [1]", got)
+	}
+	rows("SELECT 1/0")
+	if got := rows("SELECT @@warning_count, @@error_count"); !slices.Equal(got, []string{"1\t0"}) {
+		t.Errorf("@@warning_count, @@error_count after a warning = %q, want [1 0]", got)
+	}
+	if got := rows("SHOW COUNT(*) WARNINGS"); !slices.Equal(got, []string{"1"}) {
+		t.Errorf("SHOW COUNT(*) WARNINGS = %q, want [1]", got)
+	}
+
+	for _, q := range []string{
+		"CREATE VIEW main.v AS SELECT * FROM system.warnings",
+		"SELECT COUNT(*) FROM main.v",
+	} {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			t.Errorf("%s: %v", q, err)
+		}
+	}
+	if _, err := conn.ExecContext(ctx, "CREATE VIEW system.v AS SELECT 1"); err == nil {
+		t.Error("CREATE VIEW in system succeeded; system is read-only")
+	}
+
+	other := mysqlError(t, connectTo(t, s.addr, "nope"))
+	if other.Number != 1049 || string(other.SQLState[:]) != "42000" {
+		t.Errorf("connecting to database nope: %d (%s) %s, want 1049 (42000)", other.Number, other.SQLState, other.Message)
+	}
+}
+
+// connectTo connects as default to database db and returns the error of the connection.
+func connectTo(t testing.TB, addr, db string) error {
+	t.Helper()
+	cfg := mysql.NewConfig()
+	cfg.User, cfg.Net, cfg.Addr, cfg.DBName = "default", "tcp", addr, db
+	cfg.Timeout = 5 * time.Second
+	connector, err := mysql.NewConnector(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := sql.OpenDB(connector)
+	defer pool.Close()
+	return pool.Ping()
+}
+
+// TestSQLPrepareInLibmariadbClients: the OK packet of SQL PREPARE carries an info text that
+// libmariadb (the mariadb CLI, mysqlclient) reads as a length-encoded string.
+func TestSQLPrepareInLibmariadbClients(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	out, err := mariadbCLI(t, s.addr, "default", "PREPARE s FROM 'SELECT ? + 40';\nSET @a = 2;\nEXECUTE s USING @a;\nDEALLOCATE PREPARE s;\n", "--batch", "--skip-column-names")
+	if err != nil || strings.TrimSpace(out) != "42" {
+		t.Errorf("mariadb CLI: SQL PREPARE / EXECUTE: %v\n%s", err, out)
+	}
+	out = runPython(t, "MySQLdb", `
+conn = connect()
+cur = conn.cursor()
+cur.execute("PREPARE s FROM 'SELECT ? + 40'")
+print("info:", conn.info().strip())
+cur.execute("SET @a = 2")
+cur.execute("EXECUTE s USING @a")
+print("result:", cur.fetchone()[0])
+`, s.addr, "default", "")
+	if !strings.Contains(out, "info: Statement prepared") || !strings.Contains(out, "result: 42") {
+		t.Errorf("mysqlclient: SQL PREPARE / EXECUTE:\n%s", out)
+	}
+}
+
+// TestBackupAndAdminTools: mariadb-dump --single-transaction (SAVEPOINT, ROLLBACK TO SAVEPOINT,
+// RELEASE SAVEPOINT) restored into a second server, CREATE SCHEMA in a session without a
+// current database (mariadb-slap --iterations=2), and mariadb-admin status (COM_STATISTICS).
+func TestBackupAndAdminTools(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	for _, q := range []string{
+		"CREATE TABLE parent (id INT PRIMARY KEY, name VARCHAR(20))",
+		"CREATE TABLE child (id INT PRIMARY KEY, parent_id INT, FOREIGN KEY (parent_id) REFERENCES parent(id))",
+		"INSERT INTO parent VALUES (1, 'one'), (2, 'two')",
+		"INSERT INTO child VALUES (10, 1), (11, 2)",
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	host, port, _ := net.SplitHostPort(s.addr)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	dump, err := exec.CommandContext(ctx, need(t, "mariadb-dump"), "-h", host, "-P", port, "-u", "default", "--skip-ssl",
+		"--single-transaction", "main").Output()
+	if err != nil {
+		t.Fatalf("mariadb-dump --single-transaction main: %v", err)
+	}
+	restored := startServer(t, serverOptions{})
+	if out, err := mariadbCLI(t, restored.addr, "default", string(dump), "main"); err != nil {
+		t.Fatalf("restore the dump: %v\n%s", err, out)
+	}
+	for _, q := range []string{"SELECT id, name FROM parent ORDER BY id", "SELECT id, parent_id FROM child ORDER BY id"} {
+		if want, got := queryStrings(t, db, q), queryStrings(t, restored.db(), q); !slices.Equal(got, want) {
+			t.Errorf("%s after restore = %q, want %q", q, got, want)
+		}
+	}
+
+	out, err := mariadbCLI(t, s.addr, "default", `
+START TRANSACTION;
+SAVEPOINT a;
+SELECT COUNT(*) FROM parent;
+ROLLBACK TO SAVEPOINT a;
+RELEASE SAVEPOINT a;
+SAVEPOINT b;
+INSERT INTO parent VALUES (3, 'three');
+ROLLBACK TO SAVEPOINT b;
+RELEASE SAVEPOINT nope;
+ROLLBACK;
+SELECT COUNT(*) FROM parent;
+`, "--force", "--batch", "--skip-column-names")
+	for _, want := range []string{"ERROR 1235 (42000)", "ERROR 1305 (42000)", "SAVEPOINT nope does not exist"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("savepoints: output lacks %q:\n%s", want, out)
+		}
+	}
+	if lines := strings.Fields(out); len(lines) < 2 || lines[0] != "2" || lines[len(lines)-1] != "2" {
+		t.Errorf("savepoints: counts before and after the rolled back transaction should be 2 and 2:\n%s", out)
+	}
+
+	out, err = mariadbCLI(t, s.addr, "default", "CREATE SCHEMA slap;\nUSE slap;\nDROP SCHEMA slap;\nCREATE SCHEMA slap;\nSHOW DATABASES LIKE 'slap';\n", "--batch", "--skip-column-names")
+	if err != nil || strings.TrimSpace(out) != "slap" {
+		t.Errorf("CREATE SCHEMA without a current database: %v\n%s", err, out)
+	}
+	slap, err := exec.CommandContext(ctx, need(t, "mariadb-slap"), "-h", host, "-P", port, "-u", "default", "--skip-ssl",
+		"--iterations=2", "--auto-generate-sql", "--concurrency=2", "--number-of-queries=20").CombinedOutput()
+	if err != nil || !strings.Contains(string(slap), "Average number of seconds") {
+		t.Errorf("mariadb-slap --iterations=2: %v\n%s", err, slap)
+	}
+
+	status, err := exec.CommandContext(ctx, need(t, "mariadb-admin"), "-h", host, "-P", port, "-u", "default", "--skip-ssl", "status").CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(status), "Uptime: ") || !strings.Contains(string(status), "Threads: ") || !strings.Contains(string(status), "Questions: ") {
+		t.Errorf("mariadb-admin status: %v\n%s", err, status)
+	}
+	pre := dialRaw(t, s.addr)
+	pre.mustReadPacket() // greeting
+	if err := pre.writePacket(0, []byte{0x09}); err != nil {
+		t.Fatal(err)
+	}
+	if _, p, err := pre.readPacket(); err == nil && strings.HasPrefix(string(p), "Uptime") {
+		t.Error("COM_STATISTICS answered before login")
+	}
+}

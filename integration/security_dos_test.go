@@ -1,0 +1,453 @@
+package integration
+
+import (
+	"context"
+	"database/sql"
+	bin "encoding/binary"
+	"errors"
+	"net"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// Attacks by one client that tried to take the server down: each test is an attack that
+// worked before the server bounded it.
+
+// memoryLimit is the address space the memory attacks run the server in: about 1.2 GiB above
+// what the idle server reserves, far below what any of the attacks allocated unbounded.
+const memoryLimit = 3 << 30
+
+// event reads one counter of system.events.
+func event(t testing.TB, db interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, name string) int {
+	t.Helper()
+	var n int
+	err := db.QueryRowContext(context.Background(), "SELECT value FROM system.events WHERE event = ?", name).Scan(&n)
+	if err != nil {
+		t.Fatalf("system.events %s: %v", name, err)
+	}
+	return n
+}
+
+// alive fails the test if the server process has exited or no longer answers.
+func (s *testServer) alive(t testing.TB, after string) {
+	t.Helper()
+	select {
+	case <-s.proc.Exited():
+		t.Fatalf("the server died after %s: %v", after, s.proc.ExitErr())
+	default:
+	}
+	db := s.open("default", "", s.adminAddr)
+	defer db.Close()
+	if err := db.Ping(); err != nil {
+		t.Fatalf("the server does not answer after %s: %v", after, err)
+	}
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// stall opens n sockets to addr that never send a byte.
+func stall(t *testing.T, addr string, n int) []net.Conn {
+	t.Helper()
+	conns := make([]net.Conn, 0, n)
+	for range n {
+		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		if err != nil {
+			t.Fatalf("stalled socket %d to %s: %v", len(conns), addr, err)
+		}
+		t.Cleanup(func() { c.Close() })
+		conns = append(conns, c)
+	}
+	return conns
+}
+
+// 500 sockets that never answer the greeting on each port: an admin still logs in on the admin
+// port, a client on the main port, and every stalled socket is closed within connect_timeout.
+// (Before: they held every max_connections slot for good.)
+func TestStalledSocketsLockNobodyOut(t *testing.T) {
+	s := startServer(t, serverOptions{top: "connect_timeout = 2\nmax_connections = 20\n"})
+	stalled := append(stall(t, s.addr, 500), stall(t, s.adminAddr, 500)...)
+
+	admin := s.adminDB()
+	if err := admin.Ping(); err != nil {
+		t.Fatalf("admin login on admin_listen with 500 stalled sockets: %v", err)
+	}
+	db := s.db()
+	if err := db.Ping(); err != nil {
+		t.Fatalf("login on listen with 500 stalled sockets: %v", err)
+	}
+
+	// Every stalled socket gets the greeting, then is closed: evicted for a newer connection,
+	// or at connect_timeout.
+	deadline := time.Now().Add(30 * time.Second)
+	for i, c := range stalled {
+		_ = c.SetReadDeadline(deadline)
+		buf := make([]byte, 4096)
+		for {
+			_, err := c.Read(buf)
+			if err == nil {
+				continue
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				t.Fatalf("stalled socket %d still open 30 s after connect_timeout", i)
+			}
+			break
+		}
+	}
+	if n := event(t, admin, "ConnectTimeoutClosedConnections"); n < 1 {
+		t.Errorf("ConnectTimeoutClosedConnections = %d, want >= 1", n)
+	}
+	if n := event(t, admin, "HandshakeEvictedConnections"); n < 1 {
+		t.Errorf("HandshakeEvictedConnections = %d, want >= 1", n)
+	}
+	// The main port serves new clients after the flood.
+	fresh := s.open("default", "", s.addr)
+	defer fresh.Close()
+	if err := fresh.Ping(); err != nil {
+		t.Errorf("login on listen after the stalled sockets: %v", err)
+	}
+}
+
+// A header announcing 16 MiB before login is answered with 1153 at once, before its bytes
+// arrive; so is a 100 KB user name. (Before: the server reserved 16 MiB per socket and waited.)
+func TestPreLoginPacketLimit(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	for _, addr := range []string{s.addr, s.adminAddr} {
+		for i := range 20 {
+			c := dialRaw(t, addr)
+			c.mustReadPacket()
+			if err := c.writeHeader(1, 0xfffffe); err != nil {
+				t.Fatal(err)
+			}
+			if code, msg := c.expectError(); code != 1153 || !strings.Contains(msg, "08S01") {
+				t.Fatalf("socket %d to %s: got %d %s, want 1153 (08S01)", i, addr, code, msg)
+			}
+			if err := c.expectClosed(); err != nil {
+				t.Fatalf("socket %d to %s not closed: %v", i, addr, err)
+			}
+		}
+	}
+	c := dialRaw(t, s.addr)
+	c.mustReadPacket()
+	_ = c.writePacket(1, handshakeResponse(strings.Repeat("u", 100_000)))
+	if code, msg := c.expectError(); code != 1153 {
+		t.Fatalf("100 KB user name: got %d %s, want 1153", code, msg)
+	}
+	s.alive(t, "oversized handshakes")
+	if n := event(t, s.adminDB(), "PacketTooLargeClosedConnections"); n != 41 {
+		t.Errorf("PacketTooLargeClosedConnections = %d, want 41", n)
+	}
+}
+
+// max_allowed_packet: shown as @@max_allowed_packet, a command over it gets 1153 (08S01) as
+// soon as its header arrives and the connection is closed; smaller commands are served.
+func TestMaxAllowedPacket(t *testing.T) {
+	s := startServer(t, serverOptions{top: "max_allowed_packet = 1048576\n"})
+	db := s.db()
+	if got := queryStrings(t, db, "SELECT @@max_allowed_packet"); got[0] != "1048576" {
+		t.Errorf("@@max_allowed_packet = %s, want 1048576", got[0])
+	}
+	if got := queryStrings(t, db, "SELECT LENGTH(?)", strings.Repeat("x", 900_000)); got[0] != "900000" {
+		t.Errorf("a 900 KB parameter: LENGTH = %s", got[0])
+	}
+
+	c := rawLogin(t, s.addr, "default")
+	if err := c.writeHeader(0, 2<<20); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = c.Write([]byte{0x03, 'S', 'E', 'L'})
+	if code, msg := c.expectError(); code != 1153 || !strings.Contains(msg, "Got a packet bigger than 'max_allowed_packet' bytes") {
+		t.Fatalf("a 2 MiB COM_QUERY: got %d %s, want 1153", code, msg)
+	}
+
+	// Long data of a prepared statement count towards the limit, across packets.
+	c = rawLogin(t, s.addr, "default")
+	stmt := prepareRaw(t, c, "SELECT ?")
+	chunk := append([]byte{0x18}, bin.LittleEndian.AppendUint32(nil, stmt)...)
+	chunk = append(chunk, 0, 0)
+	chunk = append(chunk, strings.Repeat("d", 600_000)...)
+	for range 2 {
+		if err := c.writePacket(0, chunk); err != nil {
+			break
+		}
+	}
+	if code, msg := c.expectError(); code != 1153 {
+		t.Fatalf("1.2 MB of long data: got %d %s, want 1153", code, msg)
+	}
+	s.alive(t, "oversized packets")
+}
+
+// prepareRaw prepares query on a raw connection and returns the statement id.
+func prepareRaw(t testing.TB, c *rawConn, query string) uint32 {
+	t.Helper()
+	if err := c.writePacket(0, append([]byte{0x16}, query...)); err != nil {
+		t.Fatal(err)
+	}
+	_, p := c.mustReadPacket()
+	if p[0] != 0 || len(p) < 9 {
+		t.Fatalf("prepare %q: %s", query, describePacket(p))
+	}
+	id := bin.LittleEndian.Uint32(p[1:])
+	columns, params := int(bin.LittleEndian.Uint16(p[5:])), int(bin.LittleEndian.Uint16(p[7:]))
+	for _, n := range []int{params, columns} {
+		if n > 0 {
+			for range n + 1 { // definitions, then EOF
+				c.mustReadPacket()
+			}
+		}
+	}
+	return id
+}
+
+// The memory attacks, each of which killed the process, run against a server in a bounded
+// address space: each fails cleanly and the server keeps serving.
+func TestMemoryAttacksFailCleanly(t *testing.T) {
+	s := startServer(t, serverOptions{addressSpace: memoryLimit})
+
+	t.Run("200 sockets announcing 16 MiB before login", func(t *testing.T) {
+		var wg sync.WaitGroup
+		var answered, evicted atomic.Int64
+		for range 200 {
+			c := dialRaw(t, s.adminAddr)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				// A socket may also be closed before it is served: only
+				// max_unauthenticated_connections wait in their handshake at once.
+				if _, _, err := c.readPacket(); err != nil {
+					evicted.Add(1)
+					return
+				}
+				if c.writeHeader(1, 0xfffffe) != nil {
+					evicted.Add(1)
+					return
+				}
+				_, p, err := c.readPacket()
+				switch {
+				case err == nil && errCode(p) == 1153:
+					answered.Add(1)
+				case err != nil && !isTimeout(err):
+					evicted.Add(1)
+				}
+			}()
+		}
+		wg.Wait()
+		if answered.Load()+evicted.Load() != 200 || answered.Load() == 0 {
+			t.Errorf("of 200 sockets, %d got error 1153 and %d were closed; the rest got no answer", answered.Load(), evicted.Load())
+		}
+		s.alive(t, "200 sockets announcing 16 MiB")
+	})
+
+	t.Run("a 160 MiB COM_QUERY", func(t *testing.T) {
+		c := rawLogin(t, s.addr, "default")
+		chunk := make([]byte, 0xffffff)
+		chunk[0] = 0x03
+		for i := 1; i < len(chunk); i++ {
+			chunk[i] = ' '
+		}
+		for seq := range 10 { // 10 maximal packets: 160 MiB
+			if c.writePacket(byte(seq), chunk) != nil {
+				break
+			}
+			chunk[0] = ' '
+		}
+		if code, msg := c.expectError(); code != 1153 {
+			t.Errorf("160 MiB COM_QUERY: got %d %s, want 1153", code, msg)
+		}
+		s.alive(t, "a 160 MiB COM_QUERY")
+	})
+
+	t.Run("320 MiB of COM_STMT_SEND_LONG_DATA", func(t *testing.T) {
+		c := rawLogin(t, s.addr, "default")
+		stmt := prepareRaw(t, c, "SELECT LENGTH(?)")
+		chunk := append([]byte{0x18}, bin.LittleEndian.AppendUint32(nil, stmt)...)
+		chunk = append(chunk, 0, 0)
+		chunk = append(chunk, make([]byte, 1<<20)...)
+		for range 320 {
+			if c.writePacket(0, chunk) != nil {
+				break
+			}
+		}
+		if code, msg := c.expectError(); code != 1153 {
+			t.Errorf("320 MiB of long data: got %d %s, want 1153", code, msg)
+		}
+		s.alive(t, "320 MiB of long data")
+	})
+}
+
+// After three failed logins from an address, each further answer to it is delayed; a correct
+// login from another address is not. (Before: 300 wrong passwords in 0.2 s, no delay.)
+func TestFailedLoginsAreDelayed(t *testing.T) {
+	const delay = 300 * time.Millisecond
+	s := startServer(t, serverOptions{
+		top: "connection_control_min_connection_delay = 300\nconnection_control_max_connection_delay = 300\n",
+		sections: `
+[[users]]
+name = "default"
+admin = true
+
+[[users]]
+name = "app"
+password = "secret"
+`,
+	})
+	// One admin connection for the whole test: a login from the attacked address would reset it.
+	admin, err := s.adminDB().Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	login := func(password, from string) (time.Duration, error) {
+		cfg := mysql.NewConfig()
+		cfg.User, cfg.Passwd, cfg.Net, cfg.Addr = "app", password, "tcp-from-"+from, s.addr
+		cfg.Timeout = 20 * time.Second
+		connector, err := mysql.NewConnector(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		db := sql.OpenDB(connector)
+		defer db.Close()
+		start := time.Now()
+		err = db.Ping()
+		return time.Since(start), err
+	}
+	for _, from := range []string{"127.0.0.1", "127.0.0.2"} {
+		local := &net.TCPAddr{IP: net.ParseIP(from)}
+		mysql.RegisterDialContext("tcp-from-"+from, func(ctx context.Context, addr string) (net.Conn, error) {
+			d := net.Dialer{LocalAddr: local, Timeout: 10 * time.Second}
+			return d.DialContext(ctx, "tcp", addr)
+		})
+	}
+
+	const attempts, workers = 300, 30
+	var slow, denied atomic.Int64
+	var wg sync.WaitGroup
+	next := atomic.Int64{}
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for next.Add(1) <= attempts {
+				took, err := login("wrong", "127.0.0.1")
+				var me *mysql.MySQLError
+				if errors.As(err, &me) && me.Number == 1045 {
+					denied.Add(1)
+				}
+				if took >= delay {
+					slow.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if denied.Load() != attempts {
+		t.Errorf("%d of %d wrong passwords got 1045", denied.Load(), attempts)
+	}
+	// Only the first attempts, up to the threshold plus those already in flight, are quick.
+	if slow.Load() < attempts-workers-3 {
+		t.Errorf("%d of %d wrong passwords were delayed by %v, want at least %d", slow.Load(), attempts, delay, attempts-workers-3)
+	}
+	delayed := event(t, admin, "DelayedLogins")
+	if _, err := login("secret", "127.0.0.2"); err != nil {
+		t.Fatalf("correct password from another address: %v", err)
+	}
+	if got := event(t, admin, "DelayedLogins"); got != delayed {
+		t.Errorf("a login from another address was delayed (DelayedLogins %d -> %d)", delayed, got)
+	}
+	// A success from the attacked address is delayed once, then resets it.
+	if took, err := login("secret", "127.0.0.1"); err != nil || took < delay {
+		t.Errorf("correct password from the attacked address: %v after %v, want success after >= %v", err, took, delay)
+	}
+	if _, err := login("secret", "127.0.0.1"); err != nil {
+		t.Fatal(err)
+	}
+	if got := event(t, admin, "DelayedLogins"); got != delayed+1 {
+		t.Errorf("DelayedLogins %d, want %d: a success must reset the address", got, delayed+1)
+	}
+}
+
+// Functions that build big values return NULL with warning 1301 when the result would exceed
+// max_allowed_packet, as MySQL does, before building it. (Before: REPEAT and CONCAT of 1e9
+// bytes each killed the process.)
+func TestBigValuesAreNull(t *testing.T) {
+	s := startServer(t, serverOptions{top: "max_allowed_packet = 1048576\n", addressSpace: memoryLimit})
+	conn, err := s.db().Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for _, tc := range []struct {
+		query, want, function string
+	}{
+		{"SELECT LENGTH(CONCAT(REPEAT('x', 1e9), REPEAT('y', 1e9)))", "NULL", "repeat"},
+		{"SELECT REPEAT('ab', 600000)", "NULL", "repeat"},
+		{"SELECT SPACE(2000000)", "NULL", "space"},
+		{"SELECT LPAD('x', 2000000, 'y')", "NULL", "lpad"},
+		{"SELECT RPAD('x', 2000000, 'y')", "NULL", "rpad"},
+		{"SELECT CONCAT(REPEAT('a', 800000), REPEAT('b', 800000))", "NULL", "concat"},
+		{"SELECT CONCAT_WS(REPEAT(',', 600000), 'a', 'b', 'c')", "NULL", "concat_ws"},
+		{"SELECT REPLACE(REPEAT('a', 500000), 'a', 'bbb')", "NULL", "replace"},
+		{"SELECT TO_BASE64(REPEAT('a', 900000))", "NULL", "to_base64"},
+		{"SELECT JSON_ARRAY(REPEAT('a', 600000), REPEAT('b', 600000))", "NULL", "json_array"},
+		{"SELECT LENGTH(REPEAT('ab', 500000))", "1000000", ""},
+		{"SELECT LENGTH(LPAD('x', 1000, 'yz'))", "1000", ""},
+		{"SELECT REPLACE('banana', 'a', 'oo')", "boonoonoo", ""},
+		{"SELECT CONCAT('a', NULL)", "NULL", ""},
+	} {
+		var got sql.NullString
+		if err := conn.QueryRowContext(context.Background(), tc.query).Scan(&got); err != nil {
+			t.Fatalf("%s: %v", tc.query, err)
+		}
+		value := got.String
+		if !got.Valid {
+			value = "NULL"
+		}
+		if tc.want == "NULL" && value != "NULL" {
+			t.Errorf("%s = %.40q (%d bytes), want NULL", tc.query, value, len(value))
+			continue
+		}
+		if tc.want != "NULL" && value != tc.want {
+			t.Errorf("%s = %.40q, want %s", tc.query, value, tc.want)
+		}
+		warnings := queryStrings(t, conn, "SHOW WARNINGS")
+		if tc.function == "" {
+			continue
+		}
+		want := "Warning\t1301\tResult of " + tc.function + "() was larger than max_allowed_packet (1048576) - truncated"
+		if len(warnings) == 0 || warnings[0] != want {
+			t.Errorf("%s: warnings %q, want %q", tc.query, warnings, want)
+		}
+	}
+	s.alive(t, "functions building big values")
+}
+
+// GROUP_CONCAT builds its result up to group_concat_max_len, which may not exceed
+// max_allowed_packet. (Before: any value, so one statement could build a value of any size.)
+func TestGroupConcatIsBounded(t *testing.T) {
+	s := startServer(t, serverOptions{top: "max_allowed_packet = 1048576\n"})
+	db, err := s.db().Conn(context.Background()) // one session throughout
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	_, err = db.ExecContext(context.Background(), "SET group_concat_max_len = 1000000000")
+	if me := mysqlError(t, err); me.Number != 1231 || !strings.Contains(me.Message, "max_allowed_packet") {
+		t.Errorf("SET group_concat_max_len over max_allowed_packet: %v, want 1231", err)
+	}
+	mustExec(t, db, "SET group_concat_max_len = 1048576")
+	mustExec(t, db, "CREATE TABLE main.gc (v LONGTEXT)")
+	mustExec(t, db, "INSERT INTO main.gc VALUES (REPEAT('a', 600000)), (REPEAT('b', 600000))")
+	if got := queryStrings(t, db, "SELECT LENGTH(GROUP_CONCAT(v)) FROM main.gc"); got[0] != "1048576" {
+		t.Errorf("GROUP_CONCAT of 1.2 MB: LENGTH = %s, want 1048576 (cut at group_concat_max_len)", got[0])
+	}
+}

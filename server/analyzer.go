@@ -1,0 +1,88 @@
+package server
+
+import (
+	"slices"
+
+	"overloadsql/server/statement"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/analyzer/analyzererrors"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+)
+
+// Ids of overloadsql's analyzer rules, after the engine's own rule ids.
+const (
+	explainRuleID      analyzer.RuleId = 10_000
+	createSchemaRuleID analyzer.RuleId = 10_001
+)
+
+// addAnalyzerRules adds overloadsql's rules to the engine's rules that run last on every
+// statement. The engine keeps them in a process-wide list (its short paths for single-table
+// INSERT and UPDATE use that list directly), so they are added there, once, before an engine
+// is built.
+func addAnalyzerRules() {
+	for _, r := range analyzer.OnceAfterAll {
+		if r.Id == explainRuleID {
+			return
+		}
+	}
+	analyzer.OnceAfterAll = append(analyzer.OnceAfterAll,
+		analyzer.Rule{Id: explainRuleID, Apply: explainManyRows},
+		analyzer.Rule{Id: createSchemaRuleID, Apply: createSchemaAsDatabase})
+}
+
+// createSchemaAsDatabase makes CREATE SCHEMA what it is in MySQL, CREATE DATABASE. The engine
+// reads it as a schema inside the current database (falling back to a database only when that
+// database has no schemas), so it failed with "no database selected" in a session without a
+// current database, e.g. after DROP DATABASE of it (mariadb-slap --iterations=2).
+func createSchemaAsDatabase(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	if cs, ok := n.(*plan.CreateSchema); ok {
+		return cs.CreateDB, transform.NewTree, nil
+	}
+	return n, transform.SameTree, nil
+}
+
+// explainManyRows keeps the engine from reading the plan of a point lookup as a one-row
+// result: the engine marks a query whose primary-key lookup returns at most one row, and its
+// EXPLAIN inherits the mark although the plan has several lines, so EXPLAIN PLAN of
+// `WHERE id = 1` failed with "max1Row iterator returned more than one row".
+func explainManyRows(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	if qFlags != nil && qFlags.IsSet(sql.QFlagMax1Row) && statement.IsExplain(ctx.Query()) {
+		qFlags.Unset(sql.QFlagMax1Row)
+	}
+	return n, transform.SameTree, nil
+}
+
+// readOnlyRuleName is the engine's rule that refuses statements writing to a read-only database.
+const readOnlyRuleName = "validateReadOnlyDatabase"
+
+// allowViewsOverReadOnlyTables lets CREATE VIEW in a writable database read the read-only
+// `system` tables, as MySQL lets a view read performance_schema: the engine's read-only check
+// looks at every table a DDL statement names, also the ones a view only reads. For CREATE VIEW
+// only the view's own database is checked; every other statement keeps the engine's check.
+func allowViewsOverReadOnlyTables(a *analyzer.Analyzer) {
+	for _, batch := range a.Batches {
+		for i, rule := range batch.Rules {
+			if rule.Id.String() != readOnlyRuleName {
+				continue
+			}
+			check := rule.Apply
+			// The engine shares its rule lists between analyzers: replace, never modify, them.
+			rules := slices.Clone(batch.Rules)
+			rules[i].Apply = func(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+				view, ok := n.(*plan.CreateView)
+				if !ok {
+					return check(ctx, a, n, scope, sel, qFlags)
+				}
+				if ro, ok := view.Database().(sql.ReadOnlyDatabase); ok && ro.IsReadOnly() {
+					return nil, transform.SameTree, analyzererrors.ErrReadOnlyDatabase.New(ro.Name())
+				}
+				return n, transform.SameTree, nil
+			}
+			batch.Rules = rules
+			break
+		}
+	}
+}

@@ -1,0 +1,102 @@
+package server
+
+import (
+	"errors"
+	"regexp"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
+)
+
+// This file is the one place where an error on its way to a client gets MySQL 8's error
+// number, SQLSTATE and wording. The engine answers many errors as 1105 (HY000) with its own
+// text, and gives known numbers SQLSTATE HY000; clients and ORMs branch on the number and the
+// SQLSTATE. Errors made with mysql.NewSQLError by overloadsql itself (745, 1040, 1227, ...)
+// pass through unchanged when their SQLSTATE is not HY000 or their number is not listed here.
+//
+// To add a mapping: an engine message that should get a MySQL number goes into
+// engineMessages (pattern on the engine's text, MySQL's number and message); a number whose
+// SQLSTATE is not HY000 in MySQL goes into sqlStates.
+
+// erTableAccessDenied is ER_TABLEACCESS_DENIED_ERROR, which the protocol library does not name.
+const erTableAccessDenied = 1142
+
+// sqlStates are MySQL 8's SQLSTATEs of the error numbers the engine or overloadsql may send
+// with HY000.
+var sqlStates = map[int]string{
+	mysql.ERDBAccessDenied:          mysql.SSClientError,   // 1044
+	mysql.ERAccessDeniedError:       "28000",               // 1045
+	mysql.ERNoDb:                    "3D000",               // 1046
+	mysql.ERBadNullError:            "23000",               // 1048
+	mysql.ERBadDb:                   mysql.SSClientError,   // 1049
+	mysql.ERTableExists:             "42S01",               // 1050
+	mysql.ERBadTable:                mysql.SSUnknownTable,  // 1051
+	mysql.ERBadFieldError:           mysql.SSBadFieldError, // 1054
+	mysql.ERDupFieldName:            "42S21",               // 1060
+	mysql.ERDupKeyName:              mysql.SSClientError,   // 1061
+	mysql.ERDupEntry:                mysql.SSDupKey,        // 1062
+	mysql.ERParseError:              mysql.SSClientError,   // 1064
+	mysql.ERMultiplePriKey:          mysql.SSClientError,   // 1068
+	mysql.ERWrongValueCountOnRow:    "21S01",               // 1136
+	erTableAccessDenied:             mysql.SSClientError,   // 1142
+	mysql.ERNoSuchTable:             mysql.SSUnknownTable,  // 1146
+	mysql.ERSyntaxError:             mysql.SSClientError,   // 1149
+	mysql.ERSpecifiedAccessDenied:   mysql.SSClientError,   // 1227
+	mysql.ERWrongValueForVar:        mysql.SSClientError,   // 1231
+	mysql.ERNotSupportedYet:         mysql.SSClientError,   // 1235
+	mysql.ERIncorrectGlobalLocalVar: "HY000",               // 1238
+	mysql.EROperandColumns:          "21000",               // 1241
+	mysql.ERSubqueryNo1Row:          "21000",               // 1242
+	mysql.ERDataOutOfRange:          "22003",               // 1264
+	mysql.ERDataTooLong:             mysql.SSDataTooLong,   // 1406
+	mysql.ERRowIsReferenced2:        "23000",               // 1451
+	mysql.ErNoReferencedRow2:        "23000",               // 1452
+	mysql.ERLockDeadlock:            "40001",               // 1213
+}
+
+// engineMessage turns an engine message matching pattern into MySQL's number and message; the
+// message is pattern's expansion template ($1, ...).
+type engineMessage struct {
+	pattern *regexp.Regexp
+	number  int
+	message string
+}
+
+var engineMessages = []engineMessage{
+	{regexp.MustCompile(`^database not found: (.*)$`), mysql.ERBadDb, "Unknown database '$1'"},
+	{regexp.MustCompile(`^table not found: (.*)$`), mysql.ERNoSuchTable, "Table '$1' doesn't exist"},
+	{regexp.MustCompile(`^string '.*' is too large for column '(.*)'$`), mysql.ERDataTooLong, "Data too long for column '$1'"},
+	{regexp.MustCompile(`^Unknown system variable '@{0,2}(.*)'$`), mysql.ERUnknownSystemVariable, "Unknown system variable '$1'"},
+	{regexp.MustCompile(`^Variable '(.*)' is a read only variable$`), mysql.ERIncorrectGlobalLocalVar, "Variable '$1' is a read only variable"},
+	{regexp.MustCompile(`^syntax error at position \d+ near '(.*)'$`), mysql.ERParseError,
+		"You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use near '$1'"},
+	{regexp.MustCompile(`^unsupported feature: (.*)$`), mysql.ERNotSupportedYet, "This version of MySQL doesn't yet support '$1'"},
+}
+
+// clientError returns err as the client should see it: a *mysql.SQLError with MySQL's number,
+// SQLSTATE and, for the engine's own wordings listed above, MySQL's message.
+func clientError(err error) *mysql.SQLError {
+	if err == nil {
+		return nil
+	}
+	var se *mysql.SQLError
+	if !errors.As(err, &se) {
+		se = sql.CastSQLError(err)
+	}
+	out := *se
+	if out.Num == mysql.ERUnknownError || out.Num == mysql.ERBadDb || out.Num == mysql.ERNoSuchTable {
+		for _, m := range engineMessages {
+			if sub := m.pattern.FindStringSubmatchIndex(out.Message); sub != nil {
+				out.Message = string(m.pattern.ExpandString(nil, m.message, out.Message, sub))
+				out.Num = m.number
+				break
+			}
+		}
+	}
+	if out.State == mysql.SSUnknownSQLState || out.State == "" {
+		if state, ok := sqlStates[out.Num]; ok {
+			out.State = state
+		}
+	}
+	return &out
+}

@@ -1,0 +1,38 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/mysql"
+)
+
+func TestClientError(t *testing.T) {
+	for _, c := range []struct {
+		err   error
+		num   int
+		state string
+		msg   string
+	}{
+		{sql.ErrDatabaseNotFound.New("nope"), 1049, "42000", "Unknown database 'nope'"},
+		{sql.ErrTableNotFound.New("t"), 1146, "42S02", "Table 't' doesn't exist"},
+		{types.ErrLengthBeyondLimit.New("abcdef", "v"), 1406, "22001", "Data too long for column 'v'"},
+		{sql.ErrUnknownSystemVariable.New("x"), 1193, "HY000", "Unknown system variable 'x'"},
+		{sql.ErrUniqueKeyViolation.New(), 1062, "23000", ""},
+		{fmt.Errorf("run: %w", mysql.NewSQLError(745, "HY000", "overloaded")), 745, "HY000", "overloaded"},
+		{mysql.NewSQLError(1227, "42000", "denied"), 1227, "42000", "denied"},
+		{mysql.NewSQLError(1146, "HY000", "Table 'main.t' doesn't exist"), 1146, "42S02", "Table 'main.t' doesn't exist"},
+		{errors.New("something else"), 1105, "HY000", "something else"},
+	} {
+		got := clientError(c.err)
+		if got.Num != c.num || got.State != c.state || (c.msg != "" && got.Message != c.msg) {
+			t.Errorf("clientError(%v) = %d (%s) %q, want %d (%s) %q", c.err, got.Num, got.State, got.Message, c.num, c.state, c.msg)
+		}
+	}
+	if clientError(nil) != nil {
+		t.Error("clientError(nil) is not nil")
+	}
+}

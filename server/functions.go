@@ -1,0 +1,253 @@
+package server
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"overloadsql/server/config"
+
+	"github.com/dolthub/go-mysql-server/memory"
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/expression/function"
+	"github.com/dolthub/go-mysql-server/sql/types"
+)
+
+// errResultTooLarge is MySQL's ER_WARN_ALLOWED_PACKET_OVERFLOWED, a warning: the function's
+// result is NULL.
+const errResultTooLarge = 1301
+
+// resultSize bounds, in bytes, the result of a function from its evaluated arguments; it
+// saturates instead of overflowing.
+type resultSize func(ctx *sql.Context, args []any) uint64
+
+// boundedFunctions are the engine's functions that build a value bigger than their arguments,
+// each with the bound of its result. MySQL returns NULL with warning 1301 when such a result
+// would exceed max_allowed_packet; the engine would allocate it, whatever its size.
+var boundedFunctions = map[string]resultSize{
+	"repeat": func(ctx *sql.Context, a []any) uint64 { return mul(size(a[0]), count(ctx, a[1])) },
+	"space":  func(ctx *sql.Context, a []any) uint64 { return count(ctx, a[0]) },
+	"lpad":   padSize,
+	"rpad":   padSize,
+	"concat": func(_ *sql.Context, a []any) uint64 { return sum(a) },
+	"concat_ws": func(_ *sql.Context, a []any) uint64 {
+		return add(sum(a[1:]), mul(size(a[0]), uint64(max(len(a)-2, 0))))
+	},
+	"replace":     replaceSize,
+	"to_base64":   func(_ *sql.Context, a []any) uint64 { return mul(size(a[0]), 2) },
+	"hex":         func(_ *sql.Context, a []any) uint64 { return mul(size(a[0]), 2) },
+	"json_array":  func(_ *sql.Context, a []any) uint64 { return mul(sum(a), 2) },
+	"json_object": func(_ *sql.Context, a []any) uint64 { return mul(sum(a), 2) },
+}
+
+// boundedProvider is the engine's database provider with the functions of boundedFunctions
+// replaced by checked ones (the engine looks functions up in its provider first).
+type boundedProvider struct {
+	*memory.DbProvider
+	functions map[string]sql.Function
+}
+
+var _ sql.FunctionProvider = boundedProvider{}
+
+func newBoundedProvider(p *memory.DbProvider, limit func() int) boundedProvider {
+	builtin := map[string]sql.Function{}
+	for _, f := range function.BuiltIns {
+		builtin[f.FunctionName()] = f
+	}
+	fns := map[string]sql.Function{}
+	for name, sz := range boundedFunctions {
+		orig, ok := builtin[name]
+		if !ok {
+			panic(fmt.Sprintf("server: the engine has no function %s to bound", name))
+		}
+		fns[name] = sql.FunctionN{Name: name, Fn: func(args ...sql.Expression) (sql.Expression, error) {
+			call, err := orig.NewInstance(args)
+			if err != nil {
+				return nil, err
+			}
+			return &boundedCall{call: call, name: name, size: sz, limit: limit}, nil
+		}}
+	}
+	return boundedProvider{DbProvider: p, functions: fns}
+}
+
+// Function implements sql.FunctionProvider: the bounded functions; the engine's built-ins for
+// every other name.
+func (p boundedProvider) Function(_ *sql.Context, name string) (sql.Function, bool) {
+	f, ok := p.functions[strings.ToLower(name)]
+	return f, ok
+}
+
+// boundedCall is a call of an engine function whose result size is checked before it is
+// built: the arguments are evaluated once, and the engine's function runs on them only when
+// the result fits in max_allowed_packet.
+type boundedCall struct {
+	call  sql.Expression
+	name  string
+	size  resultSize
+	limit func() int
+}
+
+var (
+	_ sql.FunctionExpression = (*boundedCall)(nil)
+	_ sql.CollationCoercible = (*boundedCall)(nil)
+)
+
+func (b *boundedCall) Resolved() bool             { return b.call.Resolved() }
+func (b *boundedCall) String() string             { return b.call.String() }
+func (b *boundedCall) Type() sql.Type             { return b.call.Type() }
+func (b *boundedCall) IsNullable() bool           { return true }
+func (b *boundedCall) Children() []sql.Expression { return b.call.Children() }
+func (b *boundedCall) FunctionName() string       { return b.name }
+
+func (b *boundedCall) Description() string {
+	if f, ok := b.call.(sql.FunctionExpression); ok {
+		return f.Description()
+	}
+	return b.name
+}
+
+func (b *boundedCall) CollationCoercibility(ctx *sql.Context) (sql.CollationID, byte) {
+	if c, ok := b.call.(sql.CollationCoercible); ok {
+		return c.CollationCoercibility(ctx)
+	}
+	return sql.Collation_binary, 5
+}
+
+func (b *boundedCall) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	call, err := b.call.WithChildren(children...)
+	if err != nil {
+		return nil, err
+	}
+	return &boundedCall{call: call, name: b.name, size: b.size, limit: b.limit}, nil
+}
+
+func (b *boundedCall) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	children := b.call.Children()
+	args := make([]any, len(children))
+	for i, c := range children {
+		v, err := c.Eval(ctx, row)
+		if err != nil {
+			return nil, err
+		}
+		args[i] = v
+	}
+	if limit := b.limit(); b.size(ctx, args) > uint64(limit) {
+		ctx.Warn(errResultTooLarge, "Result of %s() was larger than max_allowed_packet (%d) - truncated", b.name, limit)
+		return nil, nil
+	}
+	literals := make([]sql.Expression, len(args))
+	for i, v := range args {
+		literals[i] = expression.NewLiteral(v, children[i].Type())
+	}
+	call, err := b.call.WithChildren(literals...)
+	if err != nil {
+		return nil, err
+	}
+	return call.Eval(ctx, row)
+}
+
+// size is the byte length of a value as a string, an upper bound for values that are not
+// strings (numbers, dates) and 0 for NULL.
+func size(v any) uint64 {
+	switch x := v.(type) {
+	case nil:
+		return 0
+	case string:
+		return uint64(len(x))
+	case []byte:
+		return uint64(len(x))
+	case fmt.Stringer:
+		return uint64(len(x.String()))
+	}
+	return 64
+}
+
+// count is a numeric argument as a non-negative count (0 for NULL, negative or not a number).
+func count(ctx *sql.Context, v any) uint64 {
+	if v == nil {
+		return 0
+	}
+	n, _, err := types.Int64.Convert(ctx, v)
+	if err != nil {
+		return 0
+	}
+	return uint64(max(n.(int64), 0))
+}
+
+// padSize bounds LPAD/RPAD(str, n, pad): n characters, each as wide as the widest of str and
+// pad.
+func padSize(ctx *sql.Context, a []any) uint64 {
+	width := uint64(1)
+	for _, v := range []any{a[0], a[len(a)-1]} {
+		if s, ok := v.(string); ok && utf8.RuneCountInString(s) != len(s) {
+			width = utf8.UTFMax
+		}
+	}
+	return mul(count(ctx, a[1]), width)
+}
+
+// replaceSize bounds REPLACE(str, from, to) by counting the occurrences of from.
+func replaceSize(_ *sql.Context, a []any) uint64 {
+	str, ok1 := a[0].(string)
+	from, ok2 := a[1].(string)
+	to, ok3 := a[2].(string)
+	if !ok1 || !ok2 || !ok3 {
+		return add(size(a[0]), mul(size(a[0]), size(a[2])))
+	}
+	if from == "" || len(to) <= len(from) {
+		return uint64(len(str))
+	}
+	return add(uint64(len(str)), mul(uint64(strings.Count(str, from)), uint64(len(to)-len(from))))
+}
+
+func sum(args []any) uint64 {
+	var total uint64
+	for _, v := range args {
+		total = add(total, size(v))
+	}
+	return total
+}
+
+const saturated = ^uint64(0)
+
+func add(a, b uint64) uint64 {
+	if a > saturated-b {
+		return saturated
+	}
+	return a + b
+}
+
+func mul(a, b uint64) uint64 {
+	if a != 0 && b > saturated/a {
+		return saturated
+	}
+	return a * b
+}
+
+// groupConcatMaxLen is the engine's variable that bounds GROUP_CONCAT's result.
+const groupConcatMaxLen = "group_concat_max_len"
+
+// boundGroupConcat keeps group_concat_max_len at or below max_allowed_packet: the engine
+// builds GROUP_CONCAT's result up to that length, so a larger value would let one statement
+// build a value of any size. (MySQL accepts the larger value and still stops at
+// max_allowed_packet; here the SET is refused with 1231, saying why.)
+func (s *Server) boundGroupConcat() {
+	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{&sql.MysqlSystemVariable{
+		Name:              groupConcatMaxLen,
+		Scope:             sql.GetMysqlScope(sql.SystemVariableScope_Both),
+		Dynamic:           true,
+		SetVarHintApplies: true,
+		Type:              types.NewSystemUintType(groupConcatMaxLen, 4, config.MaxAllowedPacket),
+		Default:           uint64(1024),
+		NotifyChanged: func(_ *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
+			limit := s.cfg.Load().MaxAllowedPacket
+			if n, ok := v.Val.(uint64); ok && n > uint64(limit) {
+				return errConstraint("Variable '%s' can't be set to the value of '%d': it may not exceed max_allowed_packet (%d)",
+					groupConcatMaxLen, n, limit)
+			}
+			return nil
+		},
+	}})
+}

@@ -1,0 +1,156 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"overloadsql/server/statement"
+
+	sqle "github.com/dolthub/go-mysql-server"
+	gms "github.com/dolthub/go-mysql-server/server"
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
+	"github.com/dolthub/vitess/go/sqltypes"
+	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+)
+
+// protocolHandler is the outermost layer of the engine's connection handler, where what a
+// client sees is made MySQL's: a new connection gets the status flags MySQL sends in its
+// greeting and in the handshake's OK packet; every error gets MySQL's number and SQLSTATE
+// (clientError) and is kept for SHOW WARNINGS / SHOW ERRORS (diagnostics.go).
+// The engine updates a connection's flags after each statement, but starts them at zero, so
+// clients that trust the handshake (PyMySQL, mysqlclient) believed autocommit was off and
+// their ROLLBACK did nothing.
+type protocolHandler struct {
+	mysql.Handler
+	logger *slog.Logger
+}
+
+// handlerOption installs protocolHandler around the engine's handler (and its interceptors).
+func handlerOption(logger *slog.Logger) gms.Option {
+	return func(e *sqle.Engine, sm *gms.SessionManager, h mysql.Handler) (*sqle.Engine, *gms.SessionManager, mysql.Handler) {
+		return e, sm, &protocolHandler{Handler: h, logger: logger}
+	}
+}
+
+func (h *protocolHandler) NewConnection(c *mysql.Conn) {
+	h.Handler.NewConnection(c)
+	on, err := globalAutocommit()
+	if err != nil {
+		h.logger.Error("new connection: status flags assume autocommit", "err", err)
+	}
+	if on {
+		c.StatusFlags |= mysql.ServerStatusAutocommit
+	}
+}
+
+// globalAutocommit is @@GLOBAL.autocommit, the value every new session starts with; true (the
+// default) when it cannot be read.
+func globalAutocommit() (bool, error) {
+	_, v, ok := sql.SystemVariables.GetGlobal(sql.AutoCommitSessionVar)
+	if !ok {
+		return true, fmt.Errorf("no global %s variable", sql.AutoCommitSessionVar)
+	}
+	on, err := sql.ConvertToBool(sql.NewEmptyContext(), v)
+	if err != nil {
+		return true, fmt.Errorf("read @@GLOBAL.%s: %w", sql.AutoCommitSessionVar, err)
+	}
+	return on, nil
+}
+
+func (h *protocolHandler) ComInitDB(c *mysql.Conn, schemaName string) error {
+	return errorOrNil(clientError(h.Handler.ComInitDB(c, schemaName)))
+}
+
+func (h *protocolHandler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
+	if handled, err := h.answerDiagnostics(c, query, callback, false); handled {
+		return err
+	}
+	if handled, err := h.answerSavepoint(c, query, callback, false); handled {
+		return errorOrNil(h.run(c, query, func() error { return err }))
+	}
+	return errorOrNil(h.run(c, query, func() error { return h.Handler.ComQuery(ctx, c, query, okInfoFixed(callback)) }))
+}
+
+// ComMultiQuery runs the first statement of query and returns the rest.
+func (h *protocolHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
+	first, rest, splitErr := ast.SplitStatement(query)
+	if splitErr != nil {
+		first, rest = query, ""
+	}
+	if handled, err := h.answerDiagnostics(c, first, callback, rest != ""); handled {
+		return rest, err
+	}
+	if handled, err := h.answerSavepoint(c, first, callback, rest != ""); handled {
+		return rest, errorOrNil(h.run(c, first, func() error { return err }))
+	}
+	var remainder string
+	err := h.run(c, first, func() error {
+		var err error
+		remainder, err = h.Handler.ComMultiQuery(ctx, c, query, okInfoFixed(callback))
+		return err
+	})
+	return remainder, errorOrNil(err)
+}
+
+func (h *protocolHandler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, prepare *mysql.PrepareData) ([]*querypb.Field, error) {
+	var fields []*querypb.Field
+	err := h.run(c, query, func() error {
+		var err error
+		fields, err = h.Handler.ComPrepare(ctx, c, query, prepare)
+		return err
+	})
+	return fields, errorOrNil(err)
+}
+
+func (h *protocolHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) error {
+	return errorOrNil(h.run(c, prepare.PrepareStmt, func() error { return h.Handler.ComStmtExecute(ctx, c, prepare, callback) }))
+}
+
+// run runs one statement, stmt, and returns its error as the client sees it, after keeping
+// the error in the diagnostics area. A statement that reads the diagnostics (SELECT
+// @@warning_count) runs with the session's warnings locked, since the engine would clear them.
+func (h *protocolHandler) run(c *mysql.Conn, stmt string, exec func() error) *mysql.SQLError {
+	kind := statement.ClassifyDiagnostics(stmt)
+	if cl := clientOf(c); cl != nil && kind == statement.ReadsDiagnostics {
+		cl.session.LockWarnings()
+		defer cl.session.UnlockWarnings()
+	}
+	err := clientError(exec())
+	if kind == statement.ClearsDiagnostics {
+		h.recordDiagnostics(c, err)
+	}
+	if err == nil {
+		trackSavepoints(c, stmt)
+	}
+	return err
+}
+
+// okInfoLength is the one info length the protocol library writes readably: it writes an OK
+// packet's info text as '#' and the text to the end of the packet, while MySQL writes a
+// length-encoded string and libmysqlclient / libmariadb read one, so they take '#' (35) as the
+// length. A shorter info ("Statement prepared" of SQL PREPARE) made them fail with ERROR 2027
+// (malformed packet); a longer one ("Rows matched: ...") they read cut to 35 bytes, and
+// clients that read to the end of the packet (PyMySQL, Node's mysql) see it whole after the '#'.
+const okInfoLength = '#'
+
+// okInfoFixed pads a short OK-packet info text with spaces to okInfoLength.
+func okInfoFixed(callback mysql.ResultSpoolFn) mysql.ResultSpoolFn {
+	return func(r *sqltypes.Result, more bool) error {
+		if r != nil && len(r.Fields) == 0 && r.Info != "" && len(r.Info) < okInfoLength {
+			r.Info += strings.Repeat(" ", okInfoLength-len(r.Info))
+		}
+		return callback(r, more)
+	}
+}
+
+// errorOrNil keeps a nil *mysql.SQLError from becoming a non-nil error.
+func errorOrNil(err *mysql.SQLError) error {
+	if err == nil {
+		return nil
+	}
+	return err
+}

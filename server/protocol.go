@@ -1,0 +1,130 @@
+package server
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dolthub/vitess/go/mysql"
+	"github.com/dolthub/vitess/go/sqltypes"
+	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+)
+
+// maxLoggedInput is the most of anything a client sent (a statement, a name) that goes into a
+// log line.
+const maxLoggedInput = 1024
+
+// guardHandler sits between the protocol layer and the engine's handler: it links each
+// connection's packet reader to the connection's prepared statements, answers a
+// COM_RESET_CONNECTION that comes before any session exists (the engine's handler would
+// dereference the missing session), and logs each failed statement once, as one line.
+type guardHandler struct {
+	mysql.Handler
+	s *Server
+}
+
+func (h guardHandler) NewConnection(c *mysql.Conn) {
+	if p := packetConnOf(c.Conn); p != nil {
+		// Called from the connection's goroutine, like every later use of PrepareData.
+		p.prepared = func(id uint32) bool { _, ok := c.PrepareData[id]; return ok }
+	}
+	h.Handler.NewConnection(c)
+}
+
+func (h guardHandler) ComResetConnection(c *mysql.Conn) error {
+	if clientOf(c) == nil {
+		return nil // no session yet: nothing to reset
+	}
+	return h.Handler.ComResetConnection(c)
+}
+
+func (h guardHandler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
+	err := h.Handler.ComQuery(ctx, c, query, callback)
+	h.failed(c, query, err)
+	return err
+}
+
+func (h guardHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
+	rest, err := h.Handler.ComMultiQuery(ctx, c, query, callback)
+	h.failed(c, strings.TrimSuffix(query, rest), err)
+	return rest, err
+}
+
+func (h guardHandler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, prepare *mysql.PrepareData) ([]*querypb.Field, error) {
+	fields, err := h.Handler.ComPrepare(ctx, c, query, prepare)
+	h.failed(c, query, err)
+	return fields, err
+}
+
+func (h guardHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) error {
+	err := h.Handler.ComStmtExecute(ctx, c, prepare, callback)
+	h.failed(c, prepare.PrepareStmt, err)
+	return err
+}
+
+// failed logs a failed statement as one line: the error's text (never a stack), the user, the
+// connection id and at most maxLoggedInput bytes of the statement; at most
+// statementLogBurst lines per connection per second, the rest counted in the next line.
+func (h guardHandler) failed(c *mysql.Conn, stmt string, err error) {
+	if err == nil {
+		return
+	}
+	cl := clientOf(c)
+	if cl == nil {
+		return
+	}
+	suppressed, ok := cl.errorLog.take(time.Now())
+	if !ok {
+		return
+	}
+	attrs := []any{"user", truncate(c.User, maxLoggedInput), "connection", c.ConnectionID,
+		"err", truncate(firstLine(err.Error()), maxLoggedInput), "statement", truncate(stmt, maxLoggedInput)}
+	if suppressed > 0 {
+		attrs = append(attrs, "suppressed", suppressed)
+	}
+	h.s.logger.Info("statement failed", attrs...)
+}
+
+// statementLogBurst is how many failed statements per second one connection may log.
+const statementLogBurst = 5
+
+// logBudget allows statementLogBurst lines per second and counts the lines it refused.
+type logBudget struct {
+	mu         sync.Mutex
+	window     time.Time
+	used       int
+	suppressed int
+}
+
+// take reports whether a line may be written now, and how many were refused since the last.
+func (b *logBudget) take(now time.Time) (suppressed int, ok bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if now.Sub(b.window) >= time.Second {
+		b.window, b.used = now, 0
+	}
+	if b.used >= statementLogBurst {
+		b.suppressed++
+		return 0, false
+	}
+	b.used++
+	suppressed, b.suppressed = b.suppressed, 0
+	return suppressed, true
+}
+
+// truncate cuts s to at most n bytes, saying how long it was.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "... (" + strconv.Itoa(len(s)) + " bytes)"
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

@@ -1,0 +1,23 @@
+package statement
+
+import "testing"
+
+func TestIsExplain(t *testing.T) {
+	for _, c := range []struct {
+		sql  string
+		want bool
+	}{
+		{"EXPLAIN SELECT 1", true},
+		{"explain plan select * from t where id = 1", true},
+		{"  /* c */ DESCRIBE t", true},
+		{"desc t", true},
+		{"SELECT 'explain'", false},
+		{"`explain`", false},
+		{"", false},
+		{"descx t", false},
+	} {
+		if got := IsExplain(c.sql); got != c.want {
+			t.Errorf("IsExplain(%q) = %v, want %v", c.sql, got, c.want)
+		}
+	}
+}
