@@ -232,7 +232,7 @@ func TestSIGTERMLetsRunningStatementFinish(t *testing.T) {
 		var n int64
 		done <- db.QueryRow(heavyQuery).Scan(&n)
 	}()
-	eventually(t, 10*time.Second, "the heavy statement to start", func() (bool, string) {
+	eventually(t, 15*time.Second, "the heavy statement to start", func() (bool, string) {
 		rows := queryStrings(t, s.adminDB(), "SELECT value FROM system.metrics WHERE metric = 'Query'")
 		n := 0
 		if len(rows) == 1 {
@@ -308,7 +308,7 @@ func TestStatementOfAClientThatLeftIsCancelled(t *testing.T) {
 	if err == nil {
 		t.Fatal("the endless statement finished")
 	}
-	eventually(t, 5*time.Second, "the abandoned statement cancelled", func() (bool, string) {
+	eventually(t, 15*time.Second, "the abandoned statement cancelled", func() (bool, string) {
 		rows := queryStrings(t, s.adminDB(), "SELECT value FROM system.metrics WHERE metric = 'Query'")
 		return len(rows) == 1 && rows[0] == "1", strings.Join(rows, ",") // only this one
 	})
