@@ -426,3 +426,36 @@ SELECT COUNT(*) FROM parent;
 		t.Error("COM_STATISTICS answered before login")
 	}
 }
+
+// TestSystemRewriteKeepsTokensAndNames: the server backquotes the bare word system for the
+// parser; a backquoted name right beside it stays a separate token, and result columns are named
+// by the text the client wrote.
+func TestSystemRewriteKeepsTokensAndNames(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	for _, q := range []string{"CREATE TABLE main.`system` (`system` INT, x INT)", "INSERT INTO main.`system` VALUES (7, 8)"} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	for _, c := range []struct{ query, column, value string }{
+		{"SELECT system`x` FROM main.system", "x", "7"},
+		{"SELECT x + 1 FROM main.system", "x + 1", "9"},
+		{"SELECT system.metrics.value * 0 FROM system.metrics WHERE metric = 'MySQLConnection'", "system.metrics.value * 0", "0"},
+	} {
+		rows, err := db.Query(c.query)
+		if err != nil {
+			t.Errorf("%s: %v", c.query, err)
+			continue
+		}
+		cols, _ := rows.Columns()
+		var v string
+		if rows.Next() {
+			rows.Scan(&v)
+		}
+		rows.Close()
+		if len(cols) != 1 || cols[0] != c.column || v != c.value {
+			t.Errorf("%s: column %q value %q, want %q %q", c.query, cols, v, c.column, c.value)
+		}
+	}
+}
