@@ -128,7 +128,7 @@ var serverSettings = []serverSettingDef{
 		description: "Memory (bytes) the memory warning counts as 100%; 0 = the cgroup memory limit, or the host's total memory.",
 		field:       func(c *Config) any { return &c.MaxServerMemoryUsage }},
 	{name: "collation_server", kind: kindString, engine: true,
-		description: "Default collation of new databases, tables and string literals (MySQL 8's by default: case- and accent-insensitive).",
+		description: "Default collation of new databases, tables and string literals; utf8mb4_0900_bin compares bytes, utf8mb4_0900_ai_ci (MySQL 8's default) ignores case and accents.",
 		field:       func(c *Config) any { return &c.CollationServer }},
 	{name: "warning_suppress_regexp", kind: kindString, reloadable: true,
 		description: "Warnings whose message matches this regular expression (RE2 syntax) are not shown; empty = none.",
