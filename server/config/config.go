@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -43,6 +44,7 @@ type Config struct {
 	MaxServerMemoryUsage            uint64        // max_server_memory_usage, bytes, 0 = none
 	WarningSuppressRegexp           string        // warning_suppress_regexp, "" = none
 	CollationServer                 string        // collation_server: default collation, e.g. utf8mb4_0900_ai_ci
+	SecureFilePriv                  string        // secure_file_priv, "" = no file access from SQL (restart needed)
 
 	Warnings    ResourceOverloadWarnings // [resource_overload_warnings]
 	Settings    SessionDefaults          // [settings]
@@ -255,6 +257,10 @@ func (c *Config) Validate() error {
 	if _, err := regexp.Compile(c.WarningSuppressRegexp); err != nil {
 		add(keyErrorf([]string{"warning_suppress_regexp"}, "warning_suppress_regexp (%q) is not a valid regular expression: %v",
 			c.WarningSuppressRegexp, err))
+	}
+	if c.SecureFilePriv != "" && !filepath.IsAbs(c.SecureFilePriv) {
+		add(keyErrorf([]string{"secure_file_priv"}, "secure_file_priv (%q) must be an absolute path to a directory, or \"\" for no file access",
+			c.SecureFilePriv))
 	}
 	errs = append(errs, c.Warnings.validate()...)
 	errs = append(errs, c.validateSessionSettings()...)
