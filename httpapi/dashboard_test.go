@@ -33,7 +33,7 @@ func historyServer(t *testing.T) *httptest.Server {
 	metrics, warns := recorded()
 	srv, err := Listen("127.0.0.1:0", Options{
 		State: &fakeState{}, Logger: discard(), Metrics: metrics, Warnings: warns, Retention: time.Hour,
-		Authenticate: func(user, password string) bool { return user == "admin" && password == "secret" },
+		Authenticate: func(user, password, _ string) bool { return user == "admin" && password == "secret" },
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -324,3 +324,105 @@ func connectTo(t testing.TB, addr, db string) error {
 	defer pool.Close()
 	return pool.Ping()
 }
+
+// TestSQLPrepareInLibmariadbClients: the OK packet of SQL PREPARE carries an info text that
+// libmariadb (the mariadb CLI, mysqlclient) reads as a length-encoded string.
+func TestSQLPrepareInLibmariadbClients(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	out, err := mariadbCLI(t, s.addr, "default", "PREPARE s FROM 'SELECT ? + 40';\nSET @a = 2;\nEXECUTE s USING @a;\nDEALLOCATE PREPARE s;\n", "--batch", "--skip-column-names")
+	if err != nil || strings.TrimSpace(out) != "42" {
+		t.Errorf("mariadb CLI: SQL PREPARE / EXECUTE: %v\n%s", err, out)
+	}
+	out = runPython(t, "MySQLdb", `
+conn = connect()
+cur = conn.cursor()
+cur.execute("PREPARE s FROM 'SELECT ? + 40'")
+print("info:", conn.info().strip())
+cur.execute("SET @a = 2")
+cur.execute("EXECUTE s USING @a")
+print("result:", cur.fetchone()[0])
+`, s.addr, "default", "")
+	if !strings.Contains(out, "info: Statement prepared") || !strings.Contains(out, "result: 42") {
+		t.Errorf("mysqlclient: SQL PREPARE / EXECUTE:\n%s", out)
+	}
+}
+
+// TestBackupAndAdminTools: mariadb-dump --single-transaction (SAVEPOINT, ROLLBACK TO SAVEPOINT,
+// RELEASE SAVEPOINT) restored into a second server, CREATE SCHEMA in a session without a
+// current database (mariadb-slap --iterations=2), and mariadb-admin status (COM_STATISTICS).
+func TestBackupAndAdminTools(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	for _, q := range []string{
+		"CREATE TABLE parent (id INT PRIMARY KEY, name VARCHAR(20))",
+		"CREATE TABLE child (id INT PRIMARY KEY, parent_id INT, FOREIGN KEY (parent_id) REFERENCES parent(id))",
+		"INSERT INTO parent VALUES (1, 'one'), (2, 'two')",
+		"INSERT INTO child VALUES (10, 1), (11, 2)",
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	host, port, _ := net.SplitHostPort(s.addr)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	dump, err := exec.CommandContext(ctx, need(t, "mariadb-dump"), "-h", host, "-P", port, "-u", "default", "--skip-ssl",
+		"--single-transaction", "main").Output()
+	if err != nil {
+		t.Fatalf("mariadb-dump --single-transaction main: %v", err)
+	}
+	restored := startServer(t, serverOptions{})
+	if out, err := mariadbCLI(t, restored.addr, "default", string(dump), "main"); err != nil {
+		t.Fatalf("restore the dump: %v\n%s", err, out)
+	}
+	for _, q := range []string{"SELECT id, name FROM parent ORDER BY id", "SELECT id, parent_id FROM child ORDER BY id"} {
+		if want, got := queryStrings(t, db, q), queryStrings(t, restored.db(), q); !slices.Equal(got, want) {
+			t.Errorf("%s after restore = %q, want %q", q, got, want)
+		}
+	}
+
+	out, err := mariadbCLI(t, s.addr, "default", `
+START TRANSACTION;
+SAVEPOINT a;
+SELECT COUNT(*) FROM parent;
+ROLLBACK TO SAVEPOINT a;
+RELEASE SAVEPOINT a;
+SAVEPOINT b;
+INSERT INTO parent VALUES (3, 'three');
+ROLLBACK TO SAVEPOINT b;
+RELEASE SAVEPOINT nope;
+ROLLBACK;
+SELECT COUNT(*) FROM parent;
+`, "--force", "--batch", "--skip-column-names")
+	for _, want := range []string{"ERROR 1235 (42000)", "ERROR 1305 (42000)", "SAVEPOINT nope does not exist"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("savepoints: output lacks %q:\n%s", want, out)
+		}
+	}
+	if lines := strings.Fields(out); len(lines) < 2 || lines[0] != "2" || lines[len(lines)-1] != "2" {
+		t.Errorf("savepoints: counts before and after the rolled back transaction should be 2 and 2:\n%s", out)
+	}
+
+	out, err = mariadbCLI(t, s.addr, "default", "CREATE SCHEMA slap;\nUSE slap;\nDROP SCHEMA slap;\nCREATE SCHEMA slap;\nSHOW DATABASES LIKE 'slap';\n", "--batch", "--skip-column-names")
+	if err != nil || strings.TrimSpace(out) != "slap" {
+		t.Errorf("CREATE SCHEMA without a current database: %v\n%s", err, out)
+	}
+	slap, err := exec.CommandContext(ctx, need(t, "mariadb-slap"), "-h", host, "-P", port, "-u", "default", "--skip-ssl",
+		"--iterations=2", "--auto-generate-sql", "--concurrency=2", "--number-of-queries=20").CombinedOutput()
+	if err != nil || !strings.Contains(string(slap), "Average number of seconds") {
+		t.Errorf("mariadb-slap --iterations=2: %v\n%s", err, slap)
+	}
+
+	status, err := exec.CommandContext(ctx, need(t, "mariadb-admin"), "-h", host, "-P", port, "-u", "default", "--skip-ssl", "status").CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(status), "Uptime: ") || !strings.Contains(string(status), "Threads: ") || !strings.Contains(string(status), "Questions: ") {
+		t.Errorf("mariadb-admin status: %v\n%s", err, status)
+	}
+	pre := dialRaw(t, s.addr)
+	pre.mustReadPacket() // greeting
+	if err := pre.writePacket(0, []byte{0x09}); err != nil {
+		t.Fatal(err)
+	}
+	if _, p, err := pre.readPacket(); err == nil && strings.HasPrefix(string(p), "Uptime") {
+		t.Error("COM_STATISTICS answered before login")
+	}
+}

@@ -181,7 +181,7 @@ readonly = true
 		t.Error("readonly constraint: SET accepted")
 	}
 	rows := queryStrings(t, s.open("app", "secret", s.addr), "SELECT name, min, max, readonly FROM system.settings ORDER BY name")
-	want := []string{"max_os_cpu_wait_time_ratio_to_throw\t1\t10\t0", "min_os_cpu_wait_time_ratio_to_throw\tNULL\tNULL\t1"}
+	want := []string{"max_os_cpu_wait_time_ratio_to_throw\t1\t10\t0", "min_os_cpu_wait_time_ratio_to_throw\tNULL\tNULL\t1", "queue_max_wait_ms\tNULL\tNULL\t0"}
 	if strings.Join(rows, "\n") != strings.Join(want, "\n") {
 		t.Errorf("system.settings constraints = %q, want %q", rows, want)
 	}

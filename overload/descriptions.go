@@ -7,7 +7,8 @@ import (
 
 // descriptions are the one-line texts of the system.asynchronous_metrics rows.
 var descriptions = map[string]string{
-	"OSCPUOverload":          "Ratio of the time the server's work waited for a CPU to the time it ran, over the trailing window: KernelRunQueueOverload + GoRunQueueOverload, 0 while busy time is at or under os_cpu_busy_time_threshold. Queries and connections are shed on it.",
+	"OSCPUOverload":          "Ratio of the time the server's work waited for a CPU to the time it ran, over the trailing window: KernelRunQueueOverload + GoRunQueueOverload + AdmissionQueueOverload, 0 while busy time is at or under os_cpu_busy_time_threshold. Queries and connections are shed on it.",
+	"AdmissionQueueOverload": "Part of OSCPUOverload from the admission queue: statements waited for a CPU slot (max_concurrent_statements, adaptive).",
 	"KernelRunQueueOverload": "Part of OSCPUOverload from the kernel's run queue: the server's threads were runnable while another process or a CPU quota had the CPU.",
 	"GoRunQueueOverload":     "Part of OSCPUOverload from the Go scheduler's run queue: the server had more runnable goroutines than GOMAXPROCS.",
 	"OSIdleTimeNormalized":   "Fraction of the host's CPU time that was idle over the trailing window, all CPUs together (/proc/stat), 0..1.",

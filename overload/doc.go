@@ -9,11 +9,12 @@
 // whose k CPU-bound tasks share c cores (k > c) under a fair scheduler waits
 // (k-c)/c. Busy is the CPU time of all the process's threads, summed from
 // /proc/self/task/*/schedstat (/proc/self/schedstat is the main thread only).
-// Wait has two parts, and a Go server needs both:
+// Wait has three parts, and a Go server needs them all:
 //
 //   - Kernel run-queue wait (schedstat's second field): the threads were
 //     runnable while another process, or a CPU quota, had the CPU — a noisy
 //     neighbour.
+//
 //   - Go run-queue wait: the runtime sizes GOMAXPROCS to the CPUs the process
 //     may use, so when the server itself has more runnable goroutines than
 //     CPUs its threads do not queue in the kernel; its goroutines queue in the
@@ -23,9 +24,14 @@
 //     sum of events times bucket midpoints estimates the wait, scaled by 8
 //     because the runtime records one scheduling event in eight.
 //
-// Both parts are published (KernelRunQueueOverload, GoRunQueueOverload) next
-// to their sum (OSCPUOverload), so an operator sees whether the server or a
-// neighbour is the cause.
+//   - Admission queue wait (Config.QueueWait): statements that wait for a CPU
+//     slot are work waiting for a CPU as much as runnable goroutines are, so
+//     with k CPU-bound statements on c processors the three parts still add
+//     up to (k-c)/c, however many statements the slots let run.
+//
+// The parts are published (KernelRunQueueOverload, GoRunQueueOverload,
+// AdmissionQueueOverload) next to their sum (OSCPUOverload), so an operator
+// sees whether the server or a neighbour is the cause.
 //
 // # Window and threshold
 //

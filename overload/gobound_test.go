@@ -1,6 +1,7 @@
 package overload
 
 import (
+	"fmt"
 	"testing"
 	"time"
 )
@@ -67,4 +68,47 @@ func (f *fixture) boundStep(s *Sampler, lump time.Duration) *Snapshot {
 	f.write("proc/self/task/101/schedstat", schedstat(f.busy, 0))
 	s.Sample()
 	return s.Snapshot()
+}
+
+// TestAdmissionQueuePart: k CPU-bound statements on one processor, s of them holding a slot
+// and k-s queued. The Go part sees s-1 statements waiting (plus the runtime's housekeeping,
+// which the bound removes), the admission queue k-s; the total reads k-1 whatever s is.
+func TestAdmissionQueuePart(t *testing.T) {
+	const k = 8
+	for _, slots := range []int{1, 2, 4, 8} {
+		t.Run(fmt.Sprint(slots, " slots"), func(t *testing.T) {
+			f := newFixture(t, "proc", "")
+			f.remove("proc/self/task/102")
+			var queued time.Duration
+			s := f.sampler(Settings{Interval: 100 * time.Millisecond, Window: time.Second, BusyThreshold: time.Millisecond})
+			s.goBound = &goWaitBound{running: func() int { return slots }, procs: func() int { return 1 }}
+			s.queueWait = func() time.Duration { return queued }
+			var snap *Snapshot
+			for range 30 {
+				queued += time.Duration(k-slots) * 100 * time.Millisecond
+				// The histogram: the statements that wait for the processor, and 160 ms of
+				// housekeeping (the GC's workers yielding) on top.
+				snap = f.boundStep(s, time.Duration(slots-1)*100*time.Millisecond+160*time.Millisecond)
+			}
+			want := map[string]float64{
+				"OSCPUOverload":          k - 1,
+				"GoRunQueueOverload":     float64(slots - 1),
+				"AdmissionQueueOverload": float64(k - slots),
+			}
+			for _, m := range snap.Metrics {
+				if w, ok := want[m.Name]; ok {
+					if d := m.Value - w; d > 0.05 || d < -0.05 {
+						t.Errorf("%s = %.3f, want %.3f", m.Name, m.Value, w)
+					}
+					delete(want, m.Name)
+				}
+			}
+			if len(want) > 0 {
+				t.Errorf("rows missing: %v", want)
+			}
+			if snap.Counters.QueueWaitMicros != uint64(queued/time.Microsecond) {
+				t.Errorf("QueueWaitMicros %d, want %d", snap.Counters.QueueWaitMicros, queued/time.Microsecond)
+			}
+		})
+	}
 }

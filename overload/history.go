@@ -12,6 +12,8 @@ type sample struct {
 	goWaitRaw    uint64 // the runtime histogram's estimate, ns
 	goExcess     uint64 // cumulative statements-over-processors integral, ns
 	goWaitOK     bool
+	queueWait    uint64 // admission queue wait, ns
+	queueWaitOK  bool
 	processCPU   uint64 // process CPU time from getrusage, ns
 	processCPUOK bool
 	cpu          cpuTimes // host /proc/stat

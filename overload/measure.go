@@ -38,11 +38,18 @@ func measure(base, newest *sample, g *gauges, settings Settings, counters Counte
 	if goKnown {
 		snap.GoOverload = waitRatio(newest.goWait-base.goWait, goBusy, settings.BusyThreshold)
 	}
-	snap.Overload = snap.KernelOverload + snap.GoOverload
+	// A statement waiting for a CPU slot is work waiting for a CPU: its wait counts like a
+	// runnable goroutine's, over the same busy time.
+	queueKnown := goBusyKnown && base.queueWaitOK && newest.queueWaitOK
+	if queueKnown {
+		snap.QueueOverload = waitRatio(newest.queueWait-base.queueWait, goBusy, settings.BusyThreshold)
+	}
+	snap.Overload = snap.KernelOverload + snap.GoOverload + snap.QueueOverload
 
 	snap.add("OSCPUOverload", snap.Overload, true)
 	snap.add("KernelRunQueueOverload", snap.KernelOverload, kernelKnown)
 	snap.add("GoRunQueueOverload", snap.GoOverload, goKnown)
+	snap.add("AdmissionQueueOverload", snap.QueueOverload, queueKnown)
 
 	hostKnown := span > 0 && base.cpuOK && newest.cpuOK && newest.cpu.total() > base.cpu.total()
 	if hostKnown {

@@ -103,12 +103,13 @@ func TestProbability(t *testing.T) {
 }
 
 func TestCountersEvents(t *testing.T) {
-	events := Counters{BusyMicros: 100, KernelWaitMicros: 30, GoWaitMicros: 12}.Events()
+	events := Counters{BusyMicros: 100, KernelWaitMicros: 30, GoWaitMicros: 12, QueueWaitMicros: 8}.Events()
 	want := map[string]uint64{
 		"OSCPUVirtualTimeMicroseconds":   100,
-		"OSCPUWaitMicroseconds":          42,
+		"OSCPUWaitMicroseconds":          50,
 		"KernelRunQueueWaitMicroseconds": 30,
 		"GoRunQueueWaitMicroseconds":     12,
+		"AdmissionQueueWaitMicroseconds": 8,
 	}
 	if len(events) != len(want) {
 		t.Fatalf("got %d events, want %d", len(events), len(want))

@@ -17,6 +17,7 @@ type Sampler struct {
 	clock        func() time.Time
 	logger       *slog.Logger
 	onSample     func(*Snapshot)
+	queueWait    func() time.Duration
 
 	mu          sync.Mutex // serializes samples and republishing
 	simulation  Simulation
@@ -54,6 +55,7 @@ func newSampler(cfg Config, goWait goWaitSource) *Sampler {
 		clock:        cfg.Clock,
 		logger:       cfg.Logger,
 		onSample:     cfg.OnSample,
+		queueWait:    cfg.QueueWait,
 		simulation:   NoSimulation(),
 		readers:      newReaders(cfg.ProcRoot, cfg.CgroupRoot, goWait),
 		goBound:      newGoWaitBound(cfg.RunningStatements),
@@ -107,6 +109,9 @@ func (s *Sampler) sample() *Snapshot {
 	smp := sample{at: s.clock()}
 	var g gauges
 	s.readers.read(&smp, &g, s.report)
+	if s.queueWait != nil {
+		smp.queueWait, smp.queueWaitOK = uint64(s.queueWait()), true
+	}
 	smp.goWaitRaw, smp.goExcess = smp.goWait, s.goBound.advance(smp.at)
 	previous := s.history.newestOrNil()
 	s.history.push(smp)
@@ -126,6 +131,7 @@ func (s *Sampler) sample() *Snapshot {
 	if newest.goWaitOK {
 		s.counters.GoWaitMicros = newest.goWait / 1000
 	}
+	s.counters.QueueWaitMicros = newest.queueWait / 1000
 	s.measured = measure(base, newest, &g, settings, s.counters, s.unavailable)
 	return s.publish()
 }

@@ -16,6 +16,9 @@ type Config struct {
 	// RunningStatements counts the server's statements running now; it bounds the Go run-queue
 	// wait (see goWaitBound). Nil: the runtime's histogram is used unbounded.
 	RunningStatements func() int
+	// QueueWait is the cumulative time statements waited for a CPU slot in the admission queue
+	// (it never decreases); it is the third part of the wait. Nil: no admission queue.
+	QueueWait func() time.Duration
 }
 
 // Settings are the sampler's reloadable settings. Zero values take defaults.

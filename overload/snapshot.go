@@ -10,9 +10,10 @@ import (
 type Snapshot struct {
 	Time           time.Time
 	Window         time.Duration // span covered by the deltas (shorter than Settings.Window at start-up)
-	Overload       float64       // OSCPUOverload, effective: KernelOverload + GoOverload, or the simulated value
+	Overload       float64       // OSCPUOverload, effective: KernelOverload + GoOverload + QueueOverload, or the simulated value
 	KernelOverload float64       // KernelRunQueueOverload: kernel run-queue wait / busy
 	GoOverload     float64       // GoRunQueueOverload: Go run-queue wait / busy
+	QueueOverload  float64       // AdmissionQueueOverload: admission-queue wait / busy
 	CPUBusy        float64       // CPUBusyRatio, effective: busy fraction of the CPU capacity
 	CPUBusyKnown   bool
 	Memory         float64 // MemoryOverloadRatio, effective: MemoryUsed / MemoryLimit
@@ -30,6 +31,7 @@ type Counters struct {
 	BusyMicros       uint64 // OSCPUVirtualTimeMicroseconds
 	KernelWaitMicros uint64 // KernelRunQueueWaitMicroseconds
 	GoWaitMicros     uint64 // GoRunQueueWaitMicroseconds
+	QueueWaitMicros  uint64 // AdmissionQueueWaitMicroseconds
 }
 
 // Event is one row of system.events.
@@ -44,9 +46,10 @@ type Event struct {
 func (c Counters) Events() []Event {
 	return []Event{
 		{"OSCPUVirtualTimeMicroseconds", c.BusyMicros, "CPU time the server's threads spent running on a CPU (sum of /proc/self/task/*/schedstat busy time), in microseconds."},
-		{"OSCPUWaitMicroseconds", c.KernelWaitMicros + c.GoWaitMicros, "Time the server's work was ready to run but waited for a CPU, in microseconds: KernelRunQueueWaitMicroseconds + GoRunQueueWaitMicroseconds."},
+		{"OSCPUWaitMicroseconds", c.KernelWaitMicros + c.GoWaitMicros + c.QueueWaitMicros, "Time the server's work was ready to run but waited for a CPU, in microseconds: KernelRunQueueWaitMicroseconds + GoRunQueueWaitMicroseconds + AdmissionQueueWaitMicroseconds."},
 		{"KernelRunQueueWaitMicroseconds", c.KernelWaitMicros, "Time the server's threads were runnable but waited in the kernel's run queue (another process or a CPU quota had the CPU), in microseconds."},
 		{"GoRunQueueWaitMicroseconds", c.GoWaitMicros, "Estimated time the server's goroutines were runnable but waited in the Go scheduler's run queue (more runnable work than GOMAXPROCS), in microseconds."},
+		{"AdmissionQueueWaitMicroseconds", c.QueueWaitMicros, "Time statements waited in the admission queue for a CPU slot, in microseconds."},
 	}
 }
 

@@ -12,7 +12,6 @@ import (
 	"overloadsql/server/config"
 
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/mysql_db"
 	"github.com/dolthub/vitess/go/mysql"
 )
 
@@ -230,34 +229,6 @@ func checkCachingSHA2(a account, salt, response []byte) bool {
 	return subtle.ConstantTimeCompare(expected, response) == 1
 }
 
-// grantPrivileges mirrors the accounts in the engine's privilege tables: admins get everything;
-// other users may read and write `main` and read `system`.
-func grantPrivileges(db *mysql_db.MySQLDb, users []config.User) {
-	ed := db.Editor()
-	defer ed.Close()
-	db.SetEnabled(true)
-	for _, u := range users {
-		ps := mysql_db.NewPrivilegeSetWithAllPrivileges()
-		if !u.Admin {
-			ps = mysql_db.NewPrivilegeSet()
-			ps.AddDatabase(mainDatabase,
-				sql.PrivilegeType_Select, sql.PrivilegeType_Insert, sql.PrivilegeType_Update, sql.PrivilegeType_Delete,
-				sql.PrivilegeType_Create, sql.PrivilegeType_Drop, sql.PrivilegeType_Alter, sql.PrivilegeType_Index,
-				sql.PrivilegeType_CreateView, sql.PrivilegeType_ShowView, sql.PrivilegeType_CreateTempTable,
-				sql.PrivilegeType_LockTables, sql.PrivilegeType_Trigger, sql.PrivilegeType_References)
-			ps.AddDatabase("system", sql.PrivilegeType_Select)
-		}
-		ed.PutUser(&mysql_db.User{
-			User:         u.Name,
-			Host:         "%",
-			PrivilegeSet: ps,
-			Plugin:       "mysql_native_password",
-			IsSuperUser:  u.Admin,
-			IsEphemeral:  true,
-		})
-	}
-}
-
 // checkAdminPassword reports whether password is the password of user and user is an admin:
 // HTTP basic auth of /dashboard and /history. Digests are compared in constant time, and the
 // same work is done for an unknown user.
@@ -277,4 +248,22 @@ func (s *authServer) checkAdminPassword(user, password string) bool {
 		match = subtle.ConstantTimeCompare(s2[:], a.doubleSHA1) == 1
 	}
 	return match && a.admin
+}
+
+// checkHTTPAdmin is checkAdminPassword for HTTP basic auth from remoteAddr (host:port): an
+// address with repeated failures waits first, as for MySQL logins (connection_control_*
+// settings; the failures of both count together).
+func (s *authServer) checkHTTPAdmin(user, password, remoteAddr string) bool {
+	host, _, err := net.SplitHostPort(remoteAddr)
+	if err != nil {
+		host = remoteAddr
+	}
+	if s.delays != nil {
+		s.delays.wait(host)
+	}
+	ok := s.checkAdminPassword(user, password)
+	if s.delays != nil {
+		s.delays.record(host, ok)
+	}
+	return ok
 }

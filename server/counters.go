@@ -3,6 +3,7 @@ package server
 import (
 	"sync/atomic"
 
+	"overloadsql/admission"
 	"overloadsql/overload"
 	"overloadsql/tables"
 )
@@ -22,6 +23,7 @@ type counters struct {
 	handshakeEvictions     atomic.Uint64
 	packetTooLarge         atomic.Uint64
 	delayedLogins          atomic.Uint64
+	admissionRejected      atomic.Uint64
 	connections            atomic.Int64
 	// running counts statements from the interceptor, not the engine's event hooks, which miss
 	// statements that panic.
@@ -43,13 +45,17 @@ func (c *counters) events() []overload.Event {
 		{Name: "HandshakeEvictedConnections", Value: c.handshakeEvictions.Load(), Description: "Unauthenticated connections closed to make room for a new one (max_unauthenticated_connections, or a full listener)."},
 		{Name: "PacketTooLargeClosedConnections", Value: c.packetTooLarge.Load(), Description: "Connections closed with error 1153 for sending more than max_allowed_packet (or, before login, more than 64 KiB)."},
 		{Name: "DelayedLogins", Value: c.delayedLogins.Load(), Description: "Login answers delayed after repeated failed logins from the same address (connection_control_* settings)."},
+		{Name: "AdmissionRejectedQueries", Value: c.admissionRejected.Load(), Description: "Statements that got no CPU slot (error 202, TOO_MANY_SIMULTANEOUS_QUERIES): the admission queue was full or their queue_max_wait_ms passed."},
 	}
 }
 
-func (c *counters) gauges(activeWarnings int) []tables.Gauge {
+func (c *counters) gauges(activeWarnings int, slots admission.State) []tables.Gauge {
 	return []tables.Gauge{
 		{Name: "MySQLConnection", Value: c.connections.Load(), Description: "Open MySQL-protocol connections, both listeners."},
-		{Name: "Query", Value: c.running.Load(), Description: "Statements running now."},
+		{Name: "Query", Value: c.running.Load(), Description: "Statements running now (not counting those queued for a CPU slot)."},
 		{Name: "OverloadWarnings", Value: int64(activeWarnings), Description: "Warnings shown in system.warnings now."},
+		{Name: "AdmissionSlots", Value: int64(slots.Slots), Description: "CPU slots now: how many ordinary statements may run at once (adapts to the Go scheduler's run queue, at most max_concurrent_statements)."},
+		{Name: "AdmissionRunningStatements", Value: int64(slots.Running), Description: "Ordinary statements holding a CPU slot now (admin-listener sessions and exempt statements take none)."},
+		{Name: "AdmissionQueuedStatements", Value: int64(slots.Queued), Description: "Statements waiting for a CPU slot now (at most max_queued_statements)."},
 	}
 }

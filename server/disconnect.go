@@ -75,3 +75,46 @@ func peerClosed(raw syscall.RawConn) bool {
 	})
 	return closed
 }
+
+// cancelWhenPeerCloses returns a context that is cancelled as soon as the client closes its
+// connection, for a statement that waits (in the admission queue) rather than runs: the wait for
+// the socket to become readable is the network poller's, so it costs no timer and no polling.
+// Nothing else reads the connection meanwhile: the protocol layer is blocked in this statement.
+// stop ends the watch and must be called before the connection is read again. When the client
+// sends something instead (a pipelined command), the watch ends without cancelling.
+func cancelWhenPeerCloses(ctx context.Context, c net.Conn) (context.Context, func()) {
+	tcp := tcpConnOf(c)
+	if tcp == nil {
+		return ctx, func() {}
+	}
+	raw, err := tcp.SyscallConn()
+	if err != nil {
+		return ctx, func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	watching := make(chan struct{})
+	go func() {
+		defer close(watching)
+		closed := false
+		// Read returns when the function returns true: when the socket has data or an end of
+		// file, or when the read deadline set by stop interrupts the wait.
+		err := raw.Read(func(fd uintptr) bool {
+			var b [1]byte
+			n, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+			if err == syscall.EAGAIN {
+				return false
+			}
+			closed = n == 0 || err != nil
+			return true
+		})
+		if err == nil && closed {
+			cancel()
+		}
+	}()
+	return ctx, func() {
+		_ = tcp.SetReadDeadline(time.Unix(1, 0))
+		<-watching
+		_ = tcp.SetReadDeadline(time.Time{})
+		cancel()
+	}
+}

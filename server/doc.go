@@ -12,6 +12,9 @@
 // of package overload, the warning registry of package warnings, the running configuration and
 // the counters.
 //
+// Who may do what is stated in one table in privileges.go: the engine's privilege tables hold
+// the grants, and a guard checks every plan before it runs for what grants cannot express.
+//
 // The configuration (package server/config) is loaded at start, may be reloaded without a
 // restart, and is swapped atomically: readers on hot paths take one pointer load.
 //
@@ -30,7 +33,8 @@
 //  3. persistence.mu: the persisted-settings file, read and replaced under it.
 //  4. The engine's system-variable registry lock (sql.SystemVariables): held by the engine while
 //     it sets a variable and calls the variable's NotifyChanged hook; taken by AssignValues.
-//  5. Leaf locks that take nothing else: staging.mu, the sampler's, the warning registry's.
+//  5. Leaf locks that take nothing else: staging.mu, the sampler's, the warning registry's, the
+//     admission controller's.
 //
 // The NotifyChanged hooks therefore never take the settings lock: a client's SET GLOBAL or SET
 // PERSIST only checks privileges and stages the value by connection; when the statement ends,

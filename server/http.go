@@ -34,7 +34,9 @@ func (h httpState) Gauges() []overload.Metric {
 }
 
 // gauges are the rows of system.metrics.
-func (s *Server) gauges() []tables.Gauge { return s.counters.gauges(s.registry.Len()) }
+func (s *Server) gauges() []tables.Gauge {
+	return s.counters.gauges(s.registry.Len(), s.admission.State())
+}
 
 // readiness says whether the main listener would accept a new connection now: not while the
 // server shuts down, not at max_connections, and not while the CPU overload gives a drop

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"overloadsql/admission"
 	"overloadsql/httpapi"
 	"overloadsql/overload"
 	"overloadsql/server/config"
@@ -20,6 +21,7 @@ func TestEveryRowHasAPrometheusName(t *testing.T) {
 	s.sampler = overload.NewSampler(overload.Config{Logger: slog.New(slog.DiscardHandler)})
 	defer s.sampler.Close()
 	s.sampler.Sample()
+	s.admission = admission.New(admissionLimits(config.Default()), admission.Options{})
 	state := httpState{s}
 
 	rows := map[string][]string{"asynchronous_metrics": overload.MetricNames()}

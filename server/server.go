@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"overloadsql/admission"
 	"overloadsql/httpapi"
 	"overloadsql/overload"
 	"overloadsql/server/config"
@@ -51,12 +52,14 @@ type Server struct {
 	variables *variables
 	http      *httpapi.Server // nil when http_listen is off
 
-	sampler  *overload.Sampler
-	registry *warnings.Registry
-	monitor  *warnings.Monitor
-	recorder *recorder // the history: system.*_log and the dashboard
+	sampler   *overload.Sampler
+	admission *admission.Controller
+	registry  *warnings.Registry
+	monitor   *warnings.Monitor
+	recorder  *recorder // the history: system.*_log and the dashboard
 
-	rejectLog *rateLimitedLog
+	rejectLog    *rateLimitedLog
+	admissionLog *rateLimitedLog
 	// reloadMu makes reloads one at a time; see the lock order in the package comment.
 	reloadMu sync.Mutex
 	// settingsMu is the settings lock: every change of the running configuration, of the
@@ -106,6 +109,8 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	s.recorder = newRecorder(running.MetricLogRetention)
 	s.registry.SetObserver(s.recorder.observeWarning)
 	s.rejectLog = newRateLimitedLog(s.logger, "statements rejected: CPU overloaded")
+	s.admissionLog = newRateLimitedLog(s.logger, "statements rejected: no CPU slot")
+	s.admission = admission.New(admissionLimits(running), admission.Options{})
 
 	s.monitor = warnings.NewMonitor(s.registry, warningsConfig(running), s.logger)
 	if err := s.applySuppress(running); err != nil {
@@ -116,6 +121,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		Settings:          samplerSettings(running),
 		OnSample:          s.onSample,
 		RunningStatements: func() int { return int(s.counters.running.Load()) },
+		QueueWait:         s.admission.QueueWait,
 	})
 
 	s.auth = newAuthServer(running.Users)
@@ -177,7 +183,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		if s.http, err = httpapi.Listen(running.HTTPListen, httpapi.Options{
 			State: httpState{s}, Logger: s.logger,
 			Metrics: s.recorder.metrics, Warnings: s.recorder.warnings, Retention: running.MetricLogRetention,
-			Authenticate: s.auth.checkAdminPassword,
+			Authenticate: s.auth.checkHTTPAdmin,
 		}); err != nil {
 			s.listener.Close()
 			return nil, err
@@ -194,9 +200,10 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		Options:  []gms.Option{interceptors.Option(), handlerOption(s.logger)},
 		ProtocolListenerFactory: func(c gms.Config, lc mysql.ListenerConfig, sel gms.ServerEventListener) (gms.ProtocolListener, error) {
 			lc.AuthServer = s.auth
+			lc.Listener = statisticsListener{Listener: lc.Listener, text: s.statisticsText}
 			return gms.MySQLProtocolListenerFactory(c, lc, sel)
 		},
-	}, s.engine, sql.NewContext, s.sessionBuilder, eventListener{&s.counters}, func(h mysql.Handler) (mysql.Handler, error) {
+	}, s.engine, s.newContext, s.sessionBuilder, eventListener{&s.counters}, func(h mysql.Handler) (mysql.Handler, error) {
 		return guardHandler{Handler: h, s: s}, nil
 	})
 	if err != nil {
@@ -223,6 +230,8 @@ func (s *Server) buildEngine(cfg *config.Config, collation sql.CollationID) *sql
 	engine.Parser = systemParser{next: engine.Parser}
 	allowViewsOverReadOnlyTables(engine.Analyzer)
 	grantPrivileges(engine.Analyzer.Catalog.MySQLDb, cfg.Users)
+	engine.Analyzer.Catalog.AuthHandler = mysqlAuthorization{engine.Analyzer.Catalog.AuthHandler}
+	engine.Analyzer.ExecBuilder = guard{next: engine.Analyzer.ExecBuilder, s: s}
 	return engine
 }
 
@@ -250,7 +259,38 @@ func (s *Server) sessionBuilder(ctx context.Context, conn *mysql.Conn, addr stri
 	client := &client{persisted: memory.GlobalsMap{}}
 	client.session = memory.NewSession(base, s.engine.Analyzer.Catalog.DbProvider).SetGlobals(client.persisted)
 	conn.ClientData = client
+	// The engine names a connection's user in its process list only after a COM_INIT_DB.
+	s.engine.ProcessList.ConnectionReady(client.session)
 	return client.session, nil
+}
+
+// newContext builds the engine's context of a statement. A non-admin's context sees only the
+// user's own connections in SHOW PROCESSLIST and information_schema.processlist.
+func (s *Server) newContext(ctx context.Context, opts ...sql.ContextOption) *sql.Context {
+	c := sql.NewContext(ctx, opts...)
+	if c.Session != nil && c.ProcessList != nil {
+		if user := c.Session.Client().User; !s.auth.isAdmin(user) {
+			c.ProcessList = ownProcesses{ProcessList: c.ProcessList, user: user}
+		}
+	}
+	return c
+}
+
+// ownProcesses is a process list that shows one user's connections only.
+type ownProcesses struct {
+	sql.ProcessList
+	user string
+}
+
+func (p ownProcesses) Processes() []sql.Process {
+	all := p.ProcessList.Processes()
+	own := all[:0]
+	for _, proc := range all {
+		if proc.User == p.user {
+			own = append(own, proc)
+		}
+	}
+	return own
 }
 
 // client is what the server keeps on a connection: its session, once the engine has built it,
@@ -262,6 +302,8 @@ type client struct {
 	// diagnosticsCtx is the context the handler updates @@warning_count and @@error_count
 	// with; only the connection's goroutine uses it.
 	diagnosticsCtx *sql.Context
+	// savepoints are the connection's savepoints (savepoint.go).
+	savepoints savepoints
 
 	cached atomic.Bool
 	lo, hi atomic.Uint64 // math.Float64bits
@@ -334,9 +376,17 @@ func (s *Server) Serve(ctx context.Context) error {
 		s.sampler.Run(ctx)
 		s.sampler.Close()
 	}()
+	adjusting := make(chan struct{})
+	go func() {
+		defer close(adjusting)
+		s.admission.Run(ctx, admission.NewGoScheduler(), admissionTick, func(err error) {
+			s.logger.Warn("CPU slots no longer adapt; the count stays where it is", "err", err)
+		})
+	}()
 	defer func() {
 		cancel()
 		<-sampling
+		<-adjusting
 	}()
 	if s.cfg.Load().Path != "" {
 		if err := config.Watch(ctx, s.cfg.Load().Path, s.logger, func() { s.Reload("file changed") }); err != nil {

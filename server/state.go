@@ -171,6 +171,7 @@ func (s *Server) apply(cfg *config.Config) error {
 	}
 	s.cfg.Store(cfg)
 	s.sampler.Reconfigure(samplerSettings(cfg))
+	s.admission.SetLimits(admissionLimits(cfg))
 	s.monitor.SetConfig(warningsConfig(cfg))
 	return nil
 }

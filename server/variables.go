@@ -41,12 +41,16 @@ func (vs *variables) register() error {
 	var vars []sql.SystemVariable
 	for _, st := range config.SessionSettings() {
 		def, _ := cfg.SessionDefault(st.Name)
+		hi, accepts := math.MaxFloat64, "a number >= 0"
+		if m := config.SessionSettingMax(st.Name); m > 0 {
+			hi, accepts = m, "a number from 0 to "+number(m)
+		}
 		vars = append(vars, &sql.MysqlSystemVariable{
 			Name:              st.Name,
 			Scope:             sql.GetMysqlScope(sql.SystemVariableScope_Both),
 			Dynamic:           true,
 			SetVarHintApplies: true,
-			Type:              checkedVariableType{types.NewSystemDoubleType(st.Name, 0, math.MaxFloat64), st.Name, "a number >= 0"},
+			Type:              checkedVariableType{types.NewSystemDoubleType(st.Name, 0, hi), st.Name, accepts},
 			Default:           def,
 			NotifyChanged:     vs.sessionSettingChanged,
 		})

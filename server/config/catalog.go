@@ -118,6 +118,12 @@ var serverSettings = []serverSettingDef{
 	{name: "overload_enforcement", kind: kindString, reloadable: true,
 		description: "enforce: reject queries and drop connections on overload; dry_run: decide, count and log, but serve.",
 		field:       func(c *Config) any { return &c.OverloadEnforcement }},
+	{name: "max_concurrent_statements", kind: kindInteger, reloadable: true,
+		description: "Most ordinary statements that run at once (CPU slots); the slot count adapts between 1 and this bound; 0 = adaptive only (at most 10000).",
+		field:       func(c *Config) any { return &c.MaxConcurrentStatements }},
+	{name: "max_queued_statements", kind: kindInteger, reloadable: true,
+		description: "Most statements that wait for a CPU slot at once; one more gets error 202 (TOO_MANY_SIMULTANEOUS_QUERIES); 0 = none waits.",
+		field:       func(c *Config) any { return &c.MaxQueuedStatements }},
 	{name: "max_server_memory_usage", kind: kindInteger, reloadable: true,
 		description: "Memory (bytes) the memory warning counts as 100%; 0 = the cgroup memory limit, or the host's total memory.",
 		field:       func(c *Config) any { return &c.MaxServerMemoryUsage }},
@@ -127,6 +133,9 @@ var serverSettings = []serverSettingDef{
 	{name: "warning_suppress_regexp", kind: kindString, reloadable: true,
 		description: "Warnings whose message matches this regular expression (RE2 syntax) are not shown; empty = none.",
 		field:       func(c *Config) any { return &c.WarningSuppressRegexp }},
+	{name: "secure_file_priv", kind: kindString,
+		description: "Directory (absolute path) that SELECT ... INTO OUTFILE/DUMPFILE, LOAD DATA and LOAD_FILE may use, for admins only; empty = no file access from SQL.",
+		field:       func(c *Config) any { return &c.SecureFilePriv }},
 	{name: "cpu_overload_warn_ratio", section: warningsSection, kind: kindFloat, reloadable: true,
 		description: "Fraction of CPU capacity busy at or above which the high CPU usage warning is raised, after cpu_overload_duration_seconds.",
 		field:       func(c *Config) any { return &c.Warnings.CPUWarnRatio }},
@@ -151,15 +160,32 @@ var serverSettings = []serverSettingDef{
 type sessionSettingDef struct {
 	SessionSetting
 	field func(d *SessionDefaults) *float64
+	max   float64 // the largest value accepted; 0 = any finite number
 }
 
 var sessionSettings = []sessionSettingDef{
 	{SessionSetting{"min_os_cpu_wait_time_ratio_to_throw", "Float64",
 		"CPU overload ratio above which statements are rejected with a probability rising to 1 at the max ratio."},
-		func(d *SessionDefaults) *float64 { return &d.MinOSCPUWaitTimeRatioToThrow }},
+		func(d *SessionDefaults) *float64 { return &d.MinOSCPUWaitTimeRatioToThrow }, 0},
 	{SessionSetting{"max_os_cpu_wait_time_ratio_to_throw", "Float64",
 		"CPU overload ratio at which every statement is rejected (error 745); rejecting is off when max <= 0 or max <= min."},
-		func(d *SessionDefaults) *float64 { return &d.MaxOSCPUWaitTimeRatioToThrow }},
+		func(d *SessionDefaults) *float64 { return &d.MaxOSCPUWaitTimeRatioToThrow }, 0},
+	{SessionSetting{QueueMaxWaitSetting, "Float64",
+		"Milliseconds a statement waits for a CPU slot before it fails with error 202 (TOO_MANY_SIMULTANEOUS_QUERIES); 0 = it does not wait."},
+		func(d *SessionDefaults) *float64 { return &d.QueueMaxWaitMs }, MaxQueueMaxWaitMs},
+}
+
+// QueueMaxWaitSetting is the session setting of the admission queue's deadline, in ms.
+const QueueMaxWaitSetting = "queue_max_wait_ms"
+
+// MaxQueueMaxWaitMs is the largest queue_max_wait_ms: an hour.
+const MaxQueueMaxWaitMs = 3_600_000
+
+// SessionSettingMax returns the largest value a session setting accepts; 0 = any finite
+// number.
+func SessionSettingMax(name string) float64 {
+	s, _ := lookupSessionSetting(name)
+	return s.max
 }
 
 // ServerSettings returns the catalog of server settings, in the order of config.toml.

@@ -10,8 +10,8 @@ import (
 
 func TestServerSettingsCatalog(t *testing.T) {
 	settings := ServerSettings()
-	if len(settings) != 28 {
-		t.Errorf("ServerSettings: %d settings, want 28 (22 top-level + 6 warnings)", len(settings))
+	if len(settings) != 31 {
+		t.Errorf("ServerSettings: %d settings, want 31 (25 top-level + 6 warnings)", len(settings))
 	}
 	want := map[string]ServerSetting{
 		"listen":                          {Type: "String", Default: "127.0.0.1:9004", Reloadable: false},
@@ -30,7 +30,10 @@ func TestServerSettingsCatalog(t *testing.T) {
 		"os_cpu_busy_time_threshold":                      {Type: "UInt64", Default: "1000000", Reloadable: true},
 		"overload_sample_interval_ms":                     {Type: "UInt64", Default: "100", Reloadable: true},
 		"overload_enforcement":                            {Type: "String", Default: "enforce", Reloadable: true},
+		"max_concurrent_statements":                       {Type: "UInt64", Default: "0", Reloadable: true},
+		"max_queued_statements":                           {Type: "UInt64", Default: "1000", Reloadable: true},
 		"warning_suppress_regexp":                         {Type: "String", Default: "", Reloadable: true},
+		"secure_file_priv":                                {Type: "String", Default: "", Reloadable: false},
 		"collation_server":                                {Type: "String", Default: "utf8mb4_0900_ai_ci", Reloadable: false, Engine: true},
 		"cpu_overload_warn_ratio":                         {Type: "Float64", Default: "0.9", Reloadable: true},
 		"cpu_overload_duration_seconds":                   {Type: "Float64", Default: "600", Reloadable: true},
@@ -73,7 +76,7 @@ func TestSessionSettingsCatalog(t *testing.T) {
 			t.Errorf("SessionSettings: %+v", s)
 		}
 	}
-	if want := []string{"min_os_cpu_wait_time_ratio_to_throw", "max_os_cpu_wait_time_ratio_to_throw"}; !slices.Equal(names, want) {
+	if want := []string{"min_os_cpu_wait_time_ratio_to_throw", "max_os_cpu_wait_time_ratio_to_throw", "queue_max_wait_ms"}; !slices.Equal(names, want) {
 		t.Errorf("SessionSettings: %v, want %v", names, want)
 	}
 	c := Default()

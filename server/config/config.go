@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"overloadsql/admission"
 )
 
 // Config is the whole configuration of the server: the server settings, the defaults and
@@ -35,10 +38,13 @@ type Config struct {
 	OverloadSampleInterval          time.Duration // overload_sample_interval_ms
 	MinDropRatio                    float64       // min_os_cpu_wait_time_ratio_to_drop_connection
 	MaxDropRatio                    float64       // max_os_cpu_wait_time_ratio_to_drop_connection
+	MaxConcurrentStatements         int           // max_concurrent_statements, 0 = adaptive only
+	MaxQueuedStatements             int           // max_queued_statements
 	OverloadEnforcement             string        // overload_enforcement: EnforcementEnforce | EnforcementDryRun
 	MaxServerMemoryUsage            uint64        // max_server_memory_usage, bytes, 0 = none
 	WarningSuppressRegexp           string        // warning_suppress_regexp, "" = none
 	CollationServer                 string        // collation_server: default collation, e.g. utf8mb4_0900_ai_ci
+	SecureFilePriv                  string        // secure_file_priv, "" = no file access from SQL (restart needed)
 
 	Warnings    ResourceOverloadWarnings // [resource_overload_warnings]
 	Settings    SessionDefaults          // [settings]
@@ -75,6 +81,7 @@ type ResourceOverloadWarnings struct {
 type SessionDefaults struct {
 	MinOSCPUWaitTimeRatioToThrow float64 // min_os_cpu_wait_time_ratio_to_throw
 	MaxOSCPUWaitTimeRatioToThrow float64 // max_os_cpu_wait_time_ratio_to_throw
+	QueueMaxWaitMs               float64 // queue_max_wait_ms
 }
 
 // Constraint limits what a non-admin session may set a session setting to.
@@ -112,6 +119,7 @@ func Default() *Config {
 		OSCPUBusyTimeThreshold:          1_000_000,
 		AsynchronousMetricsUpdatePeriod: time.Second,
 		OverloadSampleInterval:          100 * time.Millisecond,
+		MaxQueuedStatements:             1000,
 		OverloadEnforcement:             EnforcementEnforce,
 		CollationServer:                 DefaultCollation,
 		Warnings: ResourceOverloadWarnings{
@@ -122,6 +130,7 @@ func Default() *Config {
 			MemoryClearRatio: 0.8,
 			MemoryDuration:   600 * time.Second,
 		},
+		Settings:    SessionDefaults{QueueMaxWaitMs: 5000},
 		Constraints: map[string]Constraint{},
 		Users:       []User{{Name: "default", Admin: true}},
 	}
@@ -167,6 +176,10 @@ func pairErrorf(path, also []string, format string, args ...any) error {
 }
 
 const warningsSection = "resource_overload_warnings"
+
+// maxQueuedStatementsLimit bounds max_queued_statements: a queued statement holds a connection,
+// and a million connections is beyond any server of this kind.
+const maxQueuedStatementsLimit = 1_000_000
 
 // Validate checks every value and every relation between values. All problems are reported,
 // joined, each naming its key.
@@ -220,6 +233,14 @@ func (c *Config) Validate() error {
 			"overload_sample_interval_ms (%s) must be <= the window, asynchronous_metrics_update_period_s (%s s = %s ms)",
 			formatMillis(interval), formatSeconds(period), formatMillis(period)))
 	}
+	if c.MaxConcurrentStatements < 0 || c.MaxConcurrentStatements > admission.AdaptiveCeiling {
+		add(keyErrorf([]string{"max_concurrent_statements"}, "max_concurrent_statements (%d) must be between 0 (adaptive only) and %d",
+			c.MaxConcurrentStatements, admission.AdaptiveCeiling))
+	}
+	if c.MaxQueuedStatements < 0 || c.MaxQueuedStatements > maxQueuedStatementsLimit {
+		add(keyErrorf([]string{"max_queued_statements"}, "max_queued_statements (%d) must be between 0 and %d",
+			c.MaxQueuedStatements, maxQueuedStatementsLimit))
+	}
 	add(checkRatio([]string{"min_os_cpu_wait_time_ratio_to_drop_connection"}, c.MinDropRatio))
 	add(checkRatio([]string{"max_os_cpu_wait_time_ratio_to_drop_connection"}, c.MaxDropRatio))
 	if c.OverloadEnforcement != EnforcementEnforce && c.OverloadEnforcement != EnforcementDryRun {
@@ -233,6 +254,10 @@ func (c *Config) Validate() error {
 	if _, err := regexp.Compile(c.WarningSuppressRegexp); err != nil {
 		add(keyErrorf([]string{"warning_suppress_regexp"}, "warning_suppress_regexp (%q) is not a valid regular expression: %v",
 			c.WarningSuppressRegexp, err))
+	}
+	if c.SecureFilePriv != "" && !filepath.IsAbs(c.SecureFilePriv) {
+		add(keyErrorf([]string{"secure_file_priv"}, "secure_file_priv (%q) must be an absolute path to a directory, or \"\" for no file access",
+			c.SecureFilePriv))
 	}
 	errs = append(errs, c.Warnings.validate()...)
 	errs = append(errs, c.validateSessionSettings()...)
@@ -360,6 +385,10 @@ func (c *Config) validateSessionSettings() []error {
 		v := *s.field(&c.Settings)
 		if err := checkRatio(path, v); err != nil {
 			errs = append(errs, err)
+			continue
+		}
+		if s.max > 0 && v > s.max {
+			errs = append(errs, keyErrorf(path, "settings.%s (%s) must be <= %s", s.Name, formatFloat(v), formatFloat(s.max)))
 			continue
 		}
 		if !valid[s.Name] {

@@ -31,12 +31,15 @@ overload_sample_interval_ms = 250
 min_os_cpu_wait_time_ratio_to_drop_connection = 2
 max_os_cpu_wait_time_ratio_to_drop_connection = 6.5
 overload_enforcement = "dry_run"
+max_concurrent_statements = 16
+max_queued_statements = 50
 max_server_memory_usage = 8000000000
 warning_suppress_regexp = "^High CPU"
 
 [settings]
 min_os_cpu_wait_time_ratio_to_throw = 1.5
 max_os_cpu_wait_time_ratio_to_throw = 4
+queue_max_wait_ms = 250
 
 [constraints.max_os_cpu_wait_time_ratio_to_throw]
 min = 2
@@ -77,7 +80,9 @@ password_double_sha1_hex = "14E65567ABDB5135D0CFD9A70B3032C179A49EE7"
 				c.OverloadEnforcement = EnforcementDryRun
 				c.MaxServerMemoryUsage = 8_000_000_000
 				c.WarningSuppressRegexp = "^High CPU"
-				c.Settings = SessionDefaults{MinOSCPUWaitTimeRatioToThrow: 1.5, MaxOSCPUWaitTimeRatioToThrow: 4}
+				c.MaxConcurrentStatements = 16
+				c.MaxQueuedStatements = 50
+				c.Settings = SessionDefaults{MinOSCPUWaitTimeRatioToThrow: 1.5, MaxOSCPUWaitTimeRatioToThrow: 4, QueueMaxWaitMs: 250}
 				c.Constraints = map[string]Constraint{
 					"max_os_cpu_wait_time_ratio_to_throw": {Min: ptr(2), Max: ptr(10.5), Readonly: true},
 				}
@@ -269,6 +274,21 @@ func TestParseErrors(t *testing.T) {
 			want: "config.toml:1: max_connections (0) must be >= 1",
 		},
 		{
+			name: "max_concurrent_statements over the ceiling",
+			file: "max_concurrent_statements = 10001\n",
+			want: "config.toml:1: max_concurrent_statements (10001) must be between 0 (adaptive only) and 10000",
+		},
+		{
+			name: "negative max_queued_statements",
+			file: "max_queued_statements = -1\n",
+			want: "config.toml:1: max_queued_statements (-1) must be between 0 and 1000000",
+		},
+		{
+			name: "queue_max_wait_ms over an hour",
+			file: "[settings]\nqueue_max_wait_ms = 3600001\n",
+			want: "config.toml:2: settings.queue_max_wait_ms (3600001) must be <= 3600000",
+		},
+		{
 			name: "bad listen address",
 			file: "listen = \"localhost\"\n",
 			want: `config.toml:1: listen ("localhost") must be host:port with a numeric port, e.g. "127.0.0.1:9004"`,
@@ -311,7 +331,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "constraint on an unknown setting",
 			file: "\n[constraints.max_memory_usage]\nmax = 1\n",
-			want: `config.toml:2: constraints.max_memory_usage: unknown session setting "max_memory_usage" (known: min_os_cpu_wait_time_ratio_to_throw, max_os_cpu_wait_time_ratio_to_throw)`,
+			want: `config.toml:2: constraints.max_memory_usage: unknown session setting "max_memory_usage" (known: min_os_cpu_wait_time_ratio_to_throw, max_os_cpu_wait_time_ratio_to_throw, queue_max_wait_ms)`,
 		},
 		{
 			name: "constraint min above max",

@@ -1,0 +1,100 @@
+package admission
+
+import (
+	"context"
+	"fmt"
+	"runtime/metrics"
+	"time"
+)
+
+// Load is the Go scheduler's state at one instant.
+type Load struct {
+	Runnable int // goroutines ready to run but not running
+	Procs    int // processors (GOMAXPROCS)
+}
+
+// Scheduler reads the Go scheduler's Load.
+type Scheduler interface {
+	Load() (Load, error)
+}
+
+// Adjust moves the slot count by at most one after a look at the scheduler (see the package
+// comment): one less on a backlog, one more when saturated without one.
+func (c *Controller) Adjust(l Load) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	procs := max(l.Procs, 1)
+	// The goroutine that samples displaced at most one other: that one is not a backlog.
+	backlog := l.Runnable - 1
+	switch {
+	case backlog >= procs:
+		if c.slots > 1 && c.running <= c.slots {
+			c.slots--
+		}
+	case backlog <= 0 && c.running >= c.slots:
+		if c.slots < c.limits.ceiling() {
+			c.slots++
+			c.grant()
+		}
+	}
+}
+
+// Run adjusts the slot count every tick while statements run or wait, and sleeps while the
+// server is idle (a statement's arrival wakes it), until ctx ends. A failing Scheduler stops
+// the adaptation (the count stays where it is); the error is returned once through report.
+func (c *Controller) Run(ctx context.Context, s Scheduler, tick time.Duration, report func(error)) {
+	ticker := time.NewTicker(tick)
+	defer ticker.Stop()
+	for {
+		if st := c.State(); st.Running == 0 && st.Queued == 0 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-c.wake:
+			}
+			ticker.Reset(tick)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-c.wake:
+		case <-ticker.C:
+			l, err := s.Load()
+			if err != nil {
+				report(err)
+				<-ctx.Done()
+				return
+			}
+			c.Adjust(l)
+		}
+	}
+}
+
+// Names of the runtime metrics GoScheduler reads.
+const (
+	runnableMetric = "/sched/goroutines/runnable:goroutines"
+	procsMetric    = "/sched/gomaxprocs:threads"
+)
+
+// GoScheduler reads the Load of this process's Go scheduler from runtime/metrics (a lock of
+// the scheduler and a walk over the processors, well under a microsecond). It is not safe for
+// concurrent use: one Run owns it.
+type GoScheduler struct {
+	samples []metrics.Sample
+}
+
+// NewGoScheduler returns a GoScheduler.
+func NewGoScheduler() *GoScheduler {
+	return &GoScheduler{samples: []metrics.Sample{{Name: runnableMetric}, {Name: procsMetric}}}
+}
+
+// Load implements Scheduler.
+func (g *GoScheduler) Load() (Load, error) {
+	metrics.Read(g.samples)
+	for _, s := range g.samples {
+		if s.Value.Kind() != metrics.KindUint64 {
+			return Load{}, fmt.Errorf("runtime/metrics %s is not supported by this Go runtime", s.Name)
+		}
+	}
+	return Load{Runnable: int(g.samples[0].Value.Uint64()), Procs: int(g.samples[1].Value.Uint64())}, nil
+}

@@ -1,0 +1,58 @@
+package admission
+
+type waiterState int
+
+const (
+	waiting waiterState = iota
+	granted
+	expired
+	cancelled
+)
+
+// waiter is one statement in the queue. state and the links are guarded by the Controller's
+// mutex; ready is closed exactly once, when the waiter leaves the queue.
+type waiter struct {
+	ready      chan struct{}
+	at         int64 // enqueue time, ns since the Controller's epoch
+	state      waiterState
+	prev, next *waiter
+}
+
+// queue is a FIFO of waiters, a doubly linked list so that a waiter that leaves early is taken
+// out in constant time.
+type queue struct {
+	head, tail *waiter
+	len        int
+}
+
+func (q *queue) push(w *waiter) {
+	w.prev, w.next = q.tail, nil
+	if q.tail == nil {
+		q.head = w
+	} else {
+		q.tail.next = w
+	}
+	q.tail = w
+	q.len++
+}
+
+func (q *queue) pop() *waiter {
+	w := q.head
+	q.remove(w)
+	return w
+}
+
+func (q *queue) remove(w *waiter) {
+	if w.prev == nil {
+		q.head = w.next
+	} else {
+		w.prev.next = w.next
+	}
+	if w.next == nil {
+		q.tail = w.prev
+	} else {
+		w.next.prev = w.prev
+	}
+	w.prev, w.next = nil, nil
+	q.len--
+}

@@ -1,0 +1,252 @@
+package integration
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// admissionGauges reads the admission rows of system.metrics on the admin listener.
+func admissionGauges(t *testing.T, admin *sql.DB) (slots, running, queued int) {
+	t.Helper()
+	rows := queryStrings(t, admin, "SELECT metric, value FROM system.metrics WHERE metric LIKE 'Admission%' ORDER BY metric")
+	got := map[string]int{}
+	for _, r := range rows {
+		name, value, _ := strings.Cut(r, "\t")
+		n, err := strconv.Atoi(value)
+		if err != nil {
+			t.Fatalf("system.metrics %s = %q", name, value)
+		}
+		got[name] = n
+	}
+	if len(got) != 3 {
+		t.Fatalf("admission rows of system.metrics: %q", rows)
+	}
+	return got["AdmissionSlots"], got["AdmissionRunningStatements"], got["AdmissionQueuedStatements"]
+}
+
+// waitForGauges polls until the running and queued statements are as given.
+func waitForGauges(t *testing.T, admin *sql.DB, running, queued int) {
+	t.Helper()
+	eventually(t, 10*time.Second, fmt.Sprintf("%d running, %d queued", running, queued), func() (bool, string) {
+		s, r, q := admissionGauges(t, admin)
+		return r == running && q == queued, fmt.Sprintf("slots %d, running %d, queued %d", s, r, q)
+	})
+}
+
+// holdSlot runs SELECT SLEEP(seconds) on its own connection; wait returns its error.
+func holdSlot(t *testing.T, db *sql.DB, seconds float64) (wait func() error) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() {
+		var n int
+		done <- db.QueryRowContext(context.Background(), fmt.Sprintf("SELECT SLEEP(%g)", seconds)).Scan(&n)
+	}()
+	return func() error { return <-done }
+}
+
+func want202(t *testing.T, err error, parts ...string) {
+	t.Helper()
+	if err == nil {
+		t.Fatal("want error 202, the statement ran")
+	}
+	me := mysqlError(t, err)
+	if me.Number != 202 || string(me.SQLState[:]) != "HY000" {
+		t.Fatalf("want error 202 (HY000), got %d (%s): %s", me.Number, me.SQLState, me.Message)
+	}
+	for _, p := range parts {
+		if !strings.Contains(me.Message, p) {
+			t.Errorf("error 202 message lacks %q: %s", p, me.Message)
+		}
+	}
+}
+
+// TestSleepersDoNotHoldTheCPUHostage: 50 statements that sleep a second each, at once. With a
+// fixed slot count of GOMAXPROCS they would take 50/GOMAXPROCS seconds (25 s on two cores, 50 s
+// on one); the slots grow while all are taken and the Go scheduler has nothing runnable, so they
+// all run together and finish in about a second. The bound, 10 s, leaves room for a loaded
+// machine (50 connections, each with a handshake) and still fails a fixed count.
+func TestSleepersDoNotHoldTheCPUHostage(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	db.SetMaxOpenConns(60)
+	db.SetMaxIdleConns(60)
+	conns := make([]*sql.Conn, 50)
+	for i := range conns {
+		conns[i] = session(t, db)
+	}
+	start := time.Now()
+	errs := make(chan error, len(conns))
+	var wg sync.WaitGroup
+	for _, c := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var n int
+			errs <- c.QueryRowContext(context.Background(), "SELECT SLEEP(1)").Scan(&n)
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatalf("a sleeper failed: %v", err)
+		}
+	}
+	slots, _, _ := admissionGauges(t, s.adminDB())
+	t.Logf("50 x SELECT SLEEP(1): %v; AdmissionSlots now %d", elapsed.Round(time.Millisecond), slots)
+	if elapsed > 10*time.Second {
+		t.Errorf("50 x SELECT SLEEP(1) took %v, want < 10 s (the slots did not grow)", elapsed)
+	}
+	if slots < 25 {
+		t.Errorf("AdmissionSlots = %d after 50 sleepers, want it grown past 25", slots)
+	}
+}
+
+func TestQueueTimeoutAndFullQueue(t *testing.T) {
+	s := startServer(t, serverOptions{top: "max_concurrent_statements = 1\nmax_queued_statements = 1\n"})
+	admin := s.adminDB()
+	db := s.db()
+	if slots, _, _ := admissionGauges(t, admin); slots != 1 {
+		t.Fatalf("AdmissionSlots = %d with max_concurrent_statements = 1", slots)
+	}
+	holder := holdSlot(t, db, 4)
+	waitForGauges(t, admin, 1, 0)
+
+	// The deadline: queue_max_wait_ms, from the session or a SET_VAR hint.
+	short := session(t, db, "SET queue_max_wait_ms = 200")
+	began := time.Now()
+	_, err := short.ExecContext(context.Background(), "SELECT 1")
+	want202(t, err, "queue_max_wait_ms = 200", "Running: 1 on 1 CPU slots (max_concurrent_statements = 1)", "queued: 0 (max_queued_statements = 1)")
+	if waited := time.Since(began); waited < 200*time.Millisecond {
+		t.Errorf("error 202 after %v, before queue_max_wait_ms = 200 passed", waited)
+	}
+	_, err = session(t, db).ExecContext(context.Background(), "SELECT /*+ SET_VAR(queue_max_wait_ms = 0) */ 1")
+	want202(t, err, "queue_max_wait_ms = 0 does not wait")
+	// Prepared statements take the same path (COM_STMT_EXECUTE).
+	var one int
+	err = short.QueryRowContext(context.Background(), "SELECT ?", 1).Scan(&one)
+	want202(t, err, "queue_max_wait_ms = 200")
+
+	// The queue: one statement waits, the next finds it full.
+	waiting := make(chan error, 1)
+	go func() {
+		_, err := session(t, db, "SET queue_max_wait_ms = 20000").ExecContext(context.Background(), "SELECT 1")
+		waiting <- err
+	}()
+	waitForGauges(t, admin, 1, 1)
+	_, err = session(t, db).ExecContext(context.Background(), "SELECT 1")
+	want202(t, err, "the queue is full", "queued: 1 (max_queued_statements = 1)")
+
+	// Admin sessions and exempt statements never wait.
+	if rows := queryStrings(t, admin, "SELECT 1"); len(rows) != 1 {
+		t.Errorf("admin SELECT 1: %q", rows)
+	}
+	exempt := session(t, db, "SET queue_max_wait_ms = 0")
+	for _, q := range []string{"SHOW VARIABLES LIKE 'queue_max_wait_ms'", "SELECT * FROM system.metrics", "SELECT @@queue_max_wait_ms"} {
+		if _, err := exempt.ExecContext(context.Background(), q); err != nil {
+			t.Errorf("exempt %q while every slot is taken: %v", q, err)
+		}
+	}
+	if _, r, q := admissionGauges(t, admin); r != 1 || q != 1 {
+		t.Errorf("the admin's and the exempt statements took or waited for a slot: running %d, queued %d", r, q)
+	}
+
+	if err := holder(); err != nil {
+		t.Fatalf("the slot holder: %v", err)
+	}
+	if err := <-waiting; err != nil {
+		t.Errorf("the queued statement: %v", err)
+	}
+	events := queryStrings(t, admin, "SELECT event, value FROM system.events WHERE event IN ('AdmissionRejectedQueries', 'AdmissionQueueWaitMicroseconds') ORDER BY event")
+	if len(events) != 2 || events[1] != "AdmissionRejectedQueries\t4" {
+		t.Errorf("system.events: %q, want AdmissionRejectedQueries 4", events)
+	}
+	if wait, _ := strconv.Atoi(strings.TrimPrefix(events[0], "AdmissionQueueWaitMicroseconds\t")); wait < 200_000 {
+		t.Errorf("AdmissionQueueWaitMicroseconds = %d, want at least the 200 ms timeout", wait)
+	}
+}
+
+// TestDisconnectWhileQueuedFreesThePlace: a client that gives up while its statement waits for
+// a slot leaves the queue at once, so its place goes to the next statement. The periodic check
+// of running statements (once a second) would take up to a second; the test disconnects just
+// after such a check and wants the place back within 600 ms.
+func TestDisconnectWhileQueuedFreesThePlace(t *testing.T) {
+	s := startServer(t, serverOptions{top: "max_concurrent_statements = 1\nmax_queued_statements = 1\n"})
+	admin := s.adminDB()
+	db := s.db()
+	holder := holdSlot(t, db, 5)
+	waitForGauges(t, admin, 1, 0)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	leaving := session(t, db, "SET queue_max_wait_ms = 30000")
+	left := make(chan error, 1)
+	go func() {
+		_, err := leaving.ExecContext(ctx, "SELECT 1")
+		left <- err
+	}()
+	waitForGauges(t, admin, 1, 1)
+	time.Sleep(1100 * time.Millisecond) // past the periodic check: only the queue's own watch helps
+	cancel()                            // the driver closes the connection
+	disconnected := time.Now()
+	if err := <-left; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the leaving client: %v", err)
+	}
+	eventually(t, 5*time.Second, "the place freed", func() (bool, string) {
+		_, r, q := admissionGauges(t, admin)
+		return q == 0, fmt.Sprintf("running %d, queued %d", r, q)
+	})
+	if freed := time.Since(disconnected); freed > 600*time.Millisecond {
+		t.Errorf("the queue place was freed %v after the disconnect, want at once (< 600 ms)", freed)
+	}
+	// The freed place takes the next statement (not error 202 for a full queue).
+	next := make(chan error, 1)
+	go func() {
+		_, err := session(t, db, "SET queue_max_wait_ms = 30000").ExecContext(context.Background(), "SELECT 1")
+		next <- err
+	}()
+	waitForGauges(t, admin, 1, 1)
+	if err := holder(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-next; err != nil {
+		t.Errorf("the statement that took the freed place: %v", err)
+	}
+	waitForGauges(t, admin, 0, 0)
+}
+
+func TestAdmissionSettings(t *testing.T) {
+	s := startServer(t, serverOptions{sections: appUsers + `
+[settings]
+queue_max_wait_ms = 1000
+
+[constraints.queue_max_wait_ms]
+max = 1000
+`})
+	admin := s.adminDB()
+	mustExec(t, admin, "SET GLOBAL max_concurrent_statements = 1")
+	if slots, _, _ := admissionGauges(t, admin); slots != 1 {
+		t.Errorf("AdmissionSlots = %d after SET GLOBAL max_concurrent_statements = 1", slots)
+	}
+	rows := queryStrings(t, admin, "SELECT name, value, changeable_without_restart FROM system.server_settings WHERE name IN ('max_concurrent_statements', 'max_queued_statements') ORDER BY name")
+	if want := []string{"max_concurrent_statements\t1\tYes", "max_queued_statements\t1000\tYes"}; strings.Join(rows, "|") != strings.Join(want, "|") {
+		t.Errorf("system.server_settings: %q, want %q", rows, want)
+	}
+	app := session(t, s.open("app", "secret", s.addr))
+	_, err := app.ExecContext(context.Background(), "SET queue_max_wait_ms = 5000")
+	if err == nil || mysqlError(t, err).Number != 1231 || !strings.Contains(err.Error(), "constraints.queue_max_wait_ms") {
+		t.Errorf("SET queue_max_wait_ms over the constraint: %v, want 1231 naming the constraint", err)
+	}
+	_, err = session(t, s.db()).ExecContext(context.Background(), "SET queue_max_wait_ms = 3600001")
+	if err == nil || mysqlError(t, err).Number != 1231 {
+		t.Errorf("SET queue_max_wait_ms over an hour: %v, want 1231", err)
+	}
+	mustExec(t, app, "SET queue_max_wait_ms = 800")
+}

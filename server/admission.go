@@ -1,0 +1,104 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"overloadsql/admission"
+	"overloadsql/server/config"
+	"overloadsql/server/statement"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
+)
+
+// errTooManySimultaneousQueries is ClickHouse's TOO_MANY_SIMULTANEOUS_QUERIES code, used as the
+// MySQL error number of a statement that gets no CPU slot.
+const errTooManySimultaneousQueries = 202
+
+// admissionTick is how often the slot count adapts while statements run or wait.
+const admissionTick = time.Millisecond
+
+// takeSlot gives a statement a CPU slot before it runs (see package admission). held says
+// whether the caller must release one when the statement ends. Sessions on the admin listener
+// and exempt statements never wait and take none; the statement is classified only when no slot
+// is free, so the common case costs a lock and an increment. While the statement waits, a client
+// that closes its connection takes it out of the queue at once.
+func (i *interceptor) takeSlot(ctx context.Context, c *mysql.Conn, stmt string) (held bool, err error) {
+	if isAdminConn(c.Conn) {
+		return false, nil
+	}
+	ctrl := i.s.admission
+	if ctrl.TryAcquire() {
+		return true, nil
+	}
+	if statement.Classify(stmt, currentDatabase(c)).Exempt {
+		return false, nil
+	}
+	maxWait := queueMaxWait(c, stmt)
+	ctx, stop := cancelWhenPeerCloses(ctx, c.Conn)
+	err = ctrl.Acquire(ctx, maxWait)
+	stop()
+	if err == nil {
+		return true, nil
+	}
+	var rejected *admission.RejectedError
+	if errors.As(err, &rejected) {
+		msg := admissionMessage(rejected)
+		i.s.counters.admissionRejected.Add(1)
+		i.s.counters.failedQueries.Add(1)
+		i.s.admissionLog.note(msg)
+		return false, mysql.NewSQLError(errTooManySimultaneousQueries, mysql.SSUnknownSQLState, "%s", msg)
+	}
+	// The client went away (or the connection is closing): nobody reads an answer.
+	return false, mysql.NewSQLError(mysql.ERQueryInterrupted, "70100", "Query execution was interrupted while waiting for a CPU slot: %v", err)
+}
+
+// admissionMessage is the text of error 202, in ClickHouse's words with the counts and the
+// settings that decide them.
+func admissionMessage(e *admission.RejectedError) string {
+	bound := strconv.Itoa(e.MaxSlots)
+	if e.MaxSlots == 0 {
+		bound = "0, adaptive only"
+	}
+	var why string
+	switch {
+	case e.Reason == admission.QueueFull:
+		why = "the queue is full"
+	case e.MaxWait <= 0:
+		why = "no CPU slot was free and queue_max_wait_ms = 0 does not wait"
+	default:
+		why = "no CPU slot came free within queue_max_wait_ms = " + number(float64(e.MaxWait)/float64(time.Millisecond))
+	}
+	return "Too many simultaneous queries: " + why + ". Running: " + strconv.Itoa(e.Running) +
+		" on " + strconv.Itoa(e.Slots) + " CPU slots (max_concurrent_statements = " + bound + "), queued: " +
+		strconv.Itoa(e.Queued) + " (max_queued_statements = " + strconv.Itoa(e.MaxQueued) + ")" +
+		". Retry later, or raise queue_max_wait_ms, max_queued_statements or max_concurrent_statements. (TOO_MANY_SIMULTANEOUS_QUERIES)"
+}
+
+// queueMaxWait is the statement's queue_max_wait_ms: its SET_VAR hint, else the session's value.
+func queueMaxWait(c *mysql.Conn, stmt string) time.Duration {
+	var sess sql.Session
+	if cl := clientOf(c); cl != nil {
+		sess = cl.session
+	}
+	ms := sessionFloat(sess, config.QueueMaxWaitSetting)
+	if strings.Contains(stmt, "/*+") {
+		for _, h := range statement.Hints(stmt) {
+			f, err := strconv.ParseFloat(h.Value, 64)
+			if h.Name == config.QueueMaxWaitSetting && err == nil && f >= 0 && f <= config.MaxQueueMaxWaitMs && !math.IsNaN(f) {
+				ms = f
+			}
+		}
+	}
+	return time.Duration(ms * float64(time.Millisecond))
+}
+
+// admissionLimits are the controller's limits in cfg.
+func admissionLimits(cfg *config.Config) admission.Limits {
+	return admission.Limits{MaxSlots: cfg.MaxConcurrentStatements, MaxQueued: cfg.MaxQueuedStatements}
+}
