@@ -74,7 +74,7 @@ var serverSettings = []serverSettingDef{
 		description: "Seconds of history kept in memory by system.asynchronous_metric_log, system.metric_log, system.warning_log and the dashboard.",
 		field:       func(c *Config) any { return &c.MetricLogRetention }},
 	{name: "max_connections", kind: kindInteger, reloadable: true,
-		description: "Maximum number of client connections on listen; a connection over it gets error 1040.",
+		description: "Maximum number of client connections on listen; a connection over it gets error 1040 unless an unauthenticated one can be closed for it.",
 		field:       func(c *Config) any { return &c.MaxConnections }},
 	{name: "shutdown_timeout_s", kind: kindSeconds, reloadable: true,
 		description: "Seconds that running statements get to finish on shutdown before connections are closed.",
