@@ -216,7 +216,7 @@ func need(t testing.TB, tool string) string {
 	if os.Getenv("CI") == "true" {
 		t.Fatalf("%s is missing: .ci/run should have installed it", tool)
 	}
-	t.Skipf("%s is not installed (apt-get install -y mariadb-client stress-ng)", tool)
+	t.Skipf("%s is not installed (.ci/run installs it)", tool)
 	return ""
 }
 
