@@ -131,7 +131,7 @@ func TestGateDryRunServesAndCounts(t *testing.T) {
 func TestServeEndsWithTheListenerError(t *testing.T) {
 	cfg := config.Default()
 	cfg.Path = filepath.Join(t.TempDir(), "config.toml") // persisted settings go beside it
-	cfg.Listen, cfg.AdminListen = freeAddr(t), freeAddr(t)
+	cfg.Listen, cfg.AdminListen, cfg.HTTPListen = freeAddr(t), freeAddr(t), ""
 	s, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
