@@ -12,7 +12,6 @@ import (
 	"overloadsql/server/config"
 
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/mysql_db"
 	"github.com/dolthub/vitess/go/mysql"
 )
 
@@ -79,8 +78,13 @@ func (s *authServer) AuthMethods() []mysql.AuthMethod {
 	}
 }
 
+// DefaultAuthMethodDescription is the plugin the greeting offers: MySQL 8's default,
+// caching_sha2_password. A client that follows it logs in to a SHA-256 account without an auth
+// switch (PyMySQL 1.0.2 keeps the salt's NUL after a switch to caching_sha2_password and fails);
+// a double-SHA-1 account is switched to mysql_native_password, and a client that answers the
+// greeting with mysql_native_password (npm mysql) is taken at its word when the account allows.
 func (s *authServer) DefaultAuthMethodDescription() mysql.AuthMethodDescription {
-	return mysql.MysqlNativePassword
+	return mysql.CachingSha2Password
 }
 
 // isAdmin reports whether user is a configured admin.
@@ -267,34 +271,6 @@ func checkCachingSHA2(a account, salt, response []byte) bool {
 		expected[i] = a.sha256[i] ^ mask[i]
 	}
 	return subtle.ConstantTimeCompare(expected, response) == 1
-}
-
-// grantPrivileges mirrors the accounts in the engine's privilege tables: admins get everything;
-// other users may read and write `main` and read `system`.
-func grantPrivileges(db *mysql_db.MySQLDb, users []config.User) {
-	ed := db.Editor()
-	defer ed.Close()
-	db.SetEnabled(true)
-	for _, u := range users {
-		ps := mysql_db.NewPrivilegeSetWithAllPrivileges()
-		if !u.Admin {
-			ps = mysql_db.NewPrivilegeSet()
-			ps.AddDatabase(mainDatabase,
-				sql.PrivilegeType_Select, sql.PrivilegeType_Insert, sql.PrivilegeType_Update, sql.PrivilegeType_Delete,
-				sql.PrivilegeType_Create, sql.PrivilegeType_Drop, sql.PrivilegeType_Alter, sql.PrivilegeType_Index,
-				sql.PrivilegeType_CreateView, sql.PrivilegeType_ShowView, sql.PrivilegeType_CreateTempTable,
-				sql.PrivilegeType_LockTables, sql.PrivilegeType_Trigger, sql.PrivilegeType_References)
-			ps.AddDatabase("system", sql.PrivilegeType_Select)
-		}
-		ed.PutUser(&mysql_db.User{
-			User:         u.Name,
-			Host:         "%",
-			PrivilegeSet: ps,
-			Plugin:       "mysql_native_password",
-			IsSuperUser:  u.Admin,
-			IsEphemeral:  true,
-		})
-	}
 }
 
 // checkAdminPassword reports whether password is the password of user and user is an admin:

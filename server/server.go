@@ -215,7 +215,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 			lc.Listener = statisticsListener{Listener: lc.Listener, text: s.statisticsText}
 			return gms.MySQLProtocolListenerFactory(c, lc, sel)
 		},
-	}, s.engine, sql.NewContext, s.sessionBuilder, eventListener{&s.counters}, func(h mysql.Handler) (mysql.Handler, error) {
+	}, s.engine, s.newContext, s.sessionBuilder, eventListener{&s.counters}, func(h mysql.Handler) (mysql.Handler, error) {
 		return guardHandler{Handler: h, s: s}, nil
 	})
 	if err != nil {
@@ -242,6 +242,8 @@ func (s *Server) buildEngine(cfg *config.Config, collation sql.CollationID) *sql
 	engine.Parser = systemParser{next: engine.Parser}
 	allowViewsOverReadOnlyTables(engine.Analyzer)
 	grantPrivileges(engine.Analyzer.Catalog.MySQLDb, cfg.Users)
+	engine.Analyzer.Catalog.AuthHandler = mysqlAuthorization{engine.Analyzer.Catalog.AuthHandler}
+	engine.Analyzer.ExecBuilder = guard{next: engine.Analyzer.ExecBuilder, s: s}
 	return engine
 }
 
@@ -272,7 +274,38 @@ func (s *Server) sessionBuilder(ctx context.Context, conn *mysql.Conn, addr stri
 	client := &client{persisted: memory.GlobalsMap{}}
 	client.session = memory.NewSession(base, s.engine.Analyzer.Catalog.DbProvider).SetGlobals(client.persisted)
 	conn.ClientData = client
+	// The engine names a connection's user in its process list only after a COM_INIT_DB.
+	s.engine.ProcessList.ConnectionReady(client.session)
 	return client.session, nil
+}
+
+// newContext builds the engine's context of a statement. A non-admin's context sees only the
+// user's own connections in SHOW PROCESSLIST and information_schema.processlist.
+func (s *Server) newContext(ctx context.Context, opts ...sql.ContextOption) *sql.Context {
+	c := sql.NewContext(ctx, opts...)
+	if c.Session != nil && c.ProcessList != nil {
+		if user := c.Session.Client().User; !s.auth.isAdmin(user) {
+			c.ProcessList = ownProcesses{ProcessList: c.ProcessList, user: user}
+		}
+	}
+	return c
+}
+
+// ownProcesses is a process list that shows one user's connections only.
+type ownProcesses struct {
+	sql.ProcessList
+	user string
+}
+
+func (p ownProcesses) Processes() []sql.Process {
+	all := p.ProcessList.Processes()
+	own := all[:0]
+	for _, proc := range all {
+		if proc.User == p.user {
+			own = append(own, proc)
+		}
+	}
+	return own
 }
 
 // client is what the server keeps on a connection: its session, once the engine has built it,

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -43,6 +44,7 @@ type Config struct {
 	MaxServerMemoryUsage            uint64        // max_server_memory_usage, bytes, 0 = none
 	WarningSuppressRegexp           string        // warning_suppress_regexp, "" = none
 	CollationServer                 string        // collation_server: default collation, e.g. utf8mb4_0900_ai_ci
+	SecureFilePriv                  string        // secure_file_priv, "" = no file access from SQL (restart needed)
 	TLSCertFile                     string        // tls_cert_file, "" = the generated certificate
 	TLSKeyFile                      string        // tls_key_file, "" = the generated key
 	RequireSecureTransport          string        // require_secure_transport: SwitchOn | SwitchOff
@@ -68,8 +70,11 @@ const (
 	EnforcementDryRun  = "dry_run" // decide, count and log, but serve
 )
 
-// DefaultCollation is MySQL 8's default collation: accent- and case-insensitive.
-const DefaultCollation = "utf8mb4_0900_ai_ci"
+// DefaultCollation compares bytes. MySQL 8's default, utf8mb4_0900_ai_ci, is available with
+// collation_server, but the engine does not carry it through: an UPDATE that changes only the
+// case or accents of a value is taken for no change and not applied, and UNIQUE and PRIMARY KEY
+// indexes compare bytes. A byte-comparing default keeps every write applied.
+const DefaultCollation = "utf8mb4_0900_bin"
 
 // collationName is the form of a collation name; the server checks that the engine knows it.
 var collationName = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
@@ -265,11 +270,15 @@ func (c *Config) Validate() error {
 	}
 	if !collationName.MatchString(c.CollationServer) {
 		add(keyErrorf([]string{"collation_server"}, "collation_server (%q) must be a collation name such as %q (SHOW COLLATION lists them)",
-			c.CollationServer, DefaultCollation))
+			c.CollationServer, "utf8mb4_0900_ai_ci"))
 	}
 	if _, err := regexp.Compile(c.WarningSuppressRegexp); err != nil {
 		add(keyErrorf([]string{"warning_suppress_regexp"}, "warning_suppress_regexp (%q) is not a valid regular expression: %v",
 			c.WarningSuppressRegexp, err))
+	}
+	if c.SecureFilePriv != "" && !filepath.IsAbs(c.SecureFilePriv) {
+		add(keyErrorf([]string{"secure_file_priv"}, "secure_file_priv (%q) must be an absolute path to a directory, or \"\" for no file access",
+			c.SecureFilePriv))
 	}
 	errs = append(errs, c.Warnings.validate()...)
 	errs = append(errs, c.validateSessionSettings()...)
