@@ -152,6 +152,11 @@ func TestSecurityNonAdminCannotChangeServerState(t *testing.T) {
 	} {
 		wantError(t, app, stmt, 1227, "42000")
 	}
+	// A second statement of a multi-statement text is checked like the first.
+	out, _ := mariadbCLI(t, s.addr, "app", "SELECT 1; SET GLOBAL sql_mode = '';\n", "-psecret")
+	if !strings.Contains(out, "ERROR 1227 (42000)") {
+		t.Errorf("multi-statement SET GLOBAL: mariadb said:\n%s", out)
+	}
 	// Prepared with the binary protocol, the same statement is refused when it runs.
 	if stmt, err := app.Prepare("SET GLOBAL sql_select_limit = ?"); err == nil {
 		_, err = stmt.Exec(1)
@@ -185,6 +190,7 @@ func TestSecurityDatabases(t *testing.T) {
 	wantError(t, admin, "CREATE DATABASE x", 1235, "42000")
 	wantError(t, app, "DROP DATABASE IF EXISTS x", 1044, "42000")
 	wantError(t, app, "SELECT * FROM mysql.user", 1044, "42000")
+	wantError(t, app, "USE mysql", 1044, "42000")
 	if got := queryStrings(t, app, "SELECT COUNT(*) FROM system.metrics"); got[0] == "0" {
 		t.Error("system is empty after the attacks")
 	}
