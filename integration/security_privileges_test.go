@@ -115,6 +115,15 @@ func TestSecurityFileAccessInsideSecureFilePriv(t *testing.T) {
 	} {
 		wantError(t, admin, stmt, 1290, "HY000")
 	}
+	if err := os.WriteFile(filepath.Join(secure, "rows.txt"), []byte("1\n2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	execAll(t, admin, "CREATE TABLE main.loaded (x INT)", "LOAD DATA INFILE '"+secure+"/rows.txt' INTO TABLE main.loaded")
+	if got := queryStrings(t, admin, "SELECT COUNT(*) FROM main.loaded"); got[0] != "2" {
+		t.Errorf("LOAD DATA inside loaded %v rows, want 2", got)
+	}
+	wantError(t, admin, "LOAD DATA INFILE '"+secure+"/link.txt' INTO TABLE main.loaded", 1290, "HY000")
+	wantError(t, app, "LOAD DATA INFILE '"+secure+"/rows.txt' INTO TABLE main.loaded", 1227, "42000")
 	execAll(t, admin, "SELECT 'written' INTO OUTFILE '"+secure+"/out.txt'")
 	if b, err := os.ReadFile(filepath.Join(secure, "out.txt")); err != nil || string(b) != "written\n" {
 		t.Errorf("OUTFILE inside: %q, %v", b, err)
