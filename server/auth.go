@@ -73,8 +73,13 @@ func (s *authServer) AuthMethods() []mysql.AuthMethod {
 	}
 }
 
+// DefaultAuthMethodDescription is the plugin the greeting offers: MySQL 8's default,
+// caching_sha2_password. A client that follows it logs in to a SHA-256 account without an auth
+// switch (PyMySQL 1.0.2 keeps the salt's NUL after a switch to caching_sha2_password and fails);
+// a double-SHA-1 account is switched to mysql_native_password, and a client that answers the
+// greeting with mysql_native_password (npm mysql) is taken at its word when the account allows.
 func (s *authServer) DefaultAuthMethodDescription() mysql.AuthMethodDescription {
-	return mysql.MysqlNativePassword
+	return mysql.CachingSha2Password
 }
 
 // isAdmin reports whether user is a configured admin.

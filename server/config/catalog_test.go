@@ -34,7 +34,7 @@ func TestServerSettingsCatalog(t *testing.T) {
 		"max_queued_statements":                           {Type: "UInt64", Default: "1000", Reloadable: true},
 		"warning_suppress_regexp":                         {Type: "String", Default: "", Reloadable: true},
 		"secure_file_priv":                                {Type: "String", Default: "", Reloadable: false},
-		"collation_server":                                {Type: "String", Default: "utf8mb4_0900_ai_ci", Reloadable: false, Engine: true},
+		"collation_server":                                {Type: "String", Default: "utf8mb4_0900_bin", Reloadable: false, Engine: true},
 		"cpu_overload_warn_ratio":                         {Type: "Float64", Default: "0.9", Reloadable: true},
 		"cpu_overload_duration_seconds":                   {Type: "Float64", Default: "600", Reloadable: true},
 		"max_os_cpu_wait_time_ratio_to_drop_connection":   {Type: "Float64", Default: "0", Reloadable: true},

@@ -61,8 +61,11 @@ const (
 	EnforcementDryRun  = "dry_run" // decide, count and log, but serve
 )
 
-// DefaultCollation is MySQL 8's default collation: accent- and case-insensitive.
-const DefaultCollation = "utf8mb4_0900_ai_ci"
+// DefaultCollation compares bytes. MySQL 8's default, utf8mb4_0900_ai_ci, is available with
+// collation_server, but the engine does not carry it through: an UPDATE that changes only the
+// case or accents of a value is taken for no change and not applied, and UNIQUE and PRIMARY KEY
+// indexes compare bytes. A byte-comparing default keeps every write applied.
+const DefaultCollation = "utf8mb4_0900_bin"
 
 // collationName is the form of a collation name; the server checks that the engine knows it.
 var collationName = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
@@ -249,7 +252,7 @@ func (c *Config) Validate() error {
 	}
 	if !collationName.MatchString(c.CollationServer) {
 		add(keyErrorf([]string{"collation_server"}, "collation_server (%q) must be a collation name such as %q (SHOW COLLATION lists them)",
-			c.CollationServer, DefaultCollation))
+			c.CollationServer, "utf8mb4_0900_ai_ci"))
 	}
 	if _, err := regexp.Compile(c.WarningSuppressRegexp); err != nil {
 		add(keyErrorf([]string{"warning_suppress_regexp"}, "warning_suppress_regexp (%q) is not a valid regular expression: %v",
