@@ -152,3 +152,27 @@ func BenchmarkHourOfHistory(b *testing.B) {
 		}
 	}
 }
+
+// TestConcurrentRecordAndRead is for the race detector: the sampler records while tables and
+// the dashboard read.
+func TestConcurrentRecordAndRead(t *testing.T) {
+	m := NewMetrics(10 * time.Second)
+	w := NewWarnings(10 * time.Second)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 200 {
+			m.Record(sec(i), []Value{{Name: "A", Value: float64(i)}, {Name: fmt.Sprint("B", i%3), Value: 1, Counter: true}})
+			w.Add(WarningEvent{At: sec(i), Key: "cpu", Event: Updated, Value: float64(i)})
+		}
+	}()
+	for i := range 200 {
+		_ = m.Points(sec(i), func(string) bool { return true })
+		m.Range(sec(i), time.Minute, func(_ time.Time, f FrameReader) { _, _ = f.Get("B1") })
+		_ = w.Events(sec(i), time.Minute)
+	}
+	<-done
+	if got := len(m.Points(sec(199), func(n string) bool { return n == "A" })); got != 10 {
+		t.Errorf("%d frames of A kept, want the last 10", got)
+	}
+}

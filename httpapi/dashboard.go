@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -32,15 +33,16 @@ type WarningHistory interface {
 	Events(now time.Time, window time.Duration) []history.WarningEvent
 }
 
-// Authenticate reports whether user and password are an admin's: it guards /dashboard and
-// /history (HTTP basic auth). It must compare in constant time.
-type Authenticate func(user, password string) bool
+// Authenticate reports whether user and password, sent from remoteAddr (host:port), are an
+// admin's: it guards /dashboard and /history (HTTP basic auth). It must compare in constant
+// time, and may slow down an address that keeps failing.
+type Authenticate func(user, password, remoteAddr string) bool
 
 // admin wraps h in HTTP basic auth.
 func admin(auth Authenticate, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		user, password, ok := r.BasicAuth()
-		if !ok || auth == nil || !auth(user, password) {
+		if !ok || auth == nil || !auth(user, password, r.RemoteAddr) {
 			w.Header().Set("WWW-Authenticate", `Basic realm="overloadsql", charset="UTF-8"`)
 			plain(w, http.StatusUnauthorized, "an admin user of the server and its password are needed (HTTP basic auth)")
 			return
@@ -109,6 +111,8 @@ func (h historyHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		minutes = n
 	}
+	// Clamped before multiplying, so a huge number cannot overflow the duration.
+	minutes = min(minutes, int(h.retention/time.Minute)+1)
 	window := min(time.Duration(minutes)*time.Minute, h.retention)
 	names := q["metric"]
 	if len(names) > maxHistoryMetrics {
@@ -121,6 +125,7 @@ func (h historyHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	names = slices.Compact(slices.Sorted(slices.Values(names))) // a name asked twice is one series
 
 	now := h.now()
 	out := historyJSON{Series: make(map[string][]*float64, len(names)), Warnings: []warningJSON{}}

@@ -33,7 +33,7 @@ func historyServer(t *testing.T) *httptest.Server {
 	metrics, warns := recorded()
 	srv, err := Listen("127.0.0.1:0", Options{
 		State: &fakeState{}, Logger: discard(), Metrics: metrics, Warnings: warns, Retention: time.Hour,
-		Authenticate: func(user, password string) bool { return user == "admin" && password == "secret" },
+		Authenticate: func(user, password, _ string) bool { return user == "admin" && password == "secret" },
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -106,6 +106,9 @@ func TestHistoryJSON(t *testing.T) {
 				`"warnings":[{"t":1767225601.5,"resource":"cpu","event":"raised","message":"High CPU usage","value":0}]}`},
 		{"every metric", "", 200,
 			`{"t":[1767225600,1767225601,1767225602,1767225603],"series":{"OSCPUOverload":[0,1,null,3],"ProfileEvent_Query":[null,10,10,10]},` +
+				`"warnings":[{"t":1767225601.5,"resource":"cpu","event":"raised","message":"High CPU usage","value":0}]}`},
+		{"a metric twice", "?metric=OSCPUOverload&metric=OSCPUOverload&minutes=99999999999999", 200,
+			`{"t":[1767225600,1767225601,1767225602,1767225603],"series":{"OSCPUOverload":[0,1,null,3]},` +
 				`"warnings":[{"t":1767225601.5,"resource":"cpu","event":"raised","message":"High CPU usage","value":0}]}`},
 		{"bad minutes", "?minutes=0", 400, "minutes must be a whole number >= 1\n"},
 		{"too many metrics", "?" + strings.Repeat("metric=a&", maxHistoryMetrics+1), 400, "at most 32 metric parameters\n"},

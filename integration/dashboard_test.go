@@ -171,3 +171,34 @@ func dashboardTraffic(t *testing.T, s *testServer) (stop func()) {
 		wg.Wait()
 	}
 }
+
+// TestDashboardPasswordGuessingIsSlowedDown: failed basic auth on /dashboard counts like failed
+// MySQL logins (connection_control_*): past the threshold, every answer to that address waits.
+func TestDashboardPasswordGuessingIsSlowedDown(t *testing.T) {
+	s, base := startHTTPServer(t, "connection_control_failed_connections_threshold = 2\n"+
+		"connection_control_min_connection_delay = 1000\nconnection_control_max_connection_delay = 2000\n")
+	for range 2 {
+		if code, _ := httpGet(t, base+"/dashboard", "default", "guess"); code != 401 {
+			t.Fatalf("wrong password: %d, want 401", code)
+		}
+	}
+	start := time.Now()
+	code, _ := httpGet(t, base+"/dashboard", "default", "guess")
+	if waited := time.Since(start); code != 401 || waited < time.Second {
+		t.Fatalf("third wrong password: %d after %v, want 401 after at least 1 s", code, waited)
+	}
+	if got := queryStrings(t, s.adminDB(), "SELECT value FROM system.events WHERE event = 'DelayedLogins'"); len(got) != 1 || got[0] == "0" {
+		t.Errorf("DelayedLogins = %v, want the delayed answer counted", got)
+	}
+	// The right password still gets in (after the wait), and ends the delays of the address.
+	if code, _ := httpGet(t, base+"/dashboard", "default", ""); code != 200 {
+		t.Fatalf("right password: %d, want 200", code)
+	}
+	before := queryStrings(t, s.adminDB(), "SELECT value FROM system.events WHERE event = 'DelayedLogins'")
+	if code, _ := httpGet(t, base+"/dashboard", "default", ""); code != 200 {
+		t.Fatalf("right password again: %d, want 200", code)
+	}
+	if after := queryStrings(t, s.adminDB(), "SELECT value FROM system.events WHERE event = 'DelayedLogins'"); after[0] != before[0] {
+		t.Errorf("a request after a success was delayed: DelayedLogins %v → %v", before, after)
+	}
+}

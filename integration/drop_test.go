@@ -95,13 +95,13 @@ func TestReloadWithoutRestart(t *testing.T) {
 	on := serverOptions{top: dropOn, sections: appUsers}
 
 	s.rewriteConfig(off)
-	eventually(t, 2*time.Second, "edit in place disables dropping", dropping(false))
+	eventually(t, 15*time.Second, "edit in place disables dropping", dropping(false))
 	s.replaceConfig(on)
-	eventually(t, 2*time.Second, "replace by rename enables dropping", dropping(true))
+	eventually(t, 15*time.Second, "replace by rename enables dropping", dropping(true))
 
 	// A broken edit keeps the running settings and shows a warning until a good reload.
 	s.rewriteConfig(serverOptions{top: "max_os_cpu_wait_time_ratio_to_drop_connection = \"zero\"\n", sections: appUsers})
-	eventually(t, 3*time.Second, "a warning about the failed reload", func() (bool, string) {
+	eventually(t, 15*time.Second, "a warning about the failed reload", func() (bool, string) {
 		rows := queryStrings(t, admin, "SELECT message FROM system.warnings WHERE resource = 'config'")
 		return len(rows) == 1 && strings.Contains(rows[0], "max_os_cpu_wait_time_ratio_to_drop_connection"), strings.Join(rows, "|")
 	})
@@ -110,13 +110,13 @@ func TestReloadWithoutRestart(t *testing.T) {
 	}
 	// TRUNCATE clears the table, but a condition still in force is shown again at once.
 	mustExec(t, admin, "TRUNCATE system.warnings")
-	eventually(t, time.Second, "the failed-reload warning back after TRUNCATE", func() (bool, string) {
+	eventually(t, 15*time.Second, "the failed-reload warning back after TRUNCATE", func() (bool, string) {
 		rows := queryStrings(t, admin, "SELECT message FROM system.warnings WHERE resource = 'config'")
 		return len(rows) == 1, strings.Join(rows, "|")
 	})
 
 	s.rewriteConfig(on)
-	eventually(t, 2*time.Second, "a good edit clears the failed-reload warning", func() (bool, string) {
+	eventually(t, 15*time.Second, "a good edit clears the failed-reload warning", func() (bool, string) {
 		rows := queryStrings(t, admin, "SELECT message FROM system.warnings WHERE resource = 'config'")
 		return len(rows) == 0, strings.Join(rows, "|")
 	})
@@ -136,7 +136,7 @@ func TestReloadWithoutRestart(t *testing.T) {
 	if err := s.proc.Signal(syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 2*time.Second, "SIGHUP reload disables dropping", dropping(false))
+	eventually(t, 15*time.Second, "SIGHUP reload disables dropping", dropping(false))
 	writePersisted("max_os_cpu_wait_time_ratio_to_drop_connection = \"6\"\n")
 	mustExec(t, admin, "SYSTEM RELOAD CONFIG")
 	if len(connectAttempts(t, s, 2)) != 2 {
@@ -173,7 +173,7 @@ func TestReloadReportsRestartOnlySettings(t *testing.T) {
 	if err := os.WriteFile(s.configPath, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 3*time.Second, "the reloadable setting applied", func() (bool, string) {
+	eventually(t, 15*time.Second, "the reloadable setting applied", func() (bool, string) {
 		rows := queryStrings(t, s.adminDB(), "SELECT value FROM system.server_settings WHERE name = 'max_connections'")
 		return len(rows) == 1 && rows[0] == "77", strings.Join(rows, "|")
 	})
@@ -206,7 +206,7 @@ func TestReloadChangesOnlyWhatTheFileChanged(t *testing.T) {
 	mustExec(t, admin, "SET GLOBAL max_os_cpu_wait_time_ratio_to_drop_connection = 9")
 	mustExec(t, admin, "SET GLOBAL max_os_cpu_wait_time_ratio_to_throw = 4")
 	s.rewriteConfig(serverOptions{top: "max_connections = 55\n"})
-	eventually(t, 3*time.Second, "the file's change applied", func() (bool, string) {
+	eventually(t, 15*time.Second, "the file's change applied", func() (bool, string) {
 		rows := queryStrings(t, admin, "SELECT value FROM system.server_settings WHERE name = 'max_connections'")
 		return len(rows) == 1 && rows[0] == "55", strings.Join(rows, "|")
 	})
@@ -217,7 +217,7 @@ func TestReloadChangesOnlyWhatTheFileChanged(t *testing.T) {
 		t.Errorf("a reload that did not touch it reverted SET GLOBAL max_os_cpu_wait_time_ratio_to_throw: %v", rows)
 	}
 	s.rewriteConfig(serverOptions{top: "max_connections = 55\nmax_os_cpu_wait_time_ratio_to_drop_connection = 2\n"})
-	eventually(t, 3*time.Second, "the file's own change wins", func() (bool, string) {
+	eventually(t, 15*time.Second, "the file's own change wins", func() (bool, string) {
 		rows := queryStrings(t, admin, "SELECT value FROM system.server_settings WHERE name = 'max_os_cpu_wait_time_ratio_to_drop_connection'")
 		return len(rows) == 1 && rows[0] == "2", strings.Join(rows, "|")
 	})
@@ -248,7 +248,7 @@ func TestMaxConnections(t *testing.T) {
 		t.Errorf("MaxConnectionsRejectedConnections = %v, want 1", got)
 	}
 	held[0].Close()
-	eventually(t, 3*time.Second, "a place freed by a closed connection", func() (bool, string) {
+	eventually(t, 15*time.Second, "a place freed by a closed connection", func() (bool, string) {
 		db := s.open("default", "", s.addr)
 		defer db.Close()
 		err := db.Ping()

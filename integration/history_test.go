@@ -57,6 +57,7 @@ func TestHistoryTablesRecordSimulatedOverload(t *testing.T) {
 // overload (three CPU-heavy statements on a server pinned to one core), the overload is in
 // system.asynchronous_metric_log.
 func TestRealOverloadIsLoggedInHistory(t *testing.T) {
+	realCPU(t)
 	need(t, "taskset")
 	s := startServer(t, serverOptions{top: realTop, pin: "0"})
 	admin := s.adminDB()

@@ -103,6 +103,7 @@ func medianMetric(t *testing.T, admin *sql.DB, name string, over time.Duration) 
 }
 
 func TestRealSelfContention(t *testing.T) {
+	realCPU(t)
 	need(t, "taskset")
 	s := startServer(t, serverOptions{top: realTop, pin: "0"})
 	admin := s.adminDB()
@@ -122,6 +123,7 @@ func TestRealSelfContention(t *testing.T) {
 }
 
 func TestRealNeighbourContention(t *testing.T) {
+	realCPU(t)
 	need(t, "taskset")
 	stressNG := need(t, "stress-ng")
 	s := startServer(t, serverOptions{top: realTop, pin: "0"})
@@ -155,6 +157,7 @@ func TestRealNeighbourContention(t *testing.T) {
 var ratioAndProbability = regexp.MustCompile(`is ([0-9.e+-]+)\. .* probability used to decide whether to (?:discard the query|drop the connection) ([0-9.e+-]+)`)
 
 func TestRealContentionShedsStatementsAndConnections(t *testing.T) {
+	realCPU(t)
 	need(t, "taskset")
 	s := startServer(t, serverOptions{top: realTop, pin: "0"})
 	admin := s.adminDB()

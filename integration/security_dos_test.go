@@ -451,3 +451,46 @@ func TestGroupConcatIsBounded(t *testing.T) {
 		t.Errorf("GROUP_CONCAT of 1.2 MB: LENGTH = %s, want 1048576 (cut at group_concat_max_len)", got[0])
 	}
 }
+
+// One connection may hold at most 16382 prepared statements (MySQL's max_prepared_stmt_count);
+// the next COM_STMT_PREPARE gets 1461 and the connection stays usable. (Before: no bound.)
+func TestPreparedStatementsAreBounded(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	c := rawLogin(t, s.addr, "default")
+	const limit = 16382
+	prepare := []byte("\x16SELECT 1")
+	// Pipelined: the writer sends every COM_STMT_PREPARE while the reader takes the answers.
+	written := make(chan error, 1)
+	go func() {
+		for range limit + 1 {
+			if err := c.writePacket(0, prepare); err != nil {
+				written <- err
+				return
+			}
+		}
+		written <- nil
+	}()
+	for i := range limit + 1 {
+		_, p := c.mustReadPacket()
+		if code := errCode(p); code != 0 {
+			if i != limit || code != 1461 {
+				t.Fatalf("prepare %d: %s, want the error at %d with 1461", i, describePacket(p), limit)
+			}
+			break
+		}
+		if i == limit {
+			t.Fatalf("prepare %d succeeded, want 1461", i)
+		}
+		c.mustReadPacket() // the column definition
+		c.mustReadPacket() // EOF
+	}
+	if err := <-written; err != nil {
+		t.Fatal(err)
+	}
+	if err := c.writePacket(0, []byte{0x0e}); err != nil { // COM_PING: still served
+		t.Fatal(err)
+	}
+	if _, p := c.mustReadPacket(); p[0] != 0 {
+		t.Errorf("ping after the refused prepare: %s", describePacket(p))
+	}
+}

@@ -12,7 +12,7 @@ const (
 	schedLatencies = "/sched/latencies:seconds"
 	// goTrackingPeriod is the runtime's gTrackingPeriod (runtime2.go, Go
 	// 1.26): it records one in this many scheduling events in the histogram,
-	// so the sum over the buckets is scaled by it. TestGoWaitScaling catches a
+	// so the sum over the buckets is scaled by it. TestRealGoWaitScaling catches a
 	// change of the constant.
 	goTrackingPeriod = 8
 )

@@ -41,13 +41,14 @@ trap cleanup EXIT
 free_port() { /usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 log() { echo "sysbench.sh: $*" >&2; }
 
-# wait_sql PORT USER PASSWORD: until the server answers, at most 60 s.
+# wait_sql PORT USER PASSWORD LOG: until the server answers, at most 60 s; else show its log.
 wait_sql() {
   for _ in $(seq 600); do
     mariadb -h 127.0.0.1 -P "$1" -u "$2" -p"$3" --skip-ssl -e 'SELECT 1' >/dev/null 2>&1 && return 0
     sleep 0.1
   done
-  echo "sysbench.sh: the server on port $1 did not answer within 60 s" >&2
+  echo "sysbench.sh: the server on port $1 did not answer within 60 s; its log:" >&2
+  tail -20 "$4" >&2
   return 1
 }
 
@@ -60,6 +61,7 @@ mkdir "$work/osql"
 cat >"$work/osql/config.toml" <<EOF
 listen = "127.0.0.1:$osql_port"
 admin_listen = "127.0.0.1:$osql_admin"
+http_listen = ""
 
 [[users]]
 name = "default"
@@ -71,7 +73,7 @@ password = "sbtest"
 EOF
 "$work/overloadsql" --config "$work/osql/config.toml" >"$work/osql/server.log" 2>&1 &
 pids+=($!)
-wait_sql "$osql_port" sbtest sbtest
+wait_sql "$osql_port" sbtest sbtest "$work/osql/server.log"
 
 # --- MariaDB -------------------------------------------------------------------------------------
 maria_port=$(free_port)
@@ -88,7 +90,7 @@ mariadb --no-defaults -S "$work/maria.sock" -u root -e "
   CREATE DATABASE main;
   CREATE USER sbtest@'127.0.0.1' IDENTIFIED BY 'sbtest';
   GRANT ALL ON main.* TO sbtest@'127.0.0.1';" || { cat "$work/maria.log" >&2; exit 1; }
-wait_sql "$maria_port" sbtest sbtest
+wait_sql "$maria_port" sbtest sbtest "$work/maria.log"
 maria_version=$(mariadb -h 127.0.0.1 -P "$maria_port" -u sbtest -psbtest --skip-ssl -N -e 'SELECT VERSION()')
 
 # --- runs ----------------------------------------------------------------------------------------

@@ -12,8 +12,11 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 )
 
-// explainRuleID numbers overloadsql's analyzer rule after the engine's own rule ids.
-const explainRuleID analyzer.RuleId = 10_000
+// Ids of overloadsql's analyzer rules, after the engine's own rule ids.
+const (
+	explainRuleID      analyzer.RuleId = 10_000
+	createSchemaRuleID analyzer.RuleId = 10_001
+)
 
 // addAnalyzerRules adds overloadsql's rules to the engine's rules that run last on every
 // statement. The engine keeps them in a process-wide list (its short paths for single-table
@@ -25,7 +28,20 @@ func addAnalyzerRules() {
 			return
 		}
 	}
-	analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: explainRuleID, Apply: explainManyRows})
+	analyzer.OnceAfterAll = append(analyzer.OnceAfterAll,
+		analyzer.Rule{Id: explainRuleID, Apply: explainManyRows},
+		analyzer.Rule{Id: createSchemaRuleID, Apply: createSchemaAsDatabase})
+}
+
+// createSchemaAsDatabase makes CREATE SCHEMA what it is in MySQL, CREATE DATABASE. The engine
+// reads it as a schema inside the current database (falling back to a database only when that
+// database has no schemas), so it failed with "no database selected" in a session without a
+// current database, e.g. after DROP DATABASE of it (mariadb-slap --iterations=2).
+func createSchemaAsDatabase(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	if cs, ok := n.(*plan.CreateSchema); ok {
+		return cs.CreateDB, transform.NewTree, nil
+	}
+	return n, transform.SameTree, nil
 }
 
 // explainManyRows keeps the engine from reading the plan of a point lookup as a one-row

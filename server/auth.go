@@ -12,7 +12,6 @@ import (
 	"overloadsql/server/config"
 
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/mysql_db"
 	"github.com/dolthub/vitess/go/mysql"
 )
 
@@ -48,11 +47,15 @@ func newAccount(u config.User) account {
 }
 
 // authServer checks passwords with mysql_native_password (plain or double-SHA1 passwords) and
-// caching_sha2_password (plain or SHA-256 passwords, fast path only: the stored SHA-256 is all
-// that path needs), and keeps non-admins off the admin listener.
+// caching_sha2_password (plain or SHA-256 passwords: the fast path checks the scramble against
+// the stored SHA-256; when it does not match, full authentication asks for the password itself,
+// which the protocol layer allows only over TLS, as MySQL does), refuses logins without TLS
+// under require_secure_transport, and keeps non-admins off the admin listener.
 type authServer struct {
 	accounts map[string]account
 	delays   *loginDelays // nil: no delay after failed logins
+	// requireSecure reports whether require_secure_transport is ON; nil: never.
+	requireSecure func() bool
 }
 
 var _ mysql.AuthServer = (*authServer)(nil)
@@ -69,13 +72,19 @@ func (s *authServer) AuthMethods() []mysql.AuthMethod {
 	return []mysql.AuthMethod{
 		method{mysql.NewMysqlNativeAuthMethod(nativeStorage{s}, nativeStorage{s}), s, nativeStorage{s}.HandleUser},
 		// The fast path of caching_sha2_password needs no secure channel (it never sees the
-		// password), so this method does not ask for TLS the way the protocol layer's does.
-		method{mysql.NewSha2CachingAuthMethod(cachingStorage{s}, nil, cachingStorage{s}), s, cachingStorage{s}.HandleUser},
+		// password), so this method does not ask for TLS the way the protocol layer's does;
+		// the protocol layer asks for TLS before full authentication sends the password.
+		method{mysql.NewSha2CachingAuthMethod(cachingStorage{s}, cachingStorage{s}, cachingStorage{s}), s, cachingStorage{s}.HandleUser},
 	}
 }
 
+// DefaultAuthMethodDescription is the plugin the greeting offers: MySQL 8's default,
+// caching_sha2_password. A client that follows it logs in to a SHA-256 account without an auth
+// switch (PyMySQL 1.0.2 keeps the salt's NUL after a switch to caching_sha2_password and fails);
+// a double-SHA-1 account is switched to mysql_native_password, and a client that answers the
+// greeting with mysql_native_password (npm mysql) is taken at its word when the account allows.
 func (s *authServer) DefaultAuthMethodDescription() mysql.AuthMethodDescription {
-	return mysql.MysqlNativePassword
+	return mysql.CachingSha2Password
 }
 
 // isAdmin reports whether user is a configured admin.
@@ -123,6 +132,9 @@ func (m method) HandleAuthPluginData(c *mysql.Conn, user string, serverData, cli
 }
 
 func (m method) check(c *mysql.Conn, user string, serverData, clientData []byte, remote net.Addr) (mysql.Getter, error) {
+	if m.s.requireSecure != nil && m.s.requireSecure() && !c.TLSEnabled() {
+		return nil, errInsecureTransport()
+	}
 	g, err := m.AuthMethod.HandleAuthPluginData(c, user, serverData, clientData, remote)
 	if err != nil {
 		return nil, err
@@ -185,9 +197,40 @@ func (c cachingStorage) UserEntryWithCacheHash(_ []*x509.Certificate, salt []byt
 		return nil, mysql.AuthRejected, err
 	}
 	if !checkCachingSHA2(a, salt, response) {
-		return nil, mysql.AuthRejected, accessDenied(user)
+		// As MySQL: a scramble that does not match leads to full authentication, where the
+		// client sends the password itself; the protocol layer refuses that without TLS.
+		return nil, mysql.AuthNeedMoreData, nil
 	}
 	return userOf(a, remote), mysql.AuthAccepted, nil
+}
+
+// UserEntryWithPassword checks the password that full authentication of caching_sha2_password
+// received over TLS.
+func (c cachingStorage) UserEntryWithPassword(_ []*x509.Certificate, user, password string, remote net.Addr) (mysql.Getter, error) {
+	a, err := c.s.lookup(user)
+	if err != nil {
+		return nil, err
+	}
+	if !checkPassword(a, password) {
+		return nil, accessDenied(user)
+	}
+	return userOf(a, remote), nil
+}
+
+// checkPassword compares a password in clear with the account's stored hash.
+func checkPassword(a account, password string) bool {
+	switch {
+	case a.empty:
+		return password == ""
+	case a.sha256 != nil:
+		got := sha256.Sum256([]byte(password))
+		return subtle.ConstantTimeCompare(got[:], a.sha256) == 1
+	case a.doubleSHA1 != nil:
+		s1 := sha1.Sum([]byte(password))
+		got := sha1.Sum(s1[:])
+		return subtle.ConstantTimeCompare(got[:], a.doubleSHA1) == 1
+	}
+	return false
 }
 
 func checkNative(a account, salt, response []byte) bool {
@@ -230,34 +273,6 @@ func checkCachingSHA2(a account, salt, response []byte) bool {
 	return subtle.ConstantTimeCompare(expected, response) == 1
 }
 
-// grantPrivileges mirrors the accounts in the engine's privilege tables: admins get everything;
-// other users may read and write `main` and read `system`.
-func grantPrivileges(db *mysql_db.MySQLDb, users []config.User) {
-	ed := db.Editor()
-	defer ed.Close()
-	db.SetEnabled(true)
-	for _, u := range users {
-		ps := mysql_db.NewPrivilegeSetWithAllPrivileges()
-		if !u.Admin {
-			ps = mysql_db.NewPrivilegeSet()
-			ps.AddDatabase(mainDatabase,
-				sql.PrivilegeType_Select, sql.PrivilegeType_Insert, sql.PrivilegeType_Update, sql.PrivilegeType_Delete,
-				sql.PrivilegeType_Create, sql.PrivilegeType_Drop, sql.PrivilegeType_Alter, sql.PrivilegeType_Index,
-				sql.PrivilegeType_CreateView, sql.PrivilegeType_ShowView, sql.PrivilegeType_CreateTempTable,
-				sql.PrivilegeType_LockTables, sql.PrivilegeType_Trigger, sql.PrivilegeType_References)
-			ps.AddDatabase("system", sql.PrivilegeType_Select)
-		}
-		ed.PutUser(&mysql_db.User{
-			User:         u.Name,
-			Host:         "%",
-			PrivilegeSet: ps,
-			Plugin:       "mysql_native_password",
-			IsSuperUser:  u.Admin,
-			IsEphemeral:  true,
-		})
-	}
-}
-
 // checkAdminPassword reports whether password is the password of user and user is an admin:
 // HTTP basic auth of /dashboard and /history. Digests are compared in constant time, and the
 // same work is done for an unknown user.
@@ -277,4 +292,22 @@ func (s *authServer) checkAdminPassword(user, password string) bool {
 		match = subtle.ConstantTimeCompare(s2[:], a.doubleSHA1) == 1
 	}
 	return match && a.admin
+}
+
+// checkHTTPAdmin is checkAdminPassword for HTTP basic auth from remoteAddr (host:port): an
+// address with repeated failures waits first, as for MySQL logins (connection_control_*
+// settings; the failures of both count together).
+func (s *authServer) checkHTTPAdmin(user, password, remoteAddr string) bool {
+	host, _, err := net.SplitHostPort(remoteAddr)
+	if err != nil {
+		host = remoteAddr
+	}
+	if s.delays != nil {
+		s.delays.wait(host)
+	}
+	ok := s.checkAdminPassword(user, password)
+	if s.delays != nil {
+		s.delays.record(host, ok)
+	}
+	return ok
 }

@@ -12,6 +12,9 @@
 // of package overload, the warning registry of package warnings, the running configuration and
 // the counters.
 //
+// Who may do what is stated in one table in privileges.go: the engine's privilege tables hold
+// the grants, and a guard checks every plan before it runs for what grants cannot express.
+//
 // The configuration (package server/config) is loaded at start, may be reloaded without a
 // restart, and is swapped atomically: readers on hot paths take one pointer load.
 //

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 
 	"overloadsql/server/statement"
 
@@ -68,7 +69,10 @@ func (h *protocolHandler) ComQuery(ctx context.Context, c *mysql.Conn, query str
 	if handled, err := h.answerDiagnostics(c, query, callback, false); handled {
 		return err
 	}
-	return errorOrNil(h.run(c, query, func() error { return h.Handler.ComQuery(ctx, c, query, callback) }))
+	if handled, err := h.answerSavepoint(c, query, callback, false); handled {
+		return errorOrNil(h.run(c, query, func() error { return err }))
+	}
+	return errorOrNil(h.run(c, query, func() error { return h.Handler.ComQuery(ctx, c, query, okInfoFixed(callback)) }))
 }
 
 // ComMultiQuery runs the first statement of query and returns the rest.
@@ -80,10 +84,13 @@ func (h *protocolHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, quer
 	if handled, err := h.answerDiagnostics(c, first, callback, rest != ""); handled {
 		return rest, err
 	}
+	if handled, err := h.answerSavepoint(c, first, callback, rest != ""); handled {
+		return rest, errorOrNil(h.run(c, first, func() error { return err }))
+	}
 	var remainder string
 	err := h.run(c, first, func() error {
 		var err error
-		remainder, err = h.Handler.ComMultiQuery(ctx, c, query, callback)
+		remainder, err = h.Handler.ComMultiQuery(ctx, c, query, okInfoFixed(callback))
 		return err
 	})
 	return remainder, errorOrNil(err)
@@ -116,7 +123,28 @@ func (h *protocolHandler) run(c *mysql.Conn, stmt string, exec func() error) *my
 	if kind == statement.ClearsDiagnostics {
 		h.recordDiagnostics(c, err)
 	}
+	if err == nil {
+		trackSavepoints(c, stmt)
+	}
 	return err
+}
+
+// okInfoLength is the one info length the protocol library writes readably: it writes an OK
+// packet's info text as '#' and the text to the end of the packet, while MySQL writes a
+// length-encoded string and libmysqlclient / libmariadb read one, so they take '#' (35) as the
+// length. A shorter info ("Statement prepared" of SQL PREPARE) made them fail with ERROR 2027
+// (malformed packet); a longer one ("Rows matched: ...") they read cut to 35 bytes, and
+// clients that read to the end of the packet (PyMySQL, Node's mysql) see it whole after the '#'.
+const okInfoLength = '#'
+
+// okInfoFixed pads a short OK-packet info text with spaces to okInfoLength.
+func okInfoFixed(callback mysql.ResultSpoolFn) mysql.ResultSpoolFn {
+	return func(r *sqltypes.Result, more bool) error {
+		if r != nil && len(r.Fields) == 0 && r.Info != "" && len(r.Info) < okInfoLength {
+			r.Info += strings.Repeat(" ", okInfoLength-len(r.Info))
+		}
+		return callback(r, more)
+	}
 }
 
 // errorOrNil keeps a nil *mysql.SQLError from becoming a non-nil error.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -64,7 +65,8 @@ func (i *interceptor) MultiQuery(ctx context.Context, chain gms.Chain, c *mysql.
 
 // serve is the path every text statement takes: the overload check, then the statement runs
 // counted as running, cancelled if its client leaves, with SET PERSIST saved when it succeeds.
-func (i *interceptor) serve(ctx context.Context, c *mysql.Conn, stmt string, callback resultCallback, run func(context.Context, resultCallback) error) error {
+func (i *interceptor) serve(ctx context.Context, c *mysql.Conn, stmt string, callback resultCallback, run func(context.Context, resultCallback) error) (err error) {
+	defer i.recovered(c, &err)
 	if err := i.admit(c, stmt); err != nil {
 		return err
 	}
@@ -81,9 +83,9 @@ func (i *interceptor) serve(ctx context.Context, c *mysql.Conn, stmt string, cal
 	i.s.counters.running.Add(1)
 	defer i.s.counters.running.Add(-1)
 	if mayChangeSettings(stmt) {
-		return i.settling(c, stmt, callback, func(cb resultCallback) error { return run(ctx, cb) })
+		return i.settling(c, stmt, callback, func(cb resultCallback) error { return mysqlError(run(ctx, cb)) })
 	}
-	err = run(ctx, callback)
+	err = mysqlError(run(ctx, callback))
 	return i.settled(c, err, nil)
 }
 
@@ -96,11 +98,48 @@ func (i *interceptor) settled(c *mysql.Conn, err error, persist map[string]strin
 	return err
 }
 
-func (i *interceptor) Prepare(ctx context.Context, chain gms.Chain, c *mysql.Conn, query string, prepare *mysql.PrepareData) ([]*querypb.Field, error) {
-	return chain.ComPrepare(ctx, c, query, prepare)
+// recovered turns a panic of the engine into the statement's error: the protocol layer would
+// close the connection, and one statement's failure must not take its connection with it.
+func (i *interceptor) recovered(c *mysql.Conn, err *error) {
+	if p := recover(); p != nil {
+		i.s.logger.Error("statement panicked; the connection stays open", "connection", c.ConnectionID, "user", c.User,
+			"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+		*err = mysql.NewSQLError(mysql.ERUnknownError, mysql.SSUnknownSQLState, "internal error: %v", p)
+	}
 }
 
-func (i *interceptor) StmtExecute(ctx context.Context, chain gms.Chain, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) error {
+// errGlobalVariable is MySQL's ER_GLOBAL_VARIABLE: SET without GLOBAL of a global-only variable.
+const errGlobalVariable = 1229
+
+// mysqlError gives the engine's errors that reach the client without a MySQL number (1105) the
+// number MySQL uses: privilege errors of its database wrapper 1044, 1142 or 1227, and 1229 for
+// SET of a global-only variable without GLOBAL.
+func mysqlError(err error) error {
+	se, ok := err.(*mysql.SQLError)
+	if !ok || se.Num != mysql.ERUnknownError {
+		return err
+	}
+	switch msg := se.Message; {
+	case strings.HasPrefix(msg, "Access denied for user ") && strings.Contains(msg, " to database "):
+		return mysql.NewSQLError(mysql.ERDBAccessDenied, sqlStateAccessDenied, "%s", msg)
+	case strings.HasPrefix(msg, "Access denied for user ") && strings.Contains(msg, " to table "):
+		return mysql.NewSQLError(errTableAccessDenied, sqlStateAccessDenied, "%s", msg)
+	case strings.HasPrefix(msg, "command denied to user "):
+		return mysql.NewSQLError(mysql.ERSpecifiedAccessDenied, sqlStateAccessDenied, "%s", msg)
+	case strings.HasSuffix(msg, "is a GLOBAL variable and should be set with SET GLOBAL"):
+		return mysql.NewSQLError(errGlobalVariable, mysql.SSUnknownSQLState, "%s", msg)
+	}
+	return err
+}
+
+func (i *interceptor) Prepare(ctx context.Context, chain gms.Chain, c *mysql.Conn, query string, prepare *mysql.PrepareData) (fields []*querypb.Field, err error) {
+	defer i.recovered(c, &err)
+	fields, err = chain.ComPrepare(ctx, c, query, prepare)
+	return fields, mysqlError(err)
+}
+
+func (i *interceptor) StmtExecute(ctx context.Context, chain gms.Chain, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) (err error) {
+	defer i.recovered(c, &err)
 	if err := i.admit(c, prepare.PrepareStmt); err != nil {
 		return err
 	}
@@ -117,10 +156,10 @@ func (i *interceptor) StmtExecute(ctx context.Context, chain gms.Chain, c *mysql
 	defer i.s.counters.running.Add(-1)
 	if mayChangeSettings(prepare.PrepareStmt) {
 		return i.settling(c, prepare.PrepareStmt, func(r *sqltypes.Result, _ bool) error { return callback(r) }, func(cb resultCallback) error {
-			return chain.ComStmtExecute(ctx, c, prepare, func(r *sqltypes.Result) error { return cb(r, false) })
+			return mysqlError(chain.ComStmtExecute(ctx, c, prepare, func(r *sqltypes.Result) error { return cb(r, false) }))
 		})
 	}
-	err = chain.ComStmtExecute(ctx, c, prepare, callback)
+	err = mysqlError(chain.ComStmtExecute(ctx, c, prepare, callback))
 	return i.settled(c, err, nil)
 }
 
@@ -145,7 +184,11 @@ func (i *interceptor) admit(c *mysql.Conn, query string) error {
 		lo, hi = throwSettings(nil)
 	}
 	if strings.Contains(query, "/*+") {
-		lo, hi = hinted(query, lo, hi)
+		var constraints map[string]config.Constraint
+		if !i.s.auth.isAdmin(c.User) {
+			constraints = i.s.cfg.Load().Constraints
+		}
+		lo, hi = hinted(query, lo, hi, constraints)
 	}
 	p := overload.Probability(r, lo, hi)
 	if p <= 0 || (p < 1 && i.s.random() >= p) {
@@ -166,12 +209,14 @@ func (i *interceptor) admit(c *mysql.Conn, query string) error {
 	return mysql.NewSQLError(errServerOverloaded, mysql.SSUnknownSQLState, "%s", msg)
 }
 
-// hinted applies the statement's SET_VAR hints for the two thresholds; hints with values that
-// are not non-negative numbers are ignored, as MySQL ignores invalid hints.
-func hinted(query string, lo, hi float64) (float64, float64) {
+// hinted applies the statement's SET_VAR hints for the two thresholds. As MySQL ignores invalid
+// hints, it ignores hints with values that are not non-negative numbers, and hints that break
+// one of constraints (a non-admin's; nil for admins, who are not bound): the session's value
+// applies, and the engine shows the warning (guard.warnIgnoredHints).
+func hinted(query string, lo, hi float64, constraints map[string]config.Constraint) (float64, float64) {
 	for _, h := range statement.Hints(query) {
-		f, err := strconv.ParseFloat(h.Value, 64)
-		if err != nil || f < 0 || math.IsNaN(f) {
+		f, err := parseHintValue(h.Value)
+		if err != nil || ignoredHint(constraints, h) != nil {
 			continue
 		}
 		switch h.Name {
@@ -182,6 +227,15 @@ func hinted(query string, lo, hi float64) (float64, float64) {
 		}
 	}
 	return lo, hi
+}
+
+// parseHintValue reads a threshold's value in a hint: a number >= 0.
+func parseHintValue(v string) (float64, error) {
+	f, err := strconv.ParseFloat(v, 64)
+	if err == nil && (f < 0 || math.IsNaN(f)) {
+		err = fmt.Errorf("%s is not a number >= 0", v)
+	}
+	return f, err
 }
 
 // own answers the statements that overloadsql handles itself; handled is false for all others.

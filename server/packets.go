@@ -21,6 +21,7 @@ const (
 	comInitDB           = 0x02
 	comQuery            = 0x03
 	comFieldList        = 0x04
+	comStatistics       = 0x09 // answered by statisticsConn, above this reader
 	comPing             = 0x0e
 	comSetOption        = 0x1b
 	comStmtFetch        = 0x1c
@@ -63,7 +64,7 @@ const (
 // logs its payload or panics.
 func served(cmd byte) bool {
 	switch cmd {
-	case comQuit, comInitDB, comQuery, comFieldList, comPing, comSetOption, comStmtPrepare,
+	case comQuit, comInitDB, comQuery, comFieldList, comStatistics, comPing, comSetOption, comStmtPrepare,
 		comStmtExecute, comStmtSendLongData, comStmtClose, comStmtReset, comStmtFetch, comResetConnection:
 		return true
 	}
@@ -140,7 +141,7 @@ type packetConn struct {
 	dropping bool
 	reply    []byte
 	// prepared reports whether a statement id is prepared on the connection; nil until the
-	// protocol layer links it (linkProtocol).
+	// protocol layer links it (guardHandler).
 	prepared func(id uint32) bool
 	// handshake is this connection's entry among the listener's unauthenticated connections,
 	// set before the connection is served; evicted says the accept loop closed it for room.

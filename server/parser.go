@@ -10,8 +10,11 @@ import (
 )
 
 // systemParser lets clients write the `system` database's name unquoted (SYSTEM is a reserved
-// word of the grammar) by backquoting the bare word before the engine's parser sees it. Every
-// parse of the engine, the handler's and the planner's, goes through it.
+// word of the grammar) by backquoting the bare word before the engine's parser sees it, and
+// refuses expressions too big for the engine to plan and run in bounded time (see
+// statement.CheckExpressionSize; the engine reports a parser's error as error 1105 with the
+// error's text: MySQL has no such limit, so no error number of its own fits better). Every parse
+// of the engine, the handler's and the planner's, goes through it.
 type systemParser struct {
 	next sql.Parser
 }
@@ -19,22 +22,58 @@ type systemParser struct {
 var _ sql.Parser = systemParser{}
 
 func (p systemParser) ParseSimple(query string) (ast.Statement, error) {
-	return p.next.ParseSimple(statement.RewriteSystem(query))
+	rewritten := statement.RewriteSystem(query)
+	stmt, err := p.next.ParseSimple(rewritten)
+	return restoreColumnNames(stmt, query, rewritten), err
 }
 
 func (p systemParser) Parse(ctx *sql.Context, query string, multi bool) (ast.Statement, string, string, error) {
-	return p.next.Parse(ctx, statement.RewriteSystem(query), multi)
+	if err := statement.CheckExpressionSize(query); err != nil {
+		return nil, "", "", err
+	}
+	rewritten := statement.RewriteSystem(query)
+	stmt, first, rest, err := p.next.Parse(ctx, rewritten, multi)
+	return restoreColumnNames(stmt, query, rewritten), first, rest, err
 }
 
 func (p systemParser) ParseWithOptions(ctx context.Context, query string, delimiter rune, multi bool, options ast.ParserOptions) (ast.Statement, string, string, error) {
-	return p.next.ParseWithOptions(ctx, statement.RewriteSystem(query), delimiter, multi, options)
+	if err := statement.CheckExpressionSize(query); err != nil {
+		return nil, "", "", err
+	}
+	rewritten := statement.RewriteSystem(query)
+	stmt, first, rest, err := p.next.ParseWithOptions(ctx, rewritten, delimiter, multi, options)
+	return restoreColumnNames(stmt, query, rewritten), first, rest, err
+}
+
+// restoreColumnNames gives the select-list expressions of a statement parsed from rewritten
+// the text the client wrote: an expression without alias names its result column by its text
+// (SELECT MAX(system.metrics.value) shows that, not MAX(`system`.metrics.value)).
+func restoreColumnNames(stmt ast.Statement, original, rewritten string) ast.Statement {
+	if stmt == nil || rewritten == original {
+		return stmt
+	}
+	_ = ast.Walk(func(node ast.SQLNode) (bool, error) {
+		e, ok := node.(*ast.AliasedExpr)
+		if !ok || e.InputExpression == "" || e.StartParsePos < 0 || e.EndParsePos > len(rewritten) ||
+			e.StartParsePos > e.EndParsePos || rewritten[e.StartParsePos:e.EndParsePos] != e.InputExpression {
+			return true, nil
+		}
+		start, end := originalOffset(original, rewritten, e.StartParsePos), originalOffset(original, rewritten, e.EndParsePos)
+		e.InputExpression = original[start:end]
+		return true, nil
+	}, stmt)
+	return stmt
 }
 
 // ParseOneWithOptions returns an index into the caller's query, so an index into the rewritten
 // text is mapped back past the backquotes the rewrite added.
 func (p systemParser) ParseOneWithOptions(ctx context.Context, query string, options ast.ParserOptions) (ast.Statement, int, error) {
+	if err := statement.CheckExpressionSize(query); err != nil {
+		return nil, 0, err
+	}
 	rewritten := statement.RewriteSystem(query)
 	stmt, end, err := p.next.ParseOneWithOptions(ctx, rewritten, options)
+	stmt = restoreColumnNames(stmt, query, rewritten)
 	if rewritten != query {
 		end = originalOffset(query, rewritten, end)
 	}

@@ -17,7 +17,8 @@ import (
 const maxLoggedInput = 1024
 
 // guardHandler sits between the protocol layer and the engine's handler: it links each
-// connection's packet reader to the connection's prepared statements, answers a
+// connection's packet reader to the connection's prepared statements (so the reader can refuse
+// a reset of an unknown one), refuses more than maxPreparedStatements per connection, answers a
 // COM_RESET_CONNECTION that comes before any session exists (the engine's handler would
 // dereference the missing session), and logs each failed statement once, as one line.
 type guardHandler struct {
@@ -52,8 +53,24 @@ func (h guardHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query st
 	return rest, err
 }
 
+// maxPreparedStatements is how many prepared statements one connection may hold: MySQL's
+// default max_prepared_stmt_count (which MySQL counts across all connections).
+const maxPreparedStatements = 16382
+
+// errTooManyPrepared is MySQL's ER_MAX_PREPARED_STMT_COUNT_REACHED.
+const errTooManyPrepared = 1461
+
 func (h guardHandler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, prepare *mysql.PrepareData) ([]*querypb.Field, error) {
+	// The protocol layer has already stored the new statement; a refused one must not stay.
+	if len(c.PrepareData) > maxPreparedStatements {
+		delete(c.PrepareData, prepare.StatementID)
+		return nil, mysql.NewSQLError(errTooManyPrepared, "42000",
+			"Can't create more than max_prepared_stmt_count statements (current value: %d)", maxPreparedStatements)
+	}
 	fields, err := h.Handler.ComPrepare(ctx, c, query, prepare)
+	if err != nil {
+		delete(c.PrepareData, prepare.StatementID)
+	}
 	h.failed(c, query, err)
 	return fields, err
 }

@@ -49,6 +49,7 @@ type Server struct {
 	listener  *listener
 	gate      *gate
 	auth      *authServer
+	certs     *certificates
 	variables *variables
 	http      *httpapi.Server // nil when http_listen is off
 
@@ -124,7 +125,17 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		QueueWait:         s.admission.QueueWait,
 	})
 
+	s.certs = &certificates{logger: s.logger}
+	if running.Path == "" && running.TLSCertFile == "" {
+		err = s.certs.inMemory()
+	} else {
+		err = s.certs.load(running)
+	}
+	if err != nil {
+		return nil, err
+	}
 	s.auth = newAuthServer(running.Users)
+	s.auth.requireSecure = func() bool { return s.cfg.Load().RequireSecureTransport == config.SwitchOn }
 	s.auth.delays = newLoginDelays(s.loginDelaySettings, time.Sleep, &s.counters)
 	s.variables = newVariables(s)
 	collation, err := useCollation(running.CollationServer)
@@ -183,7 +194,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		if s.http, err = httpapi.Listen(running.HTTPListen, httpapi.Options{
 			State: httpState{s}, Logger: s.logger,
 			Metrics: s.recorder.metrics, Warnings: s.recorder.warnings, Retention: running.MetricLogRetention,
-			Authenticate: s.auth.checkAdminPassword,
+			Authenticate: s.auth.checkHTTPAdmin,
 		}); err != nil {
 			s.listener.Close()
 			return nil, err
@@ -193,16 +204,18 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	interceptors := &gms.InterceptorChain{}
 	interceptors.WithInterceptor(&interceptor{s: s})
 	s.protocol, err = gms.NewServerWithHandler(gms.Config{
-		Protocol: "tcp",
-		Address:  running.Listen,
-		Version:  MySQLVersion,
-		Listener: s.listener,
-		Options:  []gms.Option{interceptors.Option(), handlerOption(s.logger)},
+		Protocol:  "tcp",
+		Address:   running.Listen,
+		Version:   MySQLVersion,
+		Listener:  s.listener,
+		TLSConfig: s.certs.tlsConfig(),
+		Options:   []gms.Option{interceptors.Option(), handlerOption(s.logger)},
 		ProtocolListenerFactory: func(c gms.Config, lc mysql.ListenerConfig, sel gms.ServerEventListener) (gms.ProtocolListener, error) {
 			lc.AuthServer = s.auth
+			lc.Listener = statisticsListener{Listener: lc.Listener, text: s.statisticsText}
 			return gms.MySQLProtocolListenerFactory(c, lc, sel)
 		},
-	}, s.engine, sql.NewContext, s.sessionBuilder, eventListener{&s.counters}, func(h mysql.Handler) (mysql.Handler, error) {
+	}, s.engine, s.newContext, s.sessionBuilder, eventListener{&s.counters}, func(h mysql.Handler) (mysql.Handler, error) {
 		return guardHandler{Handler: h, s: s}, nil
 	})
 	if err != nil {
@@ -229,6 +242,8 @@ func (s *Server) buildEngine(cfg *config.Config, collation sql.CollationID) *sql
 	engine.Parser = systemParser{next: engine.Parser}
 	allowViewsOverReadOnlyTables(engine.Analyzer)
 	grantPrivileges(engine.Analyzer.Catalog.MySQLDb, cfg.Users)
+	engine.Analyzer.Catalog.AuthHandler = mysqlAuthorization{engine.Analyzer.Catalog.AuthHandler}
+	engine.Analyzer.ExecBuilder = guard{next: engine.Analyzer.ExecBuilder, s: s}
 	return engine
 }
 
@@ -253,10 +268,44 @@ func (s *Server) sessionBuilder(ctx context.Context, conn *mysql.Conn, addr stri
 		return nil, err
 	}
 	base.SetCurrentDatabase(mainDatabase)
+	if err := setTLSStatus(base, conn); err != nil {
+		return nil, err
+	}
 	client := &client{persisted: memory.GlobalsMap{}}
 	client.session = memory.NewSession(base, s.engine.Analyzer.Catalog.DbProvider).SetGlobals(client.persisted)
 	conn.ClientData = client
+	// The engine names a connection's user in its process list only after a COM_INIT_DB.
+	s.engine.ProcessList.ConnectionReady(client.session)
 	return client.session, nil
+}
+
+// newContext builds the engine's context of a statement. A non-admin's context sees only the
+// user's own connections in SHOW PROCESSLIST and information_schema.processlist.
+func (s *Server) newContext(ctx context.Context, opts ...sql.ContextOption) *sql.Context {
+	c := sql.NewContext(ctx, opts...)
+	if c.Session != nil && c.ProcessList != nil {
+		if user := c.Session.Client().User; !s.auth.isAdmin(user) {
+			c.ProcessList = ownProcesses{ProcessList: c.ProcessList, user: user}
+		}
+	}
+	return c
+}
+
+// ownProcesses is a process list that shows one user's connections only.
+type ownProcesses struct {
+	sql.ProcessList
+	user string
+}
+
+func (p ownProcesses) Processes() []sql.Process {
+	all := p.ProcessList.Processes()
+	own := all[:0]
+	for _, proc := range all {
+		if proc.User == p.user {
+			own = append(own, proc)
+		}
+	}
+	return own
 }
 
 // client is what the server keeps on a connection: its session, once the engine has built it,
@@ -268,6 +317,8 @@ type client struct {
 	// diagnosticsCtx is the context the handler updates @@warning_count and @@error_count
 	// with; only the connection's goroutine uses it.
 	diagnosticsCtx *sql.Context
+	// savepoints are the connection's savepoints (savepoint.go).
+	savepoints savepoints
 
 	cached atomic.Bool
 	lo, hi atomic.Uint64 // math.Float64bits

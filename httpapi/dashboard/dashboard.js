@@ -34,7 +34,7 @@ const CHARTS = [
   ]},
 ];
 const COLORS = ["#1565c0", "#c62828", "#2e7d32", "#6a1b9a", "#ef6c00"];
-const MARK = { raised: "#c62828", updated: "#ef6c00", cleared: "#2e7d32" };
+const MARK = { raised: "#c62828", cleared: "#2e7d32" };
 
 const state = { warnings: [], plots: {} };
 
@@ -47,23 +47,29 @@ function historyURL() {
   return u;
 }
 
-// warningMarks draws a vertical line at every warning event, labelled with its resource.
+// marks are the warning events drawn on the time axis: raised and cleared (updates are many
+// and move nothing).
+function marks() {
+  return state.warnings.filter((w) => w.event !== "updated");
+}
+
+// warningMarks draws a vertical line at every raised or cleared warning, labelled with its
+// resource; labels are staggered over three lines so that close events stay readable.
 function warningMarks(u) {
-  const ctx = u.ctx, top = u.bbox.top, height = u.bbox.height;
+  const ctx = u.ctx, top = u.bbox.top, height = u.bbox.height, px = devicePixelRatio;
   ctx.save();
-  ctx.font = `${10 * devicePixelRatio}px sans-serif`;
-  for (const w of state.warnings) {
-    if (w.t < u.scales.x.min || w.t > u.scales.x.max) continue;
+  ctx.font = `${10 * px}px sans-serif`;
+  ctx.lineWidth = px;
+  marks().forEach((w, i) => {
+    if (w.t < u.scales.x.min || w.t > u.scales.x.max) return;
     const x = Math.round(u.valToPos(w.t, "x", true));
     ctx.strokeStyle = ctx.fillStyle = MARK[w.event] || "#999";
-    ctx.lineWidth = devicePixelRatio;
-    ctx.setLineDash(w.event === "updated" ? [2 * devicePixelRatio, 3 * devicePixelRatio] : []);
     ctx.beginPath();
     ctx.moveTo(x, top);
     ctx.lineTo(x, top + height);
     ctx.stroke();
-    ctx.fillText(`${w.resource} ${w.event}`, x + 3 * devicePixelRatio, top + 12 * devicePixelRatio);
-  }
+    ctx.fillText(`${w.resource} ${w.event}`, x + 3 * px, top + (12 + 12 * (i % 3)) * px);
+  });
   ctx.restore();
 }
 
@@ -121,13 +127,13 @@ function draw(h) {
     total += points;
   }
   document.body.dataset.points = String(total);
-  document.body.dataset.warningMarks = String(state.warnings.length);
+  document.body.dataset.warningMarks = String(marks().length);
 }
 
 function listWarnings() {
   const ul = document.getElementById("warnings");
   ul.textContent = "";
-  const shown = state.warnings.filter((w) => w.event !== "updated").slice(-30).reverse();
+  const shown = marks().slice(-30).reverse();
   if (shown.length === 0) {
     ul.innerHTML = "<li>none</li>";
     return;

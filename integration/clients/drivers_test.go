@@ -21,12 +21,13 @@ type driver struct {
 	extra []string
 }
 
-func pythonDriver(name string, sqlstate bool, logins []account) driver {
+func pythonDriver(name string, sqlstate bool, logins []account, extra ...string) driver {
 	return driver{
 		name:            name,
 		argv:            func(sc string) []string { return []string{"/usr/bin/python3", "python/client.py", name, sc} },
 		sqlstateOnQuery: sqlstate,
 		logins:          logins,
+		extra:           extra,
 	}
 }
 
@@ -134,6 +135,10 @@ var checks = map[string]func(t *testing.T, d driver, rs reports){
 		if tabs := rs.step(t, "created").Tables; !slices.Equal(tabs, []string{"t_fk_child", "t_fk_parent"}) {
 			t.Errorf("tables created = %q", tabs)
 		}
+		t.Run("violation", func(t *testing.T) {
+			wantError(t, d.sqlstateOnQuery, rs.step(t, "orphan").Error, 1452, "23000",
+				"Cannot add or update a child row: a foreign key constraint fails")
+		})
 	},
 	"overload": func(t *testing.T, d driver, rs reports) {
 		e := rs.step(t, "rejected").Error
@@ -144,6 +149,13 @@ var checks = map[string]func(t *testing.T, d driver, rs reports){
 		if v := rs.step(t, "after").Value; v == nil || *v != 1 {
 			t.Errorf("SELECT 1 after the session lowered its threshold = %v, want 1", deref(v))
 		}
+	},
+	"first_connect": func(t *testing.T, d driver, rs reports) {
+		wantError(t, d.sqlstateOnQuery, rs.step(t, "overloaded").Error, 745, "HY000", "CPU is overloaded")
+		if r := rs.step(t, "connected"); r.Error != nil || r.Value == nil {
+			t.Fatalf("a new SQLAlchemy engine could not connect under overload: %+v", r.Error)
+		}
+		wantError(t, d.sqlstateOnQuery, rs.step(t, "select_1").Error, 745, "HY000", "CPU is overloaded")
 	},
 	"pool": func(t *testing.T, d driver, rs reports) {
 		if v := rs.step(t, "before").Value; v == nil || *v != 1 {

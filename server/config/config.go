@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -44,6 +45,10 @@ type Config struct {
 	MaxServerMemoryUsage            uint64        // max_server_memory_usage, bytes, 0 = none
 	WarningSuppressRegexp           string        // warning_suppress_regexp, "" = none
 	CollationServer                 string        // collation_server: default collation, e.g. utf8mb4_0900_ai_ci
+	SecureFilePriv                  string        // secure_file_priv, "" = no file access from SQL (restart needed)
+	TLSCertFile                     string        // tls_cert_file, "" = the generated certificate
+	TLSKeyFile                      string        // tls_key_file, "" = the generated key
+	RequireSecureTransport          string        // require_secure_transport: SwitchOn | SwitchOff
 
 	Warnings    ResourceOverloadWarnings // [resource_overload_warnings]
 	Settings    SessionDefaults          // [settings]
@@ -53,6 +58,12 @@ type Config struct {
 
 // MaxMetricLogRetention bounds metric_log_retention_s: the history is kept in memory.
 const MaxMetricLogRetention = 24 * time.Hour
+
+// Values of require_secure_transport, MySQL's.
+const (
+	SwitchOn  = "ON"
+	SwitchOff = "OFF"
+)
 
 // Values of overload_enforcement.
 const (
@@ -66,8 +77,11 @@ const (
 	AdmissionOff = "off" // every statement runs at once
 )
 
-// DefaultCollation is MySQL 8's default collation: accent- and case-insensitive.
-const DefaultCollation = "utf8mb4_0900_ai_ci"
+// DefaultCollation compares bytes. MySQL 8's default, utf8mb4_0900_ai_ci, is available with
+// collation_server, but the engine does not carry it through: an UPDATE that changes only the
+// case or accents of a value is taken for no change and not applied, and UNIQUE and PRIMARY KEY
+// indexes compare bytes. A byte-comparing default keeps every write applied.
+const DefaultCollation = "utf8mb4_0900_bin"
 
 // collationName is the form of a collation name; the server checks that the engine knows it.
 var collationName = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
@@ -127,6 +141,7 @@ func Default() *Config {
 		AdmissionControl:                AdmissionOn,
 		MaxQueuedStatements:             1000,
 		OverloadEnforcement:             EnforcementEnforce,
+		RequireSecureTransport:          SwitchOff,
 		CollationServer:                 DefaultCollation,
 		Warnings: ResourceOverloadWarnings{
 			CPUWarnRatio:     0.9,
@@ -256,13 +271,25 @@ func (c *Config) Validate() error {
 		add(keyErrorf([]string{"overload_enforcement"}, "overload_enforcement (%q) must be %q or %q",
 			c.OverloadEnforcement, EnforcementEnforce, EnforcementDryRun))
 	}
+	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
+		add(keyErrorf([]string{"tls_cert_file", "tls_key_file"}, "tls_cert_file (%q) and tls_key_file (%q) must be set together, or both left empty for the generated certificate",
+			c.TLSCertFile, c.TLSKeyFile))
+	}
+	if c.RequireSecureTransport != SwitchOn && c.RequireSecureTransport != SwitchOff {
+		add(keyErrorf([]string{"require_secure_transport"}, "require_secure_transport (%q) must be %q or %q",
+			c.RequireSecureTransport, SwitchOn, SwitchOff))
+	}
 	if !collationName.MatchString(c.CollationServer) {
 		add(keyErrorf([]string{"collation_server"}, "collation_server (%q) must be a collation name such as %q (SHOW COLLATION lists them)",
-			c.CollationServer, DefaultCollation))
+			c.CollationServer, "utf8mb4_0900_ai_ci"))
 	}
 	if _, err := regexp.Compile(c.WarningSuppressRegexp); err != nil {
 		add(keyErrorf([]string{"warning_suppress_regexp"}, "warning_suppress_regexp (%q) is not a valid regular expression: %v",
 			c.WarningSuppressRegexp, err))
+	}
+	if c.SecureFilePriv != "" && !filepath.IsAbs(c.SecureFilePriv) {
+		add(keyErrorf([]string{"secure_file_priv"}, "secure_file_priv (%q) must be an absolute path to a directory, or \"\" for no file access",
+			c.SecureFilePriv))
 	}
 	errs = append(errs, c.Warnings.validate()...)
 	errs = append(errs, c.validateSessionSettings()...)

@@ -42,8 +42,17 @@
 //
 // # Watching
 //
-// Watch watches the config file's directory rather than the file, because editors and
-// deployment tools replace a file by renaming a new one over it, which would end a watch on the
-// file itself. Events for other names are ignored, bursts are debounced, and nothing is reported
-// while the file is absent; when it appears again, onChange runs. The caller reloads in onChange.
+// Watch follows the config path through symlinks: it watches the directory of the path, of every
+// symlink on the way and of the file it resolves to, and resolves the path again after every
+// event, because editors replace a file by renaming a new one over it and a Kubernetes ConfigMap
+// volume updates by renaming a "..data" symlink to a new directory. It compares the content (a
+// hash), not events, and reports a change only once the new content has stayed the same for
+// WatchStable, so a file written in several steps is not applied half written; nothing is
+// reported while the file is absent. The caller reloads in onChange.
+//
+// # Reading files
+//
+// The config and the persisted-settings file are read only if they are regular files of at most
+// MaxFileSize bytes, opened non-blocking: a FIFO or a device at the config path is refused
+// instead of blocking the reader. LoadForReload also refuses an empty file.
 package config

@@ -15,6 +15,7 @@ const (
 	reasonCommit           = "COMMIT"
 	reasonRollback         = "ROLLBACK"
 	reasonVariables        = "reads only system variables"
+	reasonSession          = "reads only session state"
 	reasonSystemTables     = "reads only system tables"
 	reasonDescribe         = "describes a system table"
 	reasonReloadConfig     = "SYSTEM RELOAD CONFIG"
@@ -27,7 +28,7 @@ const maxDepth = 64
 // Classify decides whether a statement is exempt from overload rejection. currentDB is the
 // session's current database, so that `SELECT * FROM warnings` after `USE system` reads only
 // system tables. The answer is conservative: a statement that cannot be shown to be one of the
-// exempt kinds is not exempt. Classify does not allocate.
+// exempt kinds, cheap by construction, is not exempt. Classify does not allocate.
 func Classify(sql, currentDB string) Class {
 	lx := lexer{sql: sql}
 	first := lx.nextSignificant()
@@ -36,22 +37,25 @@ func Classify(sql, currentDB string) Class {
 	}
 	switch {
 	case first.is(sql, "set"):
-		return exemptIf(runsNoQuery(lx), reasonSet)
+		return exemptIf(cheapRest(lx), reasonSet)
 	case first.is(sql, "show"):
-		return exemptIf(runsNoQuery(lx), reasonShow)
+		return exemptIf(cheapRest(lx), reasonShow)
 	case first.is(sql, "kill"):
-		return exemptIf(runsNoQuery(lx), reasonKill)
+		return exemptIf(cheapRest(lx), reasonKill)
 	case first.is(sql, "use"):
-		return exemptIf(runsNoQuery(lx), reasonUse)
+		return exemptIf(cheapRest(lx), reasonUse)
 	case first.is(sql, "commit"):
-		return exemptIf(runsNoQuery(lx), reasonCommit)
+		return exemptIf(cheapRest(lx), reasonCommit)
 	case first.is(sql, "rollback"):
-		return exemptIf(runsNoQuery(lx), reasonRollback)
+		return exemptIf(cheapRest(lx), reasonRollback)
 	case first.is(sql, "select"):
-		if selectsOnlySystemVariables(lx) {
-			return Class{Exempt: true, Reason: reasonVariables}
+		if onlyVariables, ok := selectsOnlySessionState(lx); ok {
+			if onlyVariables {
+				return Class{Exempt: true, Reason: reasonVariables}
+			}
+			return Class{Exempt: true, Reason: reasonSession}
 		}
-		return exemptIf(readsOnlySystemTables(lx, currentDB), reasonSystemTables)
+		return exemptIf(readsOneSystemTable(lx, currentDB), reasonSystemTables)
 	case first.is(sql, "describe"), first.is(sql, "desc"), first.is(sql, "explain"):
 		return describeClass(lx, currentDB)
 	case first.is(sql, "truncate"):
@@ -93,27 +97,118 @@ func (lx *lexer) endsAfter(t token) bool {
 	return t.isPunct(lx.sql, ';') && lx.nextSignificant().kind == kindEnd
 }
 
-// runsNoQuery reads the rest of a statement whose first word makes it exempt (SET, SHOW, ...) and
-// reports whether it hides no query: a subquery (SET @a = (SELECT ...), SHOW ... WHERE x IN
-// (SELECT ...)) is real work, and so is one inside a /*! ... */ comment, whose content the
-// parser reads as SQL.
-func runsNoQuery(lx lexer) bool {
+// cheapRest reads the rest of a statement whose first word may make it exempt (SET, SHOW, ...)
+// and reports whether it is cheap by construction: it hides no query (SET @a = (SELECT ...),
+// SET @a = (TABLE t), SHOW ... WHERE x IN (SELECT ...)), calls only cheap functions, matches no
+// regular expression, and is one statement. A /*! ... */ comment counts with its content, which
+// the parser reads as SQL.
+func cheapRest(lx lexer) bool {
 	sql := lx.sql
+	var prev token
+	depth := 0
 	for {
 		t := lx.nextSignificant()
 		switch {
 		case t.kind == kindEnd:
-			return true
+			return depth == 0
 		case t.isPunct(sql, ';'):
-			return lx.nextSignificant().kind == kindEnd
-		case t.is(sql, "select"), t.is(sql, "table"), t.is(sql, "with"):
-			return false
+			return depth == 0 && lx.nextSignificant().kind == kindEnd
 		case t.kind == kindVersionComment:
-			if !runsNoQuery(lexer{sql: versionCommentSQL(t.text(sql))}) {
+			if !cheapRest(lexer{sql: versionCommentSQL(t.text(sql))}) {
 				return false
 			}
+		case t.isPunct(sql, '('):
+			if depth++; depth > maxDepth {
+				return false
+			}
+		case t.isPunct(sql, ')'):
+			if depth--; depth < 0 {
+				return false
+			}
+		case !cheapToken(&lx, prev, t):
+			return false
+		}
+		prev = t
+	}
+}
+
+// cheapToken reports whether t, read after prev, keeps a statement cheap by construction: it
+// does not start a query (SELECT, WITH, VALUES, LATERAL, or TABLE where a subquery may start),
+// is no regular-expression operator, and if it calls a function (a name followed by '('), the
+// function is one of cheapFunctions. A qualified name (db.f()) is a stored function and a
+// quoted name (`f`()) may be one: neither is cheap by construction.
+func cheapToken(lx *lexer, prev, t token) bool {
+	sql := lx.sql
+	switch t.kind {
+	case kindWord:
+		if isAnyWord(sql, t, queryWords) || isAnyWord(sql, t, regexpOperators) {
+			return false
+		}
+		if t.is(sql, "table") && (prev.isPunct(sql, '(') || isAnyWord(sql, prev, setOperators)) {
+			return false
+		}
+	case kindQuoted:
+	default:
+		return true
+	}
+	if !lx.peekSignificant().isPunct(sql, '(') {
+		return true
+	}
+	if t.kind == kindQuoted || prev.isPunct(sql, '.') {
+		return false
+	}
+	return isAnyWord(sql, t, cheapFunctions) || isAnyWord(sql, t, wordsBeforeParenthesis)
+}
+
+// queryWords start a query wherever they stand.
+var queryWords = []string{"select", "with", "values", "lateral"}
+
+// setOperators join queries; TABLE after one of them is a query.
+var setOperators = []string{"union", "except", "intersect"}
+
+// regexpOperators match a regular expression, whose cost the pattern decides.
+var regexpOperators = []string{"regexp", "rlike"}
+
+// cheapFunctions is the allow-list of functions an exempt statement may call: each takes time
+// and memory linear in its arguments, which the statement's own text bounds, and none waits,
+// loops, repeats, pads or matches a regular expression. Any other function makes a statement
+// ordinary work.
+var cheapFunctions = []string{
+	// Session state.
+	"database", "schema", "user", "current_user", "session_user", "system_user", "version",
+	"connection_id", "last_insert_id", "found_rows", "row_count",
+	// Time.
+	"now", "current_timestamp", "localtime", "localtimestamp", "utc_timestamp", "unix_timestamp",
+	"curdate", "current_date", "curtime", "current_time", "utc_date", "utc_time",
+	// Conversions and conditions.
+	"cast", "convert", "coalesce", "ifnull", "if", "nullif", "isnull", "default",
+	// Numbers and strings, output no longer than the input.
+	"abs", "floor", "ceil", "ceiling", "round", "sign", "greatest", "least",
+	"lower", "lcase", "upper", "ucase", "length", "char_length", "character_length", "trim",
+	// Aggregates over the one system table a SELECT may read.
+	"count", "sum", "min", "max", "avg",
+}
+
+// wordsBeforeParenthesis are keywords that a parenthesis may follow without a function call.
+var wordsBeforeParenthesis = []string{
+	"and", "or", "xor", "not", "in", "is", "like", "between", "when", "then", "else", "case",
+	"where", "having", "by", "on", "interval", "binary", "div", "mod", "row", "exists", "any",
+	"some", "all", "as", "set", "limit", "index", "key",
+	// Types in CAST(x AS CHAR(10)) and CONVERT(x, DECIMAL(10, 2)).
+	"char", "nchar", "decimal", "datetime", "time", "date", "float", "double",
+}
+
+// isAnyWord reports whether t is one of the lower-case words.
+func isAnyWord(sql string, t token, words []string) bool {
+	if t.kind != kindWord {
+		return false
+	}
+	for _, w := range words {
+		if t.is(sql, w) {
+			return true
 		}
 	}
+	return false
 }
 
 // versionCommentSQL returns the SQL inside /*!12345 ... */.
@@ -125,29 +220,51 @@ func versionCommentSQL(comment string) string {
 	return body[scanDigits(body, 0):]
 }
 
-// selectsOnlySystemVariables reads the rest of a SELECT and reports whether it is only a list of
-// system variables with optional aliases: SELECT @@x, @@session.y AS z.
-func selectsOnlySystemVariables(lx lexer) bool {
+// selectsOnlySessionState reads the rest of a SELECT and reports whether it is only a list of
+// system variables and session-introspection calls without arguments, with optional aliases and
+// no FROM: SELECT @@x, DATABASE(), CONNECTION_ID() AS id. onlyVariables tells whether there was
+// no call.
+func selectsOnlySessionState(lx lexer) (onlyVariables, ok bool) {
 	sql := lx.sql
+	onlyVariables = true
 	for {
 		t := lx.nextSignificant()
-		if t.kind != kindVariable || t.end-t.start < 3 || sql[t.start+1] != '@' {
-			return false
+		switch {
+		case t.kind == kindVariable && t.end-t.start >= 3 && sql[t.start+1] == '@':
+		case isAnyWord(sql, t, sessionFunctions) && lx.nextSignificant().isPunct(sql, '(') &&
+			lx.nextSignificant().isPunct(sql, ')'):
+			onlyVariables = false
+		default:
+			return false, false
 		}
 		t = lx.nextSignificant()
 		if t.is(sql, "as") {
 			t = lx.nextSignificant()
 			if !isAlias(sql, t) {
-				return false
+				return false, false
 			}
 			t = lx.nextSignificant()
 		} else if isAlias(sql, t) {
 			t = lx.nextSignificant()
 		}
 		if !t.isPunct(sql, ',') {
-			return lx.endsAfter(t)
+			return onlyVariables, lx.endsAfter(t)
 		}
 	}
+}
+
+// selectsOnlySystemVariables reads the rest of a SELECT and reports whether it is only a list of
+// system variables with optional aliases: SELECT @@x, @@session.y AS z.
+func selectsOnlySystemVariables(lx lexer) bool {
+	onlyVariables, ok := selectsOnlySessionState(lx)
+	return ok && onlyVariables
+}
+
+// sessionFunctions read the session's own state: what a connection pool asks a new connection.
+// (SELECT 1 and SELECT NOW() are ordinary work: clients probe a server with them.)
+var sessionFunctions = []string{
+	"database", "schema", "user", "current_user", "session_user", "system_user", "version",
+	"connection_id", "last_insert_id", "found_rows", "row_count",
 }
 
 // isAlias reports whether t can name a select-list column. FROM and INTO are never aliases: they
@@ -162,93 +279,71 @@ func isAlias(sql string, t token) bool {
 	return false
 }
 
-// readsOnlySystemTables reads the rest of a SELECT and reports whether it reads at least one
-// table and only tables of the system databases. Table references follow FROM, JOIN, and commas
-// of a FROM list, at any nesting depth (subqueries, derived tables, parenthesized joins).
-func readsOnlySystemTables(lx lexer, currentDB string) bool {
+// readsOneSystemTable reads the rest of a SELECT and reports whether it reads exactly one
+// table, of a system database, and is cheap by construction: no join (JOIN or a comma in the
+// FROM list), no subquery or derived table, no UNION, no INTO, no window, and only cheap
+// function calls (see cheapToken).
+func readsOneSystemTable(lx lexer, currentDB string) bool {
 	sql := lx.sql
 	depth := 0
-	var fromList uint64 // bit d: the tokens at depth d are in a FROM list
-	expectTable := false
-	readsSystem := false
+	tables := 0
+	inFrom := false // between FROM and the next clause, at depth 0
+	var prev token
 	for {
 		t := lx.nextSignificant()
-		if expectTable {
-			expectTable = false
-			switch {
-			case t.isPunct(sql, '('):
-				// A derived table or a parenthesized join: a table list inside.
-				depth++
-				if depth >= maxDepth {
-					return false
-				}
-				fromList |= 1 << depth
-				expectTable = true
-				continue
-			case t.is(sql, "lateral"):
-				expectTable = true
-				continue
-			case t.is(sql, "select"), t.is(sql, "with"), t.is(sql, "table"), t.is(sql, "values"):
-				// A subquery: handled below like any other statement word.
-			case t.is(sql, "dual"):
-				continue
-			default:
-				system, ok := tableInSystemDB(&lx, t, currentDB)
-				if !ok || !system {
-					return false
-				}
-				if next := lx.peekSignificant(); next.isPunct(sql, '(') || next.isPunct(sql, '.') {
-					return false
-				}
-				readsSystem = true
-				continue
-			}
-		}
 		switch {
 		case t.kind == kindEnd:
-			return readsSystem && depth == 0
+			return tables == 1 && depth == 0
 		case t.isPunct(sql, ';'):
-			return readsSystem && depth == 0 && lx.nextSignificant().kind == kindEnd
+			return tables == 1 && depth == 0 && lx.nextSignificant().kind == kindEnd
 		case t.kind == kindVersionComment:
 			return false
 		case t.isPunct(sql, '('):
-			depth++
-			if depth >= maxDepth {
+			if depth++; depth > maxDepth {
 				return false
 			}
-			fromList &^= 1 << depth
 		case t.isPunct(sql, ')'):
-			fromList &^= 1 << depth
-			depth--
-			if depth < 0 {
+			if depth--; depth < 0 {
 				return false
 			}
 		case t.isPunct(sql, ','):
-			expectTable = fromList&(1<<depth) != 0
-		case t.is(sql, "from"):
-			fromList |= 1 << depth
-			expectTable = true
-		case t.is(sql, "join"):
-			if fromList&(1<<depth) == 0 {
+			if inFrom && depth == 0 {
 				return false
 			}
-			expectTable = true
-		case t.is(sql, "straight_join"):
-			// Also a SELECT option (SELECT STRAIGHT_JOIN ...), where no table follows.
-			expectTable = fromList&(1<<depth) != 0
-		case t.is(sql, "select"):
-			fromList &^= 1 << depth
-		case t.is(sql, "where"), t.is(sql, "group"), t.is(sql, "having"), t.is(sql, "order"),
-			t.is(sql, "limit"), t.is(sql, "window"), t.is(sql, "union"), t.is(sql, "except"),
-			t.is(sql, "intersect"):
-			// Clauses after the FROM list: their commas separate expressions, not tables.
-			fromList &^= 1 << depth
-		case t.is(sql, "into"), t.is(sql, "with"), t.is(sql, "table"):
-			// INTO OUTFILE writes; WITH and TABLE bring names this scan does not resolve.
+		case depth == 0 && t.is(sql, "from"):
+			if tables > 0 {
+				return false
+			}
+			system, ok := tableInSystemDB(&lx, lx.nextSignificant(), currentDB)
+			if !ok || !system {
+				return false
+			}
+			if next := lx.peekSignificant(); next.isPunct(sql, '(') || next.isPunct(sql, '.') {
+				return false
+			}
+			tables++
+			inFrom = true
+			prev = t
+			continue
+		case isAnyWord(sql, t, joinWords):
+			return false
+		case isAnyWord(sql, t, clauseWords):
+			inFrom = false
+		case !cheapToken(&lx, prev, t):
 			return false
 		}
+		prev = t
 	}
 }
+
+// joinWords add tables, rows or side effects to a SELECT.
+var joinWords = []string{
+	"join", "straight_join", "union", "except", "intersect", "into", "table", "dual", "over",
+	"window", "for",
+}
+
+// clauseWords end a FROM list: the commas after them separate expressions, not tables.
+var clauseWords = []string{"where", "group", "having", "order", "limit"}
 
 // tableInSystemDB reads a table name that starts with t (name or db.name) and reports whether
 // its database is a system database; ok is false when t does not start a table name.
@@ -293,7 +388,7 @@ func describeClass(lx lexer, currentDB string) Class {
 		break
 	}
 	if t.is(sql, "select") {
-		return exemptIf(readsOnlySystemTables(lx, currentDB), reasonSystemTables)
+		return exemptIf(readsOneSystemTable(lx, currentDB), reasonSystemTables)
 	}
 	system, ok := tableInSystemDB(&lx, t, currentDB)
 	if !ok || !system {

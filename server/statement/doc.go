@@ -28,16 +28,19 @@
 // everything, and its users found themselves locked out of the server they had to repair
 // (ClickHouse issue #79880): the queries that show what is happening and the commands that fix
 // it were refused like any other. [Classify] marks the statements an operator needs to inspect
-// and repair an overloaded server as exempt: SET, SHOW, KILL, USE, COMMIT, ROLLBACK,
-// SELECT @@variable, SELECTs that read only system.* and information_schema.* tables, DESCRIBE
-// of those tables, TRUNCATE system.warnings and SYSTEM RELOAD CONFIG.
+// and repair an overloaded server as exempt: SET, SHOW, KILL, USE, COMMIT, ROLLBACK, SELECTs
+// without FROM of system variables and session functions (DATABASE(), VERSION(), ...: what a
+// connection pool asks a new connection), SELECTs that read exactly one system.* or
+// information_schema.* table, DESCRIBE of those tables, TRUNCATE system.warnings and SYSTEM
+// RELOAD CONFIG.
 //
-// The rule is conservative: when in doubt, a statement is not exempt, because an exemption that
-// is too wide switches protection off for ordinary work. A statement that reads no table at all
-// (SELECT 1, SELECT NOW()) is ordinary work, a statement that reads a user table anywhere (a
-// join, a subquery) is not exempt, a SET or SHOW that hides a subquery is not exempt, and neither
-// is a text holding a second statement, a SELECT with a /*! ... */ comment (the parser executes
-// its content as SQL), nor anything this package cannot follow.
+// An exemption switches protection off, so it is granted only to statements that are cheap by
+// construction: an exempt statement calls only functions of an allow-list (no SLEEP, REPEAT,
+// BENCHMARK, REGEXP_*, GET_LOCK, ...), matches no regular expression, and has no subquery, no
+// join and no UNION. When in doubt, a statement is not exempt: SELECT 1 and SELECT NOW() (the
+// probes of clients), a statement that reads a user table anywhere, a text holding a second
+// statement, a SELECT with a /*! ... */ comment (the parser executes its content as SQL), and
+// anything this package cannot follow are ordinary work.
 //
 // [Hints] reads MySQL 8's per-statement settings, /*+ SET_VAR(name = value) */, so that the
 // overload settings can be overridden for one statement before it is parsed.

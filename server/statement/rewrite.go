@@ -10,7 +10,8 @@ import "strings"
 // identifiers, words that merely contain "system" (system_time, mysystem), the grammar's own
 // SPATIAL REFERENCE SYSTEM and WITH SYSTEM VERSIONING, user and system variables (@@system), and
 // SYSTEM as the first word of a statement (SYSTEM RELOAD CONFIG, which the server handles itself).
-// The original spelling is kept inside the backquotes.
+// The original spelling is kept inside the backquotes, and a backquoted name written right
+// beside the word stays a separate token (a space is added between them).
 //
 // It returns sql itself, without allocating, when nothing changes.
 func RewriteSystem(sql string) string {
@@ -19,7 +20,11 @@ func RewriteSystem(sql string) string {
 	}
 	var out strings.Builder
 	copied := 0
+	// The engine's tokenizer ends the text at a NUL byte; what follows is never read as SQL.
 	lx := lexer{sql: sql}
+	if nul := strings.IndexByte(sql, 0); nul >= 0 {
+		lx.sql = sql[:nul]
+	}
 	// The two significant tokens before the current one; zero (kindEnd) at a statement's start.
 	var prev, prev2 token
 	for {
@@ -35,9 +40,17 @@ func RewriteSystem(sql string) string {
 				out.Grow(len(sql) + 8)
 			}
 			out.WriteString(sql[copied:t.start])
+			// A backquote right beside the word would join the two quoted names into one
+			// (system`x` -> `system``x`), so a space keeps them apart.
+			if t.start > 0 && sql[t.start-1] == '`' {
+				out.WriteByte(' ')
+			}
 			out.WriteByte('`')
 			out.WriteString(t.text(sql))
 			out.WriteByte('`')
+			if t.end < len(sql) && sql[t.end] == '`' {
+				out.WriteByte(' ')
+			}
 			copied = t.end
 		}
 		prev2, prev = prev, t

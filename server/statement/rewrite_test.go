@@ -26,6 +26,8 @@ var rewriteCases = []struct {
 }{
 	{"table in system", "SELECT * FROM system.warnings", "SELECT * FROM `system`.warnings", rewriteFixes},
 	{"use", "USE system", "USE `system`", rewriteFixes},
+	{"quoted name right after", "SELECT system`x` FROM main.system", "SELECT `system` `x` FROM main.`system`", rewriteFixes},
+	{"quoted name right before", "SELECT `x`system FROM t", "SELECT `x` `system` FROM t", rewriteFixes},
 	{"use with semicolon", "use system;", "use `system`;", rewriteFixes},
 	{"show tables", "SHOW TABLES FROM system", "SHOW TABLES FROM `system`", rewriteFixes},
 	{"show tables in", "show tables in system like 'w%'", "show tables in `system` like 'w%'", rewriteFixes},

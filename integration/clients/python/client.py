@@ -243,6 +243,43 @@ def scenario_overload(driver):
         admin("SET GLOBAL simulated_os_cpu_overload = -1")
 
 
+def scenario_first_connect(driver):
+    """A new SQLAlchemy engine connects while every new session rejects ordinary work: the
+    queries a dialect runs on a new connection (SELECT VERSION(), DATABASE(), @@vars) are
+    session introspection, which is never rejected; SELECT 1 is ordinary work and is."""
+    admin("SET GLOBAL simulated_os_cpu_overload = 7")
+    admin("SET GLOBAL min_os_cpu_wait_time_ratio_to_throw = 1")
+    admin("SET GLOBAL max_os_cpu_wait_time_ratio_to_throw = 2")
+    try:
+        def probe():
+            conn = connect("pymysql")
+            try:
+                conn.cursor().execute("SELECT 1")
+            except pymysql.MySQLError as e:
+                return error_of(e)
+            finally:
+                conn.close()
+            return None
+        err, tries = poll("overloaded", probe)
+        emit("overloaded", error=err, tries=tries)
+        try:
+            c = engine().connect()
+        except sqlalchemy.exc.DBAPIError as e:
+            emit("connected", error=error_of(e))
+            return
+        emit("connected", value=1)
+        try:
+            c.execute(sqlalchemy.text("SELECT 1"))
+            emit("select_1")
+        except sqlalchemy.exc.DBAPIError as e:
+            emit("select_1", error=error_of(e))
+        c.close()
+    finally:
+        admin("SET GLOBAL min_os_cpu_wait_time_ratio_to_throw = 0")
+        admin("SET GLOBAL max_os_cpu_wait_time_ratio_to_throw = 0")
+        admin("SET GLOBAL simulated_os_cpu_overload = -1")
+
+
 def scenario_pool(driver):
     """New connections get 1040 while dropping is on; once it ends, the pool (or a plain
     connect) works again without being rebuilt."""
@@ -295,6 +332,7 @@ SCENARIOS = {
     "rollback": scenario_rollback,
     "fk": scenario_fk,
     "overload": scenario_overload,
+    "first_connect": scenario_first_connect,
     "pool": scenario_pool,
 }
 
