@@ -40,7 +40,11 @@ func (i *interceptor) takeSlot(ctx context.Context, c *mysql.Conn, stmt string) 
 	if statement.Classify(stmt, currentDatabase(c)).Exempt {
 		return false, nil
 	}
-	maxWait := queueMaxWait(c, stmt)
+	var constraints map[string]config.Constraint
+	if !i.s.auth.isAdmin(c.User) {
+		constraints = i.s.cfg.Load().Constraints
+	}
+	maxWait := queueMaxWait(c, stmt, constraints)
 	ctx, stop := cancelWhenPeerCloses(ctx, c.Conn)
 	err = ctrl.Acquire(ctx, maxWait)
 	stop()
@@ -82,7 +86,9 @@ func admissionMessage(e *admission.RejectedError) string {
 }
 
 // queueMaxWait is the statement's queue_max_wait_ms: its SET_VAR hint, else the session's value.
-func queueMaxWait(c *mysql.Conn, stmt string) time.Duration {
+// A hint that breaks one of constraints (a non-admin's; nil for admins) is ignored, with the
+// engine's warning (guard.warnIgnoredHints).
+func queueMaxWait(c *mysql.Conn, stmt string, constraints map[string]config.Constraint) time.Duration {
 	var sess sql.Session
 	if cl := clientOf(c); cl != nil {
 		sess = cl.session
@@ -91,7 +97,8 @@ func queueMaxWait(c *mysql.Conn, stmt string) time.Duration {
 	if strings.Contains(stmt, "/*+") {
 		for _, h := range statement.Hints(stmt) {
 			f, err := strconv.ParseFloat(h.Value, 64)
-			if h.Name == config.QueueMaxWaitSetting && err == nil && f >= 0 && f <= config.MaxQueueMaxWaitMs && !math.IsNaN(f) {
+			if h.Name == config.QueueMaxWaitSetting && err == nil && f >= 0 && f <= config.MaxQueueMaxWaitMs && !math.IsNaN(f) &&
+				ignoredHint(constraints, h) == nil {
 				ms = f
 			}
 		}

@@ -522,11 +522,8 @@ func hasWarning(ctx *sql.Context, msg string) bool {
 }
 
 // ignoredHint says why a non-admin's SET_VAR hint of a session setting is ignored: its value
-// breaks the setting's constraint. Hints of other variables are not the overload check's.
+// breaks the setting's constraint ([constraints] hold session settings only).
 func ignoredHint(constraints map[string]config.Constraint, h statement.Hint) error {
-	if h.Name != minThrowSetting && h.Name != maxThrowSetting {
-		return nil
-	}
 	c, ok := constraints[h.Name]
 	if !ok {
 		return nil

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"overloadsql/server/config"
 	"overloadsql/server/statement"
@@ -228,5 +229,17 @@ func TestPanicBecomesTheStatementsError(t *testing.T) {
 	}
 	if n := strings.Count(log.String(), "statement panicked"); n != 1 || !strings.Contains(log.String(), "privileges_test.go") {
 		t.Errorf("log = %q, want one line with the stack", log.String())
+	}
+}
+
+func TestQueueMaxWaitHintUnderConstraints(t *testing.T) {
+	const q = "SELECT /*+ SET_VAR(queue_max_wait_ms = 500) */ 1"
+	readonly := map[string]config.Constraint{config.QueueMaxWaitSetting: {Readonly: true}}
+	c := &mysql.Conn{}
+	if got := queueMaxWait(c, q, nil); got != 500*time.Millisecond {
+		t.Errorf("admin: queueMaxWait = %v, want 500ms", got)
+	}
+	if got := queueMaxWait(c, q, readonly); got == 500*time.Millisecond {
+		t.Errorf("non-admin under readonly: the hint applied (%v)", got)
 	}
 }
