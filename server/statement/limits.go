@@ -17,8 +17,8 @@ const (
 )
 
 // maxTrackedDepth is the parenthesis depth up to which operators are counted per level; deeper
-// levels (which the parser refuses anyway) share the deepest counter.
-const maxTrackedDepth = 255
+// levels share the deepest counter, which then only grows, so nesting never hides an operator.
+const maxTrackedDepth = 63
 
 // TooComplexError says which limit an expression exceeds and where.
 type TooComplexError struct {
@@ -47,15 +47,19 @@ func CheckExpressionSize(sql string) error {
 		if t.kind == kindEnd {
 			return nil
 		}
-		cur := &levels[depth]
+		level := min(depth, maxTrackedDepth)
+		cur := &levels[level]
 		switch op := operatorAt(&lx, prev, t); {
 		case t.isPunct(sql, '('):
-			if depth < maxTrackedDepth {
-				depth++
+			depth++
+			if depth <= maxTrackedDepth {
+				levels[depth] = counts{}
 			}
-			levels[depth] = counts{}
 		case t.isPunct(sql, ')'):
-			if depth > 0 {
+			switch {
+			case depth > maxTrackedDepth:
+				depth--
+			case depth > 0:
 				inner := levels[depth]
 				depth--
 				levels[depth].arithmetic += inner.arithmetic
@@ -73,7 +77,7 @@ func CheckExpressionSize(sql string) error {
 			cur.arithmetic = 0
 			cur.all++
 		}
-		if c := levels[depth]; c.arithmetic > MaxArithmeticOperators {
+		if c := levels[min(depth, maxTrackedDepth)]; c.arithmetic > MaxArithmeticOperators {
 			return &TooComplexError{What: "arithmetic operators", Limit: MaxArithmeticOperators, Offset: t.start}
 		} else if c.all > MaxOperators {
 			return &TooComplexError{What: "operators", Limit: MaxOperators, Offset: t.start}

@@ -34,6 +34,8 @@ func TestCheckExpressionSize(t *testing.T) {
 		{"in list is not a chain", "SELECT 1 IN (" + chain("1", ",", 100000) + ")", ""},
 		{"unbalanced", ")))" + chain("1", "+", 10) + "(((", ""},
 		{"deep nesting", strings.Repeat("(", 1000) + chain("1", "+", 10), ""},
+		{"deep nesting hides nothing", "SELECT " + strings.Repeat("1+1+(", 100) + "1" + strings.Repeat(")", 100), "arithmetic operators"},
+		{"deep nesting then a sibling", strings.Repeat("(", 100) + chain("1", "+", 20) + strings.Repeat(")", 100) + "+" + chain("1", "+", 20), "arithmetic operators"},
 		{"200 KB", "SELECT " + chain("1", "+", 100000), "arithmetic operators"},
 	}
 	for _, tc := range cases {
@@ -69,4 +71,22 @@ func BenchmarkCheckExpressionSize(b *testing.B) {
 			}
 		})
 	}
+}
+
+// FuzzCheckExpressionSize checks that any text is read without a panic, and that a text the
+// check accepts stays accepted with a comment appended (comments hold no operators).
+func FuzzCheckExpressionSize(f *testing.F) {
+	for _, s := range []string{
+		"SELECT 1", "SELECT " + strings.Repeat("1+", 40) + "1", "SELECT a->>'$.x' - -1, b<=>c, d<<2",
+		"SHOW VARIABLES WHERE (1+(2*3)) = 0", "))) + ((( ", "SELECT '", "SELECT 1 /* + */ + 2 -- +\n",
+		"x'1F' | b'01' & 0x1F ^ .5e-3 % :v ? @a @@b.c",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, sql string) {
+		err := CheckExpressionSize(sql)
+		if err == nil && CheckExpressionSize(sql+"\n/* + - * */") != nil {
+			t.Fatalf("a trailing comment changed the verdict on %q", sql)
+		}
+	})
 }
