@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -110,6 +111,8 @@ func (h historyHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		minutes = n
 	}
+	// Clamped before multiplying, so a huge number cannot overflow the duration.
+	minutes = min(minutes, int(h.retention/time.Minute)+1)
 	window := min(time.Duration(minutes)*time.Minute, h.retention)
 	names := q["metric"]
 	if len(names) > maxHistoryMetrics {
@@ -122,6 +125,7 @@ func (h historyHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	names = slices.Compact(slices.Sorted(slices.Values(names))) // a name asked twice is one series
 
 	now := h.now()
 	out := historyJSON{Series: make(map[string][]*float64, len(names)), Warnings: []warningJSON{}}

@@ -107,6 +107,9 @@ func TestHistoryJSON(t *testing.T) {
 		{"every metric", "", 200,
 			`{"t":[1767225600,1767225601,1767225602,1767225603],"series":{"OSCPUOverload":[0,1,null,3],"ProfileEvent_Query":[null,10,10,10]},` +
 				`"warnings":[{"t":1767225601.5,"resource":"cpu","event":"raised","message":"High CPU usage","value":0}]}`},
+		{"a metric twice", "?metric=OSCPUOverload&metric=OSCPUOverload&minutes=99999999999999", 200,
+			`{"t":[1767225600,1767225601,1767225602,1767225603],"series":{"OSCPUOverload":[0,1,null,3]},` +
+				`"warnings":[{"t":1767225601.5,"resource":"cpu","event":"raised","message":"High CPU usage","value":0}]}`},
 		{"bad minutes", "?minutes=0", 400, "minutes must be a whole number >= 1\n"},
 		{"too many metrics", "?" + strings.Repeat("metric=a&", maxHistoryMetrics+1), 400, "at most 32 metric parameters\n"},
 		{"long name", "?metric=" + strings.Repeat("a", maxMetricNameLength+1), 400, "a metric name is at most 128 bytes\n"},

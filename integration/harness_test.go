@@ -60,6 +60,10 @@ type serverOptions struct {
 	env []string
 	// addressSpace, when not 0, limits the server's address space (prlimit --as, bytes).
 	addressSpace uint64
+	// args are more command-line arguments.
+	args []string
+	// defaultConfig starts the server without --config, in the config's directory.
+	defaultConfig bool
 }
 
 // testServer is one running overloadsql process.
@@ -118,7 +122,7 @@ func startWithConfig(t testing.TB, o serverOptions, path, addr, admin string) *t
 	if o.addressSpace != 0 {
 		need(t, "prlimit")
 	}
-	proc, err := serverproc.Start(serverproc.Options{Binary: binary, ConfigPath: path, Pin: o.pin, Env: o.env, Log: s.log, AddressSpace: o.addressSpace})
+	proc, err := serverproc.Start(serverproc.Options{Binary: binary, ConfigPath: path, Pin: o.pin, Env: o.env, Log: s.log, AddressSpace: o.addressSpace, Args: o.args, DefaultConfig: o.defaultConfig})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,6 +71,16 @@ var engineMessages = []engineMessage{
 	{regexp.MustCompile(`^syntax error at position \d+ near '(.*)'$`), mysql.ERParseError,
 		"You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use near '$1'"},
 	{regexp.MustCompile(`^unsupported feature: (.*)$`), mysql.ERNotSupportedYet, "This version of MySQL doesn't yet support '$1'"},
+	{regexp.MustCompile("^cannot add or update a child row - Foreign key violation on fk: `(.*)`, table: `(.*)`, referenced table: `(.*)`, key: `.*`$"),
+		mysql.ErNoReferencedRow2, "Cannot add or update a child row: a foreign key constraint fails (`$2`, CONSTRAINT `$1` REFERENCES `$3`)"},
+	{regexp.MustCompile("^cannot delete or update a parent row - Foreign key violation on fk: `(.*)`, table: `(.*)`, referenced table: `(.*)`, key: `.*`$"),
+		mysql.ERRowIsReferenced2, "Cannot delete or update a parent row: a foreign key constraint fails (`$2`, CONSTRAINT `$1` REFERENCES `$3`)"},
+}
+
+// rewordable are the error numbers whose engine message engineMessages may replace.
+var rewordable = map[int]bool{
+	mysql.ERUnknownError: true, mysql.ERBadDb: true, mysql.ERNoSuchTable: true,
+	mysql.ErNoReferencedRow2: true, mysql.ERRowIsReferenced2: true,
 }
 
 // clientError returns err as the client should see it: a *mysql.SQLError with MySQL's number,
@@ -84,7 +94,7 @@ func clientError(err error) *mysql.SQLError {
 		se = sql.CastSQLError(err)
 	}
 	out := *se
-	if out.Num == mysql.ERUnknownError || out.Num == mysql.ERBadDb || out.Num == mysql.ERNoSuchTable {
+	if rewordable[out.Num] {
 		for _, m := range engineMessages {
 			if sub := m.pattern.FindStringSubmatchIndex(out.Message); sub != nil {
 				out.Message = string(m.pattern.ExpandString(nil, m.message, out.Message, sub))

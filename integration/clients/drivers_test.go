@@ -135,6 +135,10 @@ var checks = map[string]func(t *testing.T, d driver, rs reports){
 		if tabs := rs.step(t, "created").Tables; !slices.Equal(tabs, []string{"t_fk_child", "t_fk_parent"}) {
 			t.Errorf("tables created = %q", tabs)
 		}
+		t.Run("violation", func(t *testing.T) {
+			wantError(t, d.sqlstateOnQuery, rs.step(t, "orphan").Error, 1452, "23000",
+				"Cannot add or update a child row: a foreign key constraint fails")
+		})
 	},
 	"overload": func(t *testing.T, d driver, rs reports) {
 		e := rs.step(t, "rejected").Error

@@ -66,6 +66,11 @@ type Options struct {
 	AddressSpace uint64
 	Env          []string  // added to the environment
 	Log          io.Writer // the server's stdout and stderr
+	// Args are more command-line arguments (e.g. --log-format json).
+	Args []string
+	// DefaultConfig starts the server without --config: it finds config.toml in its working
+	// directory, the config's directory.
+	DefaultConfig bool
 }
 
 // Process is one running server.
@@ -77,7 +82,11 @@ type Process struct {
 
 // Start starts the server; the working directory is the config's.
 func Start(o Options) (*Process, error) {
-	args := []string{o.Binary, "--config", o.ConfigPath}
+	args := []string{o.Binary}
+	if !o.DefaultConfig {
+		args = append(args, "--config", o.ConfigPath)
+	}
+	args = append(args, o.Args...)
 	if o.Pin != "" {
 		args = append([]string{"taskset", "-c", o.Pin}, args...)
 	}
@@ -97,6 +106,9 @@ func Start(o Options) (*Process, error) {
 	}()
 	return p, nil
 }
+
+// Args are the command line the server was started with.
+func (p *Process) Args() []string { return p.cmd.Args }
 
 // Pid is the server's process id.
 func (p *Process) Pid() int { return p.cmd.Process.Pid }
