@@ -115,6 +115,15 @@ func TestSecurityFileAccessInsideSecureFilePriv(t *testing.T) {
 	} {
 		wantError(t, admin, stmt, 1290, "HY000")
 	}
+	if err := os.WriteFile(filepath.Join(secure, "rows.txt"), []byte("1\n2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	execAll(t, admin, "CREATE TABLE main.loaded (x INT)", "LOAD DATA INFILE '"+secure+"/rows.txt' INTO TABLE main.loaded")
+	if got := queryStrings(t, admin, "SELECT COUNT(*) FROM main.loaded"); got[0] != "2" {
+		t.Errorf("LOAD DATA inside loaded %v rows, want 2", got)
+	}
+	wantError(t, admin, "LOAD DATA INFILE '"+secure+"/link.txt' INTO TABLE main.loaded", 1290, "HY000")
+	wantError(t, app, "LOAD DATA INFILE '"+secure+"/rows.txt' INTO TABLE main.loaded", 1227, "42000")
 	execAll(t, admin, "SELECT 'written' INTO OUTFILE '"+secure+"/out.txt'")
 	if b, err := os.ReadFile(filepath.Join(secure, "out.txt")); err != nil || string(b) != "written\n" {
 		t.Errorf("OUTFILE inside: %q, %v", b, err)
@@ -152,6 +161,11 @@ func TestSecurityNonAdminCannotChangeServerState(t *testing.T) {
 	} {
 		wantError(t, app, stmt, 1227, "42000")
 	}
+	// A second statement of a multi-statement text is checked like the first.
+	out, _ := mariadbCLI(t, s.addr, "app", "SELECT 1; SET GLOBAL sql_mode = '';\n", "-psecret")
+	if !strings.Contains(out, "ERROR 1227 (42000)") {
+		t.Errorf("multi-statement SET GLOBAL: mariadb said:\n%s", out)
+	}
 	// Prepared with the binary protocol, the same statement is refused when it runs.
 	if stmt, err := app.Prepare("SET GLOBAL sql_select_limit = ?"); err == nil {
 		_, err = stmt.Exec(1)
@@ -185,6 +199,7 @@ func TestSecurityDatabases(t *testing.T) {
 	wantError(t, admin, "CREATE DATABASE x", 1235, "42000")
 	wantError(t, app, "DROP DATABASE IF EXISTS x", 1044, "42000")
 	wantError(t, app, "SELECT * FROM mysql.user", 1044, "42000")
+	wantError(t, app, "USE mysql", 1044, "42000")
 	if got := queryStrings(t, app, "SELECT COUNT(*) FROM system.metrics"); got[0] == "0" {
 		t.Error("system is empty after the attacks")
 	}

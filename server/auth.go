@@ -47,11 +47,15 @@ func newAccount(u config.User) account {
 }
 
 // authServer checks passwords with mysql_native_password (plain or double-SHA1 passwords) and
-// caching_sha2_password (plain or SHA-256 passwords, fast path only: the stored SHA-256 is all
-// that path needs), and keeps non-admins off the admin listener.
+// caching_sha2_password (plain or SHA-256 passwords: the fast path checks the scramble against
+// the stored SHA-256; when it does not match, full authentication asks for the password itself,
+// which the protocol layer allows only over TLS, as MySQL does), refuses logins without TLS
+// under require_secure_transport, and keeps non-admins off the admin listener.
 type authServer struct {
 	accounts map[string]account
 	delays   *loginDelays // nil: no delay after failed logins
+	// requireSecure reports whether require_secure_transport is ON; nil: never.
+	requireSecure func() bool
 }
 
 var _ mysql.AuthServer = (*authServer)(nil)
@@ -68,8 +72,9 @@ func (s *authServer) AuthMethods() []mysql.AuthMethod {
 	return []mysql.AuthMethod{
 		method{mysql.NewMysqlNativeAuthMethod(nativeStorage{s}, nativeStorage{s}), s, nativeStorage{s}.HandleUser},
 		// The fast path of caching_sha2_password needs no secure channel (it never sees the
-		// password), so this method does not ask for TLS the way the protocol layer's does.
-		method{mysql.NewSha2CachingAuthMethod(cachingStorage{s}, nil, cachingStorage{s}), s, cachingStorage{s}.HandleUser},
+		// password), so this method does not ask for TLS the way the protocol layer's does;
+		// the protocol layer asks for TLS before full authentication sends the password.
+		method{mysql.NewSha2CachingAuthMethod(cachingStorage{s}, cachingStorage{s}, cachingStorage{s}), s, cachingStorage{s}.HandleUser},
 	}
 }
 
@@ -127,6 +132,9 @@ func (m method) HandleAuthPluginData(c *mysql.Conn, user string, serverData, cli
 }
 
 func (m method) check(c *mysql.Conn, user string, serverData, clientData []byte, remote net.Addr) (mysql.Getter, error) {
+	if m.s.requireSecure != nil && m.s.requireSecure() && !c.TLSEnabled() {
+		return nil, errInsecureTransport()
+	}
 	g, err := m.AuthMethod.HandleAuthPluginData(c, user, serverData, clientData, remote)
 	if err != nil {
 		return nil, err
@@ -189,9 +197,40 @@ func (c cachingStorage) UserEntryWithCacheHash(_ []*x509.Certificate, salt []byt
 		return nil, mysql.AuthRejected, err
 	}
 	if !checkCachingSHA2(a, salt, response) {
-		return nil, mysql.AuthRejected, accessDenied(user)
+		// As MySQL: a scramble that does not match leads to full authentication, where the
+		// client sends the password itself; the protocol layer refuses that without TLS.
+		return nil, mysql.AuthNeedMoreData, nil
 	}
 	return userOf(a, remote), mysql.AuthAccepted, nil
+}
+
+// UserEntryWithPassword checks the password that full authentication of caching_sha2_password
+// received over TLS.
+func (c cachingStorage) UserEntryWithPassword(_ []*x509.Certificate, user, password string, remote net.Addr) (mysql.Getter, error) {
+	a, err := c.s.lookup(user)
+	if err != nil {
+		return nil, err
+	}
+	if !checkPassword(a, password) {
+		return nil, accessDenied(user)
+	}
+	return userOf(a, remote), nil
+}
+
+// checkPassword compares a password in clear with the account's stored hash.
+func checkPassword(a account, password string) bool {
+	switch {
+	case a.empty:
+		return password == ""
+	case a.sha256 != nil:
+		got := sha256.Sum256([]byte(password))
+		return subtle.ConstantTimeCompare(got[:], a.sha256) == 1
+	case a.doubleSHA1 != nil:
+		s1 := sha1.Sum([]byte(password))
+		got := sha1.Sum(s1[:])
+		return subtle.ConstantTimeCompare(got[:], a.doubleSHA1) == 1
+	}
+	return false
 }
 
 func checkNative(a account, salt, response []byte) bool {

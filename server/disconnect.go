@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"net"
 	"sync/atomic"
 	"syscall"
@@ -21,6 +22,8 @@ func tcpConnOf(c net.Conn) *net.TCPConn {
 		switch v := c.(type) {
 		case *net.TCPConn:
 			return v
+		case *tls.Conn:
+			c = v.NetConn()
 		case unwrapper:
 			c = v.Unwrap()
 		default:

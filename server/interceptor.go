@@ -108,8 +108,12 @@ func (i *interceptor) recovered(c *mysql.Conn, err *error) {
 	}
 }
 
-// mysqlError gives the engine's privilege errors that reach the client without a MySQL number
-// (the engine's 1105 from its database wrapper) their number: 1044, 1142 or 1227.
+// errGlobalVariable is MySQL's ER_GLOBAL_VARIABLE: SET without GLOBAL of a global-only variable.
+const errGlobalVariable = 1229
+
+// mysqlError gives the engine's errors that reach the client without a MySQL number (1105) the
+// number MySQL uses: privilege errors of its database wrapper 1044, 1142 or 1227, and 1229 for
+// SET of a global-only variable without GLOBAL.
 func mysqlError(err error) error {
 	se, ok := err.(*mysql.SQLError)
 	if !ok || se.Num != mysql.ERUnknownError {
@@ -122,6 +126,8 @@ func mysqlError(err error) error {
 		return mysql.NewSQLError(errTableAccessDenied, sqlStateAccessDenied, "%s", msg)
 	case strings.HasPrefix(msg, "command denied to user "):
 		return mysql.NewSQLError(mysql.ERSpecifiedAccessDenied, sqlStateAccessDenied, "%s", msg)
+	case strings.HasSuffix(msg, "is a GLOBAL variable and should be set with SET GLOBAL"):
+		return mysql.NewSQLError(errGlobalVariable, mysql.SSUnknownSQLState, "%s", msg)
 	}
 	return err
 }

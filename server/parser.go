@@ -10,8 +10,11 @@ import (
 )
 
 // systemParser lets clients write the `system` database's name unquoted (SYSTEM is a reserved
-// word of the grammar) by backquoting the bare word before the engine's parser sees it. Every
-// parse of the engine, the handler's and the planner's, goes through it.
+// word of the grammar) by backquoting the bare word before the engine's parser sees it, and
+// refuses expressions too big for the engine to plan and run in bounded time (see
+// statement.CheckExpressionSize; the engine reports a parser's error as error 1105 with the
+// error's text: MySQL has no such limit, so no error number of its own fits better). Every parse
+// of the engine, the handler's and the planner's, goes through it.
 type systemParser struct {
 	next sql.Parser
 }
@@ -25,12 +28,18 @@ func (p systemParser) ParseSimple(query string) (ast.Statement, error) {
 }
 
 func (p systemParser) Parse(ctx *sql.Context, query string, multi bool) (ast.Statement, string, string, error) {
+	if err := statement.CheckExpressionSize(query); err != nil {
+		return nil, "", "", err
+	}
 	rewritten := statement.RewriteSystem(query)
 	stmt, first, rest, err := p.next.Parse(ctx, rewritten, multi)
 	return restoreColumnNames(stmt, query, rewritten), first, rest, err
 }
 
 func (p systemParser) ParseWithOptions(ctx context.Context, query string, delimiter rune, multi bool, options ast.ParserOptions) (ast.Statement, string, string, error) {
+	if err := statement.CheckExpressionSize(query); err != nil {
+		return nil, "", "", err
+	}
 	rewritten := statement.RewriteSystem(query)
 	stmt, first, rest, err := p.next.ParseWithOptions(ctx, rewritten, delimiter, multi, options)
 	return restoreColumnNames(stmt, query, rewritten), first, rest, err
@@ -59,6 +68,9 @@ func restoreColumnNames(stmt ast.Statement, original, rewritten string) ast.Stat
 // ParseOneWithOptions returns an index into the caller's query, so an index into the rewritten
 // text is mapped back past the backquotes the rewrite added.
 func (p systemParser) ParseOneWithOptions(ctx context.Context, query string, options ast.ParserOptions) (ast.Statement, int, error) {
+	if err := statement.CheckExpressionSize(query); err != nil {
+		return nil, 0, err
+	}
 	rewritten := statement.RewriteSystem(query)
 	stmt, end, err := p.next.ParseOneWithOptions(ctx, rewritten, options)
 	stmt = restoreColumnNames(stmt, query, rewritten)

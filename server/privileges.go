@@ -327,6 +327,10 @@ func (g guard) checkNode(ctx *sql.Context, n sql.Node, admin bool) error {
 		if !admin {
 			return errGlobalPrivilege("admin (stored code runs with the rights of whoever runs it, so only admins may create it)")
 		}
+	case *plan.Use:
+		if db := n.Database(); !admin && db != nil && !readable(db.Name()) {
+			return errDatabaseDenied(ctx, db.Name(), "")
+		}
 	case *plan.CreateSpatialRefSys:
 		if !admin {
 			return errGlobalPrivilege("SUPER")
@@ -355,6 +359,16 @@ func (g guard) checkNode(ctx *sql.Context, n sql.Node, admin bool) error {
 		return err
 	}
 	return nil
+}
+
+// readable reports whether a non-admin may use a database at all.
+func readable(db string) bool {
+	for _, d := range []string{mainDatabase, "system", "information_schema"} {
+		if strings.EqualFold(db, d) {
+			return true
+		}
+	}
+	return false
 }
 
 // setsGlobal reports whether a SET assignment changes a system variable beyond the session.
@@ -565,7 +579,12 @@ func (f secureFiles) readable(path string) (string, error) {
 	}
 	resolved, err := filepath.EvalSymlinks(abs)
 	if err != nil {
-		if _, outside := f.within(abs); outside != nil {
+		// A missing file: say so only when its place is inside the directory.
+		where := abs
+		if parent, perr := filepath.EvalSymlinks(filepath.Dir(abs)); perr == nil {
+			where = filepath.Join(parent, filepath.Base(abs))
+		}
+		if _, outside := f.within(where); outside != nil {
 			return "", outside
 		}
 		return "", mysql.NewSQLError(mysql.ERTextFileNotReadable, mysql.SSUnknownSQLState,

@@ -49,6 +49,7 @@ type Server struct {
 	listener  *listener
 	gate      *gate
 	auth      *authServer
+	certs     *certificates
 	variables *variables
 	http      *httpapi.Server // nil when http_listen is off
 
@@ -124,7 +125,17 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		QueueWait:         s.admission.QueueWait,
 	})
 
+	s.certs = &certificates{logger: s.logger}
+	if running.Path == "" && running.TLSCertFile == "" {
+		err = s.certs.inMemory()
+	} else {
+		err = s.certs.load(running)
+	}
+	if err != nil {
+		return nil, err
+	}
 	s.auth = newAuthServer(running.Users)
+	s.auth.requireSecure = func() bool { return s.cfg.Load().RequireSecureTransport == config.SwitchOn }
 	s.auth.delays = newLoginDelays(s.loginDelaySettings, time.Sleep, &s.counters)
 	s.variables = newVariables(s)
 	collation, err := useCollation(running.CollationServer)
@@ -193,11 +204,12 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	interceptors := &gms.InterceptorChain{}
 	interceptors.WithInterceptor(&interceptor{s: s})
 	s.protocol, err = gms.NewServerWithHandler(gms.Config{
-		Protocol: "tcp",
-		Address:  running.Listen,
-		Version:  MySQLVersion,
-		Listener: s.listener,
-		Options:  []gms.Option{interceptors.Option(), handlerOption(s.logger)},
+		Protocol:  "tcp",
+		Address:   running.Listen,
+		Version:   MySQLVersion,
+		Listener:  s.listener,
+		TLSConfig: s.certs.tlsConfig(),
+		Options:   []gms.Option{interceptors.Option(), handlerOption(s.logger)},
 		ProtocolListenerFactory: func(c gms.Config, lc mysql.ListenerConfig, sel gms.ServerEventListener) (gms.ProtocolListener, error) {
 			lc.AuthServer = s.auth
 			lc.Listener = statisticsListener{Listener: lc.Listener, text: s.statisticsText}
@@ -256,6 +268,9 @@ func (s *Server) sessionBuilder(ctx context.Context, conn *mysql.Conn, addr stri
 		return nil, err
 	}
 	base.SetCurrentDatabase(mainDatabase)
+	if err := setTLSStatus(base, conn); err != nil {
+		return nil, err
+	}
 	client := &client{persisted: memory.GlobalsMap{}}
 	client.session = memory.NewSession(base, s.engine.Analyzer.Catalog.DbProvider).SetGlobals(client.persisted)
 	conn.ClientData = client

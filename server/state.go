@@ -169,6 +169,12 @@ func (s *Server) apply(cfg *config.Config) error {
 	if err := s.applySuppress(cfg); err != nil {
 		return err
 	}
+	if cfg.Path != "" || cfg.TLSCertFile != "" {
+		// Read again, so that a renewed certificate under the same name is picked up too.
+		if err := s.certs.load(cfg); err != nil {
+			return err
+		}
+	}
 	s.cfg.Store(cfg)
 	s.sampler.Reconfigure(samplerSettings(cfg))
 	s.admission.SetLimits(admissionLimits(cfg))

@@ -10,8 +10,8 @@ import (
 
 func TestServerSettingsCatalog(t *testing.T) {
 	settings := ServerSettings()
-	if len(settings) != 31 {
-		t.Errorf("ServerSettings: %d settings, want 31 (25 top-level + 6 warnings)", len(settings))
+	if len(settings) != 34 {
+		t.Errorf("ServerSettings: %d settings, want 34 (28 top-level + 6 warnings)", len(settings))
 	}
 	want := map[string]ServerSetting{
 		"listen":                          {Type: "String", Default: "127.0.0.1:9004", Reloadable: false},
@@ -33,6 +33,9 @@ func TestServerSettingsCatalog(t *testing.T) {
 		"max_concurrent_statements":                       {Type: "UInt64", Default: "0", Reloadable: true},
 		"max_queued_statements":                           {Type: "UInt64", Default: "1000", Reloadable: true},
 		"warning_suppress_regexp":                         {Type: "String", Default: "", Reloadable: true},
+		"tls_cert_file":                                   {Type: "String", Default: "", Reloadable: true},
+		"tls_key_file":                                    {Type: "String", Default: "", Reloadable: true},
+		"require_secure_transport":                        {Type: "String", Default: "OFF", Reloadable: true},
 		"secure_file_priv":                                {Type: "String", Default: "", Reloadable: false},
 		"collation_server":                                {Type: "String", Default: "utf8mb4_0900_bin", Reloadable: false, Engine: true},
 		"cpu_overload_warn_ratio":                         {Type: "Float64", Default: "0.9", Reloadable: true},

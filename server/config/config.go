@@ -45,6 +45,9 @@ type Config struct {
 	WarningSuppressRegexp           string        // warning_suppress_regexp, "" = none
 	CollationServer                 string        // collation_server: default collation, e.g. utf8mb4_0900_ai_ci
 	SecureFilePriv                  string        // secure_file_priv, "" = no file access from SQL (restart needed)
+	TLSCertFile                     string        // tls_cert_file, "" = the generated certificate
+	TLSKeyFile                      string        // tls_key_file, "" = the generated key
+	RequireSecureTransport          string        // require_secure_transport: SwitchOn | SwitchOff
 
 	Warnings    ResourceOverloadWarnings // [resource_overload_warnings]
 	Settings    SessionDefaults          // [settings]
@@ -54,6 +57,12 @@ type Config struct {
 
 // MaxMetricLogRetention bounds metric_log_retention_s: the history is kept in memory.
 const MaxMetricLogRetention = 24 * time.Hour
+
+// Values of require_secure_transport, MySQL's.
+const (
+	SwitchOn  = "ON"
+	SwitchOff = "OFF"
+)
 
 // Values of overload_enforcement.
 const (
@@ -124,6 +133,7 @@ func Default() *Config {
 		OverloadSampleInterval:          100 * time.Millisecond,
 		MaxQueuedStatements:             1000,
 		OverloadEnforcement:             EnforcementEnforce,
+		RequireSecureTransport:          SwitchOff,
 		CollationServer:                 DefaultCollation,
 		Warnings: ResourceOverloadWarnings{
 			CPUWarnRatio:     0.9,
@@ -249,6 +259,14 @@ func (c *Config) Validate() error {
 	if c.OverloadEnforcement != EnforcementEnforce && c.OverloadEnforcement != EnforcementDryRun {
 		add(keyErrorf([]string{"overload_enforcement"}, "overload_enforcement (%q) must be %q or %q",
 			c.OverloadEnforcement, EnforcementEnforce, EnforcementDryRun))
+	}
+	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
+		add(keyErrorf([]string{"tls_cert_file", "tls_key_file"}, "tls_cert_file (%q) and tls_key_file (%q) must be set together, or both left empty for the generated certificate",
+			c.TLSCertFile, c.TLSKeyFile))
+	}
+	if c.RequireSecureTransport != SwitchOn && c.RequireSecureTransport != SwitchOff {
+		add(keyErrorf([]string{"require_secure_transport"}, "require_secure_transport (%q) must be %q or %q",
+			c.RequireSecureTransport, SwitchOn, SwitchOff))
 	}
 	if !collationName.MatchString(c.CollationServer) {
 		add(keyErrorf([]string{"collation_server"}, "collation_server (%q) must be a collation name such as %q (SHOW COLLATION lists them)",

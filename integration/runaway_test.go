@@ -1,0 +1,54 @@
+package integration
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// answerBound is how long a statement that used to run for minutes, beyond KILL and disconnect,
+// may take to be answered: far above any normal answer, far below the old behaviour.
+const answerBound = 20 * time.Second
+
+// TestExpressionsTooBigAreRefused: long operator chains made the engine's planner and SHOW's
+// filter work for minutes, deaf to KILL QUERY and to the client leaving. They are refused before
+// parsing with an error naming the limit, and the server keeps serving others.
+func TestExpressionsTooBigAreRefused(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	other := session(t, s.db())
+	for name, q := range map[string]string{
+		"SHOW VARIABLES WHERE 1500 terms": "SHOW VARIABLES WHERE " + strings.Repeat("1+", 1500) + "1=0",
+		"200 KB SELECT 1+1+...":           "SELECT " + strings.Repeat("1+", 100_000) + "1",
+		"5000 ORs":                        "SELECT * FROM system.metrics WHERE " + strings.Repeat("value = 1 OR ", 5000) + "0",
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), answerBound)
+		start := time.Now()
+		rows, err := db.QueryContext(ctx, q)
+		cancel()
+		if err == nil {
+			rows.Close()
+			t.Errorf("%s: served, want error 1105 naming the limit", name)
+			continue
+		}
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			t.Errorf("%s: no answer within %v", name, answerBound)
+			continue
+		}
+		me := mysqlError(t, err)
+		if me.Number != 1105 || !strings.Contains(me.Message, "expression too complex") {
+			t.Errorf("%s: error %d %s, want 1105 expression too complex", name, me.Number, me.Message)
+		}
+		t.Logf("%s: refused after %v: %s", name, time.Since(start).Round(time.Millisecond), me.Message)
+		var one int
+		if err := other.QueryRowContext(context.Background(), "SELECT 1").Scan(&one); err != nil {
+			t.Fatalf("another session after %s: %v", name, err)
+		}
+	}
+
+	// Within the limits, the same kinds of statement are served.
+	mustExec(t, db, "SHOW VARIABLES WHERE "+strings.Repeat("1+", 31)+"1=0")
+	mustExec(t, db, "SELECT * FROM system.metrics WHERE "+strings.Repeat("value = 1 OR ", 900)+"0")
+}
