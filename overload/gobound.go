@@ -31,12 +31,12 @@ func newGoWaitBound(running func() int) *goWaitBound {
 
 func (b *goWaitBound) bounded() bool { return b.running != nil }
 
-// busyShare is the share of the processors the running statements want now, at most 1 (1
+// busyShare is the share of the processors the running statements want now, at most 1 (-1
 // without a statement count), and the number of processors.
 func (b *goWaitBound) busyShare() (float64, int) {
 	procs := max(b.procs(), 1)
 	if !b.bounded() {
-		return 1, procs
+		return -1, procs
 	}
 	return min(float64(b.running())/float64(procs), 1), procs
 }

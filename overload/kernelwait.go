@@ -8,7 +8,8 @@ const negligibleShare = 0.05
 // kernelWait is the kernel run-queue wait of one sampling interval, from each thread's busy and
 // wait in it and the time the cgroup's CPU quota throttled it (throttledOK: the cgroup reports
 // throttling). busyShare is the share of the processors that the server's work wanted during the
-// interval (running statements over GOMAXPROCS, at most 1), procs their number.
+// interval (running statements over GOMAXPROCS, at most 1; negative when unknown: then the
+// busy threads are taken for the work), procs their number.
 //
 // Two corrections make it the wait of the server's work rather than of its threads:
 //
@@ -46,7 +47,11 @@ func kernelWait(threads []threadTimes, throttled uint64, throttledOK bool, busyS
 		}
 	}
 	if throttledOK {
-		wait += uint64(float64(share) * min(max(busyShare, 0), 1) * float64(max(procs, 1)))
+		wanted := min(busyShare, 1) * float64(max(procs, 1))
+		if busyShare < 0 {
+			wanted = float64(min(n, uint64(max(procs, 1))))
+		}
+		wait += uint64(float64(share) * wanted)
 	}
 	return wait
 }

@@ -16,19 +16,19 @@ func TestKernelWait(t *testing.T) {
 		threads     []threadTimes
 		throttled   int // ms
 		throttledOK bool
-		busyShare   float64
-		want        int // ms
+		busyShare   float64 // -1: no statement count
+		want        int     // ms
 	}{
 		{"no threads", nil, 0, false, 1, 0},
 		{"one busy thread", []threadTimes{ms(40, 60)}, 0, false, 1, 60},
 		{"a thread with a negligible share is left out", []threadTimes{ms(100, 200), ms(4, 300)}, 0, false, 1, 200},
 		{"at the share it counts", []threadTimes{ms(95, 10), ms(5, 20)}, 0, false, 1, 30},
 		{"idle threads are left out", []threadTimes{ms(0, 50), ms(10, 5)}, 0, false, 1, 5},
-		{"throttling counted once, not per thread", []threadTimes{ms(50, 50), ms(1, 50), ms(1, 50)}, 50, true, 1, 50},
+		{"throttling counted once, not per thread", []threadTimes{ms(50, 50), ms(1, 50), ms(1, 50)}, 50, true, -1, 50},
 		{"two throttled threads, two throttled CPUs", []threadTimes{ms(25, 75), ms(25, 75)}, 150, true, 1, 150},
 		{"one statement on two processors: the spinning one's CPU held back nothing", []threadTimes{ms(45, 50), ms(5, 50)}, 100, true, 0.5, 50},
 		{"one thread, two processors: its CPU alone was throttled", []threadTimes{ms(50, 50), ms(1, 50)}, 50, true, 0.5, 50},
-		{"a neighbour's wait beside throttling stays", []threadTimes{ms(30, 70)}, 50, true, 1, 70},
+		{"a neighbour's wait beside throttling stays", []threadTimes{ms(30, 70)}, 50, true, -1, 70},
 		{"throttling reported, none in the interval", []threadTimes{ms(50, 10)}, 0, true, 1, 10},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -63,7 +63,8 @@ type readers struct {
 	kernelWait     uint64
 	throttled      uint64
 	throttledKnown bool
-	// busyShare is the share of the processors the server\'s work wants now (see kernelWait).
+	// busyShare is the share of the processors the server's work wants now, negative when
+	// unknown (see kernelWait).
 	busyShare func() (share float64, procs int)
 }
 
@@ -73,7 +74,7 @@ func newReaders(procRoot, cgroupRoot string, goWait goWaitSource) *readers {
 		cgroupRoot: cgroupRoot,
 		threads:    newThreadReader(procRoot),
 		selfCgroup: newProcFile(procRoot+"/self/cgroup", 1024),
-		busyShare:  func() (float64, int) { return 1, runtime.GOMAXPROCS(0) },
+		busyShare:  func() (float64, int) { return -1, runtime.GOMAXPROCS(0) },
 		goWait:     goWait,
 		processCPU: rusageCPU,
 		stat:       newStatReader(procRoot),
