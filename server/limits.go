@@ -13,9 +13,11 @@ import (
 type clientLimits struct {
 	maxPacket      func() int
 	connectTimeout func() time.Duration
-	handshakes     *handshakes
-	counters       *counters
-	log            *rateLimitedLog
+	// tls answers SSL requests; nil: none are answered (the greeting offers none).
+	tls        *tls.Config
+	handshakes *handshakes
+	counters   *counters
+	log        *rateLimitedLog
 }
 
 // handshakes are one listener's connections that have not logged in yet, oldest first. At most
