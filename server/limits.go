@@ -2,7 +2,6 @@ package server
 
 import (
 	"container/list"
-	"crypto/tls"
 	"net"
 	"sync"
 	"time"
@@ -100,16 +99,6 @@ func (h *handshakes) len() int {
 
 // packetConnOf finds the packet reader under the protocol layer's connection (TLS included).
 func packetConnOf(c net.Conn) *packetConn {
-	for {
-		switch v := c.(type) {
-		case *packetConn:
-			return v
-		case *tls.Conn:
-			c = v.NetConn()
-		case unwrapper:
-			c = v.Unwrap()
-		default:
-			return nil
-		}
-	}
+	p, _ := connOf[*packetConn](c)
+	return p
 }
