@@ -236,6 +236,9 @@ func TestErrorNumbersAndDiagnostics(t *testing.T) {
 		{"SELECT @@nosuch_variable", 1193, "HY000", "Unknown system variable 'nosuch_variable'"},
 		{"SET warning_count = 3", 1238, "HY000", "Variable 'warning_count' is a read only variable"},
 		{"SELEC 1", 1064, "42000", "You have an error in your SQL syntax"},
+		{"CREATE TABLE short (v INT)", 1050, "42S01", "Table 'short' already exists"},
+		{"SELECT nocol FROM short", 1054, "42S22", "Unknown column 'nocol'"},
+		{"INSERT INTO short VALUES ('a', 'b')", 1136, "21S01", "Column count doesn't match value count at row 1"},
 	} {
 		_, err := conn.ExecContext(ctx, c.query)
 		me := mysqlError(t, err)
