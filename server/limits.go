@@ -13,7 +13,7 @@ import (
 type clientLimits struct {
 	maxPacket      func() int
 	connectTimeout func() time.Duration
-	// tls answers SSL requests; nil: none are answered (the greeting offers none).
+	// tls answers SSL requests; nil: a 32-byte handshake response is passed on like any other.
 	tls        *tls.Config
 	handshakes *handshakes
 	counters   *counters
@@ -102,16 +102,6 @@ func (h *handshakes) len() int {
 
 // packetConnOf finds the packet reader under the protocol layer's connection (TLS included).
 func packetConnOf(c net.Conn) *packetConn {
-	for {
-		switch v := c.(type) {
-		case *packetConn:
-			return v
-		case *tls.Conn:
-			c = v.NetConn()
-		case unwrapper:
-			c = v.Unwrap()
-		default:
-			return nil
-		}
-	}
+	p, _ := connOf[*packetConn](c)
+	return p
 }
