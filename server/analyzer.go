@@ -16,6 +16,7 @@ import (
 const (
 	explainRuleID      analyzer.RuleId = 10_000
 	createSchemaRuleID analyzer.RuleId = 10_001
+	primaryKeyRuleID   analyzer.RuleId = 10_002
 )
 
 // addAnalyzerRules adds overloadsql's rules to the engine's rules that run last on every
@@ -30,7 +31,8 @@ func addAnalyzerRules() {
 	}
 	analyzer.OnceAfterAll = append(analyzer.OnceAfterAll,
 		analyzer.Rule{Id: explainRuleID, Apply: explainManyRows},
-		analyzer.Rule{Id: createSchemaRuleID, Apply: createSchemaAsDatabase})
+		analyzer.Rule{Id: createSchemaRuleID, Apply: createSchemaAsDatabase},
+		analyzer.Rule{Id: primaryKeyRuleID, Apply: fastPrimaryKeyLookups})
 }
 
 // createSchemaAsDatabase makes CREATE SCHEMA what it is in MySQL, CREATE DATABASE. The engine
