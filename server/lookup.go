@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/dolthub/go-mysql-server/sql/types"
 )
 
 // primaryKeyLookup is the engine's indexed access to an in-memory table (`main` and the
@@ -130,6 +132,7 @@ func (t *primaryKeyLookup) PartitionRows(ctx *sql.Context, partition sql.Partiti
 	for i, e := range p.index.Exprs {
 		keys[i] = e.(*expression.GetField)
 	}
+	ranges := keyRanges(p.ranges, keys)
 	var matched []sql.Row
 	for {
 		row, err := rows.Next(ctx)
@@ -139,7 +142,7 @@ func (t *primaryKeyLookup) PartitionRows(ctx *sql.Context, partition sql.Partiti
 		if err != nil {
 			return nil, fmt.Errorf("rows of %s: %w", t.Name(), err)
 		}
-		in, err := inRanges(ctx, p.ranges, keys, row)
+		in, err := inRanges(ctx, ranges, row)
 		if err != nil {
 			return nil, fmt.Errorf("primary key lookup in %s: %w", t.Name(), err)
 		}
@@ -158,12 +161,34 @@ func (t *primaryKeyLookup) PartitionRows(ctx *sql.Context, partition sql.Partiti
 	return sql.RowsToRowIter(matched...), nil
 }
 
+// keyRange is a range of one key column: the column's place in the row, its type and the cuts.
+type keyRange struct {
+	ord          int
+	typ          sql.Type
+	lower, upper sql.MySQLRangeCut
+	// signed is set for signed integer columns, whose Compare is a comparison of int64 values:
+	// integer values are compared without it.
+	signed bool
+}
+
+// keyRanges are the lookup's ranges by key column, in the key's order.
+func keyRanges(ranges sql.MySQLRangeCollection, keys []*expression.GetField) [][]keyRange {
+	out := make([][]keyRange, len(ranges))
+	for i, r := range ranges {
+		out[i] = make([]keyRange, len(r))
+		for j, c := range r {
+			out[i][j] = keyRange{ord: keys[j].Index(), typ: c.Typ, lower: c.LowerBound, upper: c.UpperBound, signed: types.IsSigned(c.Typ)}
+		}
+	}
+	return out
+}
+
 // inRanges tells whether the row's key lies in one of the ranges.
-func inRanges(ctx *sql.Context, ranges sql.MySQLRangeCollection, keys []*expression.GetField, row sql.Row) (bool, error) {
+func inRanges(ctx *sql.Context, ranges [][]keyRange, row sql.Row) (bool, error) {
 next:
 	for _, r := range ranges {
-		for i, c := range r {
-			in, err := inColumnRange(ctx, c, row[keys[i].Index()])
+		for _, c := range r {
+			in, err := c.contains(ctx, row[c.ord])
 			if err != nil {
 				return false, err
 			}
@@ -176,9 +201,9 @@ next:
 	return false, nil
 }
 
-// inColumnRange tells whether v lies between the range's cuts; NULL lies below every value.
-func inColumnRange(ctx *sql.Context, r sql.MySQLRangeColumnExpr, v any) (bool, error) {
-	switch c := r.LowerBound.(type) {
+// contains tells whether v lies between the range's cuts; NULL lies below every value.
+func (r keyRange) contains(ctx *sql.Context, v any) (bool, error) {
+	switch c := r.lower.(type) {
 	case sql.BelowNull:
 	case sql.AboveNull:
 		if v == nil {
@@ -188,20 +213,20 @@ func inColumnRange(ctx *sql.Context, r sql.MySQLRangeColumnExpr, v any) (bool, e
 		if v == nil {
 			return false, nil
 		}
-		if cmp, err := r.Typ.Compare(ctx, v, c.Key); err != nil || cmp < 0 {
+		if cmp, err := r.compare(ctx, v, c.Key); err != nil || cmp < 0 {
 			return false, err
 		}
 	case sql.Above:
 		if v == nil {
 			return false, nil
 		}
-		if cmp, err := r.Typ.Compare(ctx, v, c.Key); err != nil || cmp <= 0 {
+		if cmp, err := r.compare(ctx, v, c.Key); err != nil || cmp <= 0 {
 			return false, err
 		}
 	default:
 		return false, nil
 	}
-	switch c := r.UpperBound.(type) {
+	switch c := r.upper.(type) {
 	case sql.AboveAll:
 		return true, nil
 	case sql.AboveNull:
@@ -210,16 +235,43 @@ func inColumnRange(ctx *sql.Context, r sql.MySQLRangeColumnExpr, v any) (bool, e
 		if v == nil {
 			return true, nil
 		}
-		cmp, err := r.Typ.Compare(ctx, v, c.Key)
+		cmp, err := r.compare(ctx, v, c.Key)
 		return err == nil && cmp < 0, err
 	case sql.Above:
 		if v == nil {
 			return true, nil
 		}
-		cmp, err := r.Typ.Compare(ctx, v, c.Key)
+		cmp, err := r.compare(ctx, v, c.Key)
 		return err == nil && cmp <= 0, err
 	}
 	return false, nil
+}
+
+func (r keyRange) compare(ctx *sql.Context, v, key any) (int, error) {
+	if r.signed {
+		if a, ok := signedInt(v); ok {
+			if b, ok := signedInt(key); ok {
+				return cmp.Compare(a, b), nil
+			}
+		}
+	}
+	return r.typ.Compare(ctx, v, key)
+}
+
+func signedInt(v any) (int64, bool) {
+	switch v := v.(type) {
+	case int8:
+		return int64(v), true
+	case int16:
+		return int64(v), true
+	case int32:
+		return int64(v), true
+	case int64:
+		return v, true
+	case int:
+		return int64(v), true
+	}
+	return 0, false
 }
 
 // sortByKey orders rows by the key columns, stably, descending when reverse.
