@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"overloadsql/internal/serverproc"
 )
 
 // identify opens a new connection to addr and returns the listen address of the server that
@@ -51,7 +53,7 @@ func TestHAProxyRoutesAroundOverload(t *testing.T) {
 	if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	log := &syncBuffer{}
+	log := &serverproc.LogBuffer{}
 	cmd := exec.Command(bin, "-db", "-f", path)
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {

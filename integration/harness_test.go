@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -9,9 +8,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -32,15 +29,10 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	binary = filepath.Join(dir, "overloadsql")
-	args := []string{"build", "-o", binary}
-	if os.Getenv("OVERLOADSQL_RACE") == "1" {
-		args = append(args, "-race") // the server under the race detector
-	}
-	build := exec.Command("go", append(args, "../cmd/overloadsql")...)
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build overloadsql:", err)
+	// OVERLOADSQL_RACE=1 runs the server under the race detector.
+	binary, err = serverproc.Build(context.Background(), dir, os.Getenv("OVERLOADSQL_RACE") == "1")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := m.Run()
@@ -74,24 +66,7 @@ type testServer struct {
 	adminAddr  string
 	dir        string
 	configPath string
-	log        *syncBuffer
-}
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+	log        *serverproc.LogBuffer
 }
 
 func freePort(t testing.TB) string {
@@ -118,7 +93,7 @@ func startServer(t testing.TB, o serverOptions) *testServer {
 
 func startWithConfig(t testing.TB, o serverOptions, path, addr, admin string) *testServer {
 	t.Helper()
-	s := &testServer{t: t, addr: addr, adminAddr: admin, dir: o.dir, configPath: path, log: &syncBuffer{}}
+	s := &testServer{t: t, addr: addr, adminAddr: admin, dir: o.dir, configPath: path, log: &serverproc.LogBuffer{}}
 	if o.addressSpace != 0 {
 		need(t, "prlimit")
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"overloadsql/httpapi"
+	"overloadsql/internal/serverproc"
 )
 
 // startHTTPServer starts overloadsql with http_listen on a free port; top adds top-level keys.
@@ -158,7 +159,7 @@ scrape_configs:
 		t.Fatal(err)
 	}
 	addr := freePort(t)
-	log := &syncBuffer{}
+	log := &serverproc.LogBuffer{}
 	cmd := exec.Command(bin, "--config.file="+path, "--storage.tsdb.path="+filepath.Join(dir, "data"),
 		"--web.listen-address="+addr, "--log.level=warn")
 	cmd.Stdout, cmd.Stderr = log, log

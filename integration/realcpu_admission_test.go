@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -37,33 +36,6 @@ func createHeavyTable(t *testing.T, db *sql.DB) {
 	t.Helper()
 	mustExec(t, db, "CREATE TABLE main.n (i INT PRIMARY KEY)")
 	mustExec(t, db, "INSERT INTO main.n VALUES (1),(2),(3),(4),(5),(6),(7),(8),(9),(10)")
-}
-
-// userHeavyLoad runs userHeavyQuery in k sessions until stop is called (bounded by max).
-func userHeavyLoad(t *testing.T, db *sql.DB, k int, max time.Duration) (stop func()) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), max)
-	var wg sync.WaitGroup
-	for range k {
-		c, err := db.Conn(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		mustExec(t, c, "SET queue_max_wait_ms = 60000")
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer c.Close()
-			for ctx.Err() == nil {
-				var n int64
-				_ = c.QueryRowContext(ctx, userHeavyQuery).Scan(&n)
-			}
-		}()
-	}
-	return func() {
-		cancel()
-		wg.Wait()
-	}
 }
 
 // truthByProcess reads OSCPUOverload for the given time and returns its median with d·W/B - 1,
@@ -95,11 +67,12 @@ func within15(t *testing.T, what string, got, truth float64) {
 }
 
 func TestRealAdmissionEightStatementsOnOneCore(t *testing.T) {
+	realCPU(t)
 	need(t, "taskset")
 	s := startServer(t, serverOptions{top: admissionRealTop, pin: "0"})
 	admin := s.adminDB()
 	createHeavyTable(t, s.db())
-	stop := userHeavyLoad(t, s.db(), 8, 60*time.Second)
+	stop := queryLoad(t, s.db(), userHeavyQuery, "SET queue_max_wait_ms = 60000", 8, 60*time.Second)
 	defer stop()
 	time.Sleep(2 * time.Second)
 
@@ -133,13 +106,14 @@ func TestRealAdmissionEightStatementsOnOneCore(t *testing.T) {
 }
 
 func TestRealAdmissionSelfContention(t *testing.T) {
+	realCPU(t)
 	need(t, "taskset")
 	for _, k := range []int{2, 3, 4} {
 		t.Run(fmt.Sprint("k=", k), func(t *testing.T) {
 			s := startServer(t, serverOptions{top: admissionRealTop, pin: "0"})
 			admin := s.adminDB()
 			createHeavyTable(t, s.db())
-			stop := userHeavyLoad(t, s.db(), k, 40*time.Second)
+			stop := queryLoad(t, s.db(), userHeavyQuery, "SET queue_max_wait_ms = 60000", k, 40*time.Second)
 			defer stop()
 			time.Sleep(2 * time.Second)
 			got, truth := truthByProcess(t, s, admin, k, 5*time.Second)
@@ -149,6 +123,7 @@ func TestRealAdmissionSelfContention(t *testing.T) {
 }
 
 func TestRealAdmissionNeighbour(t *testing.T) {
+	realCPU(t)
 	need(t, "taskset")
 	stressNG := need(t, "stress-ng")
 	for _, n := range []int{1, 2} {
@@ -166,7 +141,7 @@ func TestRealAdmissionNeighbour(t *testing.T) {
 				cancel()
 				_ = neighbour.Wait()
 			}()
-			stop := userHeavyLoad(t, s.db(), 1, 25*time.Second)
+			stop := queryLoad(t, s.db(), userHeavyQuery, "SET queue_max_wait_ms = 60000", 1, 25*time.Second)
 			defer stop()
 			time.Sleep(2 * time.Second)
 			got, truth := truthByProcess(t, s, admin, 1, 5*time.Second)
@@ -181,6 +156,7 @@ func TestRealAdmissionNeighbour(t *testing.T) {
 // statements (truth 3 on a quiet machine); one statement still reads about twice its truth of
 // 1 (see the README's known limitations), so it is not asserted here.
 func TestRealAdmissionCPUQuota(t *testing.T) {
+	realCPU(t)
 	for _, k := range []int{2} {
 		t.Run(fmt.Sprint(k, " statements"), func(t *testing.T) {
 			join := quotaCgroup(t, 50000, 100000)
@@ -188,7 +164,7 @@ func TestRealAdmissionCPUQuota(t *testing.T) {
 			join(s.proc.Pid())
 			admin := s.adminDB()
 			createHeavyTable(t, s.db())
-			stop := userHeavyLoad(t, s.db(), k, 30*time.Second)
+			stop := queryLoad(t, s.db(), userHeavyQuery, "SET queue_max_wait_ms = 60000", k, 30*time.Second)
 			defer stop()
 			time.Sleep(2 * time.Second)
 			got, truth := truthByProcess(t, s, admin, k, 5*time.Second)

@@ -30,12 +30,22 @@ const realTop = "os_cpu_busy_time_threshold = 50000\n"
 // heavyLoad runs heavyQuery in k sessions until stop is called (bounded by max).
 func heavyLoad(t *testing.T, db *sql.DB, k int, max time.Duration) (stop func()) {
 	t.Helper()
+	return queryLoad(t, db, heavyQuery, "", k, max)
+}
+
+// queryLoad runs query in a loop in k sessions, each set up first by setup (if not ""), until
+// stop is called (bounded by max).
+func queryLoad(t *testing.T, db *sql.DB, query, setup string, k int, max time.Duration) (stop func()) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), max)
 	conns := make([]*sql.Conn, k)
 	for i := range conns {
 		c, err := db.Conn(context.Background())
 		if err != nil {
 			t.Fatal(err)
+		}
+		if setup != "" {
+			mustExec(t, c, setup)
 		}
 		conns[i] = c
 	}
@@ -47,7 +57,7 @@ func heavyLoad(t *testing.T, db *sql.DB, k int, max time.Duration) (stop func())
 			defer c.Close()
 			for ctx.Err() == nil {
 				var n int64
-				_ = c.QueryRowContext(ctx, heavyQuery).Scan(&n)
+				_ = c.QueryRowContext(ctx, query).Scan(&n)
 			}
 		}()
 	}

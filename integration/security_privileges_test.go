@@ -312,6 +312,10 @@ func TestSecurityProcessListAndKill(t *testing.T) {
 	}
 	wantError(t, app, "KILL "+strconv.Itoa(adminID), 1095, "HY000")
 	wantError(t, app, "KILL QUERY "+strconv.Itoa(adminID), 1095, "HY000")
+	// An unknown connection id is 1094 for everyone, as in MySQL (an admin's KILL once answered OK).
+	wantError(t, app, "KILL 4000000000", 1094, "HY000")
+	wantError(t, admin, "KILL 4000000000", 1094, "HY000")
+	wantError(t, admin, "KILL QUERY 4000000000", 1094, "HY000")
 	if err := <-done; err != nil {
 		t.Errorf("the admin's statement was disturbed: %v", err)
 	}
@@ -355,7 +359,7 @@ readonly = true
 	if _, err := app.ExecContext(ctx, bypass); err != nil {
 		t.Fatal(err)
 	}
-	warnings := queryConn(t, app, "SHOW WARNINGS")
+	warnings := queryStrings(t, app, "SHOW WARNINGS")
 	if len(warnings) != 1 || !strings.Contains(warnings[0], "1231") || !strings.Contains(warnings[0], "readonly") {
 		t.Errorf("SHOW WARNINGS after a hint breaking a constraint = %q, want one 1231 warning naming readonly", warnings)
 	}
@@ -378,32 +382,4 @@ readonly = true
 			t.Fatalf("admin's hinted SELECT: %v", err)
 		}
 	}
-}
-
-// queryConn runs a query on one connection and returns its rows as strings joined by tabs.
-func queryConn(t *testing.T, c *sql.Conn, query string) []string {
-	t.Helper()
-	rows, err := c.QueryContext(context.Background(), query)
-	if err != nil {
-		t.Fatalf("%s: %v", query, err)
-	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
-	var out []string
-	for rows.Next() {
-		vals := make([]sql.NullString, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		parts := make([]string, len(cols))
-		for i, v := range vals {
-			parts[i] = v.String
-		}
-		out = append(out, strings.Join(parts, "\t"))
-	}
-	return out
 }

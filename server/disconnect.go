@@ -16,20 +16,33 @@ const disconnectCheckEvery = time.Second
 // unwrapper is a connection wrapper of this package.
 type unwrapper interface{ Unwrap() net.Conn }
 
-// tcpConnOf finds the TCP connection under the server's connection wrappers.
-func tcpConnOf(c net.Conn) *net.TCPConn {
+// connOf finds the connection of type T under the server's connection wrappers (TLS included).
+func connOf[T net.Conn](c net.Conn) (T, bool) {
 	for {
+		if v, ok := c.(T); ok {
+			return v, true
+		}
 		switch v := c.(type) {
-		case *net.TCPConn:
-			return v
 		case *tls.Conn:
 			c = v.NetConn()
 		case unwrapper:
 			c = v.Unwrap()
 		default:
-			return nil
+			var zero T
+			return zero, false
 		}
 	}
+}
+
+// socketOf is the TCP connection under c and its socket, to look at without reading through
+// the wrappers; false when c is not over TCP.
+func socketOf(c net.Conn) (*net.TCPConn, syscall.RawConn, bool) {
+	tcp, ok := connOf[*net.TCPConn](c)
+	if !ok {
+		return nil, nil, false
+	}
+	raw, err := tcp.SyscallConn()
+	return tcp, raw, err == nil
 }
 
 // cancelOnDisconnect returns a context for one statement that is cancelled when the client
@@ -38,12 +51,8 @@ func tcpConnOf(c net.Conn) *net.TCPConn {
 // The engine's own check cannot see through the server's connection wrappers. done must be
 // called when the statement ends.
 func cancelOnDisconnect(ctx context.Context, c net.Conn) (context.Context, func()) {
-	tcp := tcpConnOf(c)
-	if tcp == nil {
-		return ctx, func() {}
-	}
-	raw, err := tcp.SyscallConn()
-	if err != nil {
+	_, raw, ok := socketOf(c)
+	if !ok {
 		return ctx, func() {}
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -86,12 +95,8 @@ func peerClosed(raw syscall.RawConn) bool {
 // stop ends the watch and must be called before the connection is read again. When the client
 // sends something instead (a pipelined command), the watch ends without cancelling.
 func cancelWhenPeerCloses(ctx context.Context, c net.Conn) (context.Context, func()) {
-	tcp := tcpConnOf(c)
-	if tcp == nil {
-		return ctx, func() {}
-	}
-	raw, err := tcp.SyscallConn()
-	if err != nil {
+	tcp, raw, ok := socketOf(c)
+	if !ok {
 		return ctx, func() {}
 	}
 	ctx, cancel := context.WithCancel(ctx)

@@ -138,29 +138,12 @@ func (i *interceptor) Prepare(ctx context.Context, chain gms.Chain, c *mysql.Con
 	return fields, mysqlError(err)
 }
 
-func (i *interceptor) StmtExecute(ctx context.Context, chain gms.Chain, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) (err error) {
-	defer i.recovered(c, &err)
-	if err := i.admit(c, prepare.PrepareStmt); err != nil {
-		return err
-	}
-	ctx, done := cancelOnDisconnect(ctx, c.Conn)
-	defer done()
-	held, err := i.takeSlot(ctx, c, prepare.PrepareStmt)
-	if err != nil {
-		return err
-	}
-	if held {
-		defer i.s.admission.Release()
-	}
-	i.s.counters.running.Add(1)
-	defer i.s.counters.running.Add(-1)
-	if mayChangeSettings(prepare.PrepareStmt) {
-		return i.settling(c, prepare.PrepareStmt, func(r *sqltypes.Result, _ bool) error { return callback(r) }, func(cb resultCallback) error {
-			return mysqlError(chain.ComStmtExecute(ctx, c, prepare, func(r *sqltypes.Result) error { return cb(r, false) }))
-		})
-	}
-	err = mysqlError(chain.ComStmtExecute(ctx, c, prepare, callback))
-	return i.settled(c, err, nil)
+// StmtExecute takes the text statements' path: a prepared statement that names the session's
+// thresholds (SET ... = ?) also drops their cached values.
+func (i *interceptor) StmtExecute(ctx context.Context, chain gms.Chain, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) error {
+	return i.serve(ctx, c, prepare.PrepareStmt, func(r *sqltypes.Result, _ bool) error { return callback(r) }, func(ctx context.Context, cb resultCallback) error {
+		return chain.ComStmtExecute(ctx, c, prepare, func(r *sqltypes.Result) error { return cb(r, false) })
+	})
 }
 
 // ParsedQuery is part of the interface, but the engine's chain never calls it (v0.20.0).

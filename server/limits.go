@@ -13,9 +13,11 @@ import (
 type clientLimits struct {
 	maxPacket      func() int
 	connectTimeout func() time.Duration
-	handshakes     *handshakes
-	counters       *counters
-	log            *rateLimitedLog
+	// tls answers SSL requests; nil: a 32-byte handshake response is passed on like any other.
+	tls        *tls.Config
+	handshakes *handshakes
+	counters   *counters
+	log        *rateLimitedLog
 }
 
 // handshakes are one listener's connections that have not logged in yet, oldest first. At most
@@ -100,16 +102,6 @@ func (h *handshakes) len() int {
 
 // packetConnOf finds the packet reader under the protocol layer's connection (TLS included).
 func packetConnOf(c net.Conn) *packetConn {
-	for {
-		switch v := c.(type) {
-		case *packetConn:
-			return v
-		case *tls.Conn:
-			c = v.NetConn()
-		case unwrapper:
-			c = v.Unwrap()
-		default:
-			return nil
-		}
-	}
+	p, _ := connOf[*packetConn](c)
+	return p
 }

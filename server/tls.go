@@ -13,9 +13,11 @@ import (
 	"io/fs"
 	"log/slog"
 	"math/big"
+	"net"
 	"os"
 	"path/filepath"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"overloadsql/server/config"
@@ -40,6 +42,10 @@ const errSecureTransportRequired = 3159
 // GetCertificate, so a reload replaces it for new connections without touching open ones.
 type certificates struct {
 	current atomic.Pointer[tls.Certificate]
+	// unsaved is set while current is a generated certificate kept in memory only, because the
+	// config file's directory is read-only (a Kubernetes ConfigMap, a root-owned directory in a
+	// container): later loads keep it instead of generating and logging again.
+	unsaved atomic.Bool
 	logger  *slog.Logger
 }
 
@@ -63,6 +69,9 @@ func (c *certificates) load(cfg *config.Config) error {
 	}
 	if cfg.TLSCertFile == "" {
 		generated, err := generateIfMissing(certFile, keyFile)
+		if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
+			return c.keepUnsaved(err)
+		}
 		if err != nil {
 			return err
 		}
@@ -76,6 +85,23 @@ func (c *certificates) load(cfg *config.Config) error {
 		return fmt.Errorf("TLS certificate %s with key %s (tls_cert_file, tls_key_file): %w", certFile, keyFile, err)
 	}
 	c.current.Store(&cert)
+	c.unsaved.Store(false)
+	return nil
+}
+
+// keepUnsaved makes a generated certificate current without saving it, when the directory for
+// the generated files cannot be written (writeErr): TLS keeps working, with a new certificate at
+// every start. It is generated and logged once; later loads keep it.
+func (c *certificates) keepUnsaved(writeErr error) error {
+	if c.unsaved.Load() {
+		return nil
+	}
+	if err := c.inMemory(); err != nil {
+		return err
+	}
+	c.unsaved.Store(true)
+	c.logger.Warn("cannot save a generated TLS certificate beside the config file; using one kept in memory, new at every start: set tls_cert_file and tls_key_file to use your own",
+		"err", writeErr)
 	return nil
 }
 
@@ -219,8 +245,8 @@ func errInsecureTransport() error {
 // setTLSStatus sets the session's Ssl_cipher and Ssl_version status variables (SHOW STATUS LIKE
 // 'Ssl_%'), empty for a connection without TLS, as MySQL shows them.
 func setTLSStatus(session *sql.BaseSession, conn *mysql.Conn) error {
-	tc, ok := conn.Conn.(*tls.Conn)
-	if !ok {
+	tc := secureSession(conn.Conn)
+	if tc == nil {
 		return nil
 	}
 	state := tc.ConnectionState()
@@ -231,4 +257,22 @@ func setTLSStatus(session *sql.BaseSession, conn *mysql.Conn) error {
 		return fmt.Errorf("set Ssl_version: %w", err)
 	}
 	return nil
+}
+
+// secureSession is the TLS session a connection runs over, nil without TLS. TLS is terminated by
+// the packet reader (packetConn), below the protocol layer.
+func secureSession(c net.Conn) *tls.Conn {
+	if p := packetConnOf(c); p != nil {
+		return p.secure
+	}
+	return nil
+}
+
+// markSecure tells the protocol layer that a connection runs over TLS, which it cannot see
+// itself since TLS is terminated below it: caching_sha2_password's full authentication and
+// require_secure_transport read this flag.
+func markSecure(c *mysql.Conn) {
+	if secureSession(c.Conn) != nil {
+		c.Capabilities |= mysql.CapabilityClientSSL
+	}
 }

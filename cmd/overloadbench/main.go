@@ -56,6 +56,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"overloadsql/internal/serverproc"
 )
 
 func main() {
@@ -178,8 +180,8 @@ func runBench(ctx context.Context, opts options, stderr io.Writer) (*report, err
 	b := &bench{opts: opts, binary: opts.serverBinary, tmp: tmp, progress: newProgress(stderr)}
 	if b.binary == "" {
 		b.progress.note("building overloadsql")
-		if b.binary, err = buildServer(ctx, tmp); err != nil {
-			return nil, err
+		if b.binary, err = serverproc.Build(ctx, tmp, false); err != nil {
+			return nil, fmt.Errorf("%w (run from the repository or pass --server-binary)", err)
 		}
 	}
 	progressCtx, stopProgress := context.WithCancel(ctx)

@@ -2,12 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"overloadsql/internal/serverproc"
@@ -34,25 +31,6 @@ const (
 	serverReadyTimeout = 60 * time.Second
 	serverStopTimeout  = 15 * time.Second
 )
-
-// buildServer builds cmd/overloadsql of the module the working directory is in into dir.
-func buildServer(ctx context.Context, dir string) (string, error) {
-	out, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
-	if err != nil {
-		return "", fmt.Errorf("go env GOMOD: %w", err)
-	}
-	gomod := strings.TrimSpace(string(out))
-	if gomod == "" || gomod == os.DevNull {
-		return "", errors.New("not inside the overloadsql module: run from the repository or pass --server-binary")
-	}
-	binary := filepath.Join(dir, "overloadsql")
-	build := exec.CommandContext(ctx, "go", "build", "-o", binary, "./cmd/overloadsql")
-	build.Dir = filepath.Dir(gomod)
-	if out, err := build.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/overloadsql in %s: %w\n%s", build.Dir, err, out)
-	}
-	return binary, nil
-}
 
 // startServer writes a config with free loopback ports into a new directory under tmp, starts
 // the server and waits until it answers a ping.

@@ -13,9 +13,8 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
+
 	"testing"
 	"time"
 
@@ -36,11 +35,9 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	binary = filepath.Join(dir, "overloadsql")
-	build := exec.Command("go", "build", "-o", binary, "../../cmd/overloadsql")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build overloadsql:", err)
+	binary, err = serverproc.Build(context.Background(), dir, false)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := m.Run()
@@ -94,24 +91,7 @@ type server struct {
 	proc      *serverproc.Process
 	addr      string
 	adminAddr string
-	log       *syncBuffer
-}
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+	log       *serverproc.LogBuffer
 }
 
 // logTail is how much of the server's log a failed test shows (the engine logs a stack trace
@@ -126,7 +106,7 @@ func startServer(t testing.TB) *server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &server{t: t, addr: addr, adminAddr: admin, log: &syncBuffer{}}
+	s := &server{t: t, addr: addr, adminAddr: admin, log: &serverproc.LogBuffer{}}
 	s.proc, err = serverproc.Start(serverproc.Options{Binary: binary, ConfigPath: path, Log: s.log})
 	if err != nil {
 		t.Fatal(err)
