@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -235,6 +236,9 @@ func TestErrorNumbersAndDiagnostics(t *testing.T) {
 		{"SELECT @@nosuch_variable", 1193, "HY000", "Unknown system variable 'nosuch_variable'"},
 		{"SET warning_count = 3", 1238, "HY000", "Variable 'warning_count' is a read only variable"},
 		{"SELEC 1", 1064, "42000", "You have an error in your SQL syntax"},
+		{"CREATE TABLE short (v INT)", 1050, "42S01", "Table 'short' already exists"},
+		{"SELECT nocol FROM short", 1054, "42S22", "Unknown column 'nocol'"},
+		{"INSERT INTO short VALUES ('a', 'b')", 1136, "21S01", "Column count doesn't match value count at row 1"},
 	} {
 		_, err := conn.ExecContext(ctx, c.query)
 		me := mysqlError(t, err)
@@ -311,6 +315,43 @@ func TestErrorNumbersAndDiagnostics(t *testing.T) {
 }
 
 // connectTo connects as default to database db and returns the error of the connection.
+// TestKillQueryIsInterrupted: a statement stopped by KILL QUERY fails with MySQL's 1317
+// (70100) "Query execution was interrupted" (it was 1105 "context canceled"), and its
+// connection stays usable.
+func TestKillQueryIsInterrupted(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	victim, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer victim.Close()
+	var id int
+	if err := victim.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := victim.ExecContext(ctx, "SELECT SLEEP(30)")
+		done <- err
+	}()
+	eventually(t, 15*time.Second, "the victim's SLEEP shows in the process list", func() (bool, string) {
+		rows := queryStrings(t, db, fmt.Sprintf("SELECT info FROM information_schema.processlist WHERE id = %d", id))
+		return len(rows) == 1 && strings.Contains(rows[0], "SLEEP"), strings.Join(rows, "; ")
+	})
+	mustExec(t, db, fmt.Sprintf("KILL QUERY %d", id))
+	var me *mysql.MySQLError
+	if err := <-done; !errors.As(err, &me) || me.Number != 1317 || string(me.SQLState[:]) != "70100" || me.Message != "Query execution was interrupted" {
+		t.Errorf("the killed statement failed with %v, want 1317 (70100) Query execution was interrupted", err)
+	}
+	var one int
+	if err := victim.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
+		t.Errorf("the connection is not usable after KILL QUERY: %v", err)
+	}
+}
+
 func connectTo(t testing.TB, addr, db string) error {
 	t.Helper()
 	cfg := mysql.NewConfig()

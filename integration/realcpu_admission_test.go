@@ -67,6 +67,7 @@ func within15(t *testing.T, what string, got, truth float64) {
 }
 
 func TestRealAdmissionEightStatementsOnOneCore(t *testing.T) {
+	realCPU(t)
 	need(t, "taskset")
 	s := startServer(t, serverOptions{top: admissionRealTop, pin: "0"})
 	admin := s.adminDB()
@@ -105,6 +106,7 @@ func TestRealAdmissionEightStatementsOnOneCore(t *testing.T) {
 }
 
 func TestRealAdmissionSelfContention(t *testing.T) {
+	realCPU(t)
 	need(t, "taskset")
 	for _, k := range []int{2, 3, 4} {
 		t.Run(fmt.Sprint("k=", k), func(t *testing.T) {
@@ -121,6 +123,7 @@ func TestRealAdmissionSelfContention(t *testing.T) {
 }
 
 func TestRealAdmissionNeighbour(t *testing.T) {
+	realCPU(t)
 	need(t, "taskset")
 	stressNG := need(t, "stress-ng")
 	for _, n := range []int{1, 2} {
@@ -153,6 +156,7 @@ func TestRealAdmissionNeighbour(t *testing.T) {
 // statements (truth 3 on a quiet machine); one statement still reads about twice its truth of
 // 1 (see the README's known limitations), so it is not asserted here.
 func TestRealAdmissionCPUQuota(t *testing.T) {
+	realCPU(t)
 	for _, k := range []int{2} {
 		t.Run(fmt.Sprint(k, " statements"), func(t *testing.T) {
 			join := quotaCgroup(t, 50000, 100000)

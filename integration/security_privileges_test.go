@@ -312,6 +312,10 @@ func TestSecurityProcessListAndKill(t *testing.T) {
 	}
 	wantError(t, app, "KILL "+strconv.Itoa(adminID), 1095, "HY000")
 	wantError(t, app, "KILL QUERY "+strconv.Itoa(adminID), 1095, "HY000")
+	// An unknown connection id is 1094 for everyone, as in MySQL (an admin's KILL once answered OK).
+	wantError(t, app, "KILL 4000000000", 1094, "HY000")
+	wantError(t, admin, "KILL 4000000000", 1094, "HY000")
+	wantError(t, admin, "KILL QUERY 4000000000", 1094, "HY000")
 	if err := <-done; err != nil {
 		t.Errorf("the admin's statement was disturbed: %v", err)
 	}

@@ -204,9 +204,9 @@ func smallFileSystem(t *testing.T) string {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		if os.Getenv("CI") == "true" {
-			t.Fatal("the disk-full test needs root to mount a small tmpfs")
+			t.Fatal("this test needs root to mount a small tmpfs")
 		}
-		t.Skip("the disk-full test needs root to mount a small tmpfs")
+		t.Skip("this test needs root to mount a small tmpfs")
 	}
 	dir := t.TempDir()
 	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=64k"); err != nil {

@@ -10,10 +10,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"overloadsql/internal/serverproc"
 )
 
 // SHA-256 of "secret".
@@ -111,6 +114,34 @@ func TestTLS(t *testing.T) {
 	again, err := os.ReadFile(certFile)
 	if err != nil || !bytes.Equal(again, cert) {
 		t.Errorf("the certificate was not reused at the next start: %v", err)
+	}
+}
+
+// TestTLSReadOnlyConfigDirectory: a config directory the server cannot write (a Kubernetes
+// ConfigMap volume, a root-owned directory in a container) does not stop the server: it keeps a
+// generated certificate in memory, offers TLS with it, says so once in the log, and reloads.
+func TestTLSReadOnlyConfigDirectory(t *testing.T) {
+	dir := smallFileSystem(t)
+	path, addr, admin, err := serverproc.WriteConfig(dir, "", tlsUsers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mount("", dir, "", syscall.MS_REMOUNT|syscall.MS_RDONLY, ""); err != nil {
+		t.Fatalf("remount %s read-only: %v", dir, err)
+	}
+	s := startWithConfig(t, serverOptions{dir: dir}, path, addr, admin)
+	if c := sslCipher(t, s.openTLS("default", "")); c == "" {
+		t.Error("go-sql-driver tls=skip-verify: Ssl_cipher is empty")
+	}
+	mustExec(t, s.adminDB(), "SYSTEM RELOAD CONFIG")
+	if c := sslCipher(t, s.openTLS("default", "")); c == "" {
+		t.Error("after a reload: Ssl_cipher is empty")
+	}
+	if n := strings.Count(s.log.String(), "kept in memory"); n != 1 {
+		t.Errorf("the log says %d times that the certificate is kept in memory, want once:\n%s", n, s.log.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "server-cert.pem")); err == nil {
+		t.Error("server-cert.pem was written on a read-only file system")
 	}
 }
 

@@ -100,7 +100,7 @@ func TestSimulationWarningAndTruncate(t *testing.T) {
 	})
 }
 
-func TestRealMemoryWarning(t *testing.T) {
+func TestMemoryWarningFromResidentMemory(t *testing.T) {
 	s := startServer(t, serverOptions{sections: `
 [resource_overload_warnings]
 memory_overload_warn_ratio = 0.5

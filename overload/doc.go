@@ -63,7 +63,7 @@
 // Readers keep their files open and re-read them with pread at offset 0 into
 // reused buffers, and the thread directory is listed again only when its link
 // count says threads came or went: a sample is one system call per thread
-// and per file (about 100 µs for 25 threads) and allocates only its snapshot. A reader that fails is left out of the sample
+// and per file and allocates only its snapshot. A reader that fails is left out of the sample
 // and listed in Snapshot.Unavailable, and the sample goes on without it (fail
 // open: a blind part of the measurement reads 0, it never sheds work). The
 // failure is logged once, and the recovery once.

@@ -15,8 +15,7 @@ const negligibleShare = 0.05
 //
 //   - A thread with a negligible share of the busy time is left out. Such a thread wakes up
 //     often and waits behind a neighbour at every wake-up, so its wait is of the order of the
-//     busy threads' while it delays nothing: counted, one statement beside two equal neighbours
-//     read about 2.4 instead of 2.
+//     busy threads' while it delays nothing.
 //   - Under a quota, every runnable thread accrues the throttled time as wait, whatever it would
 //     have done with the CPU (the Go scheduler's idle processors spin, so their threads are
 //     runnable too); ten runnable threads count a throttled second ten times. So the throttled

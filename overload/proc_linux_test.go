@@ -50,10 +50,10 @@ func pollUntil(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// TestRealThreadExit checks the kernel behaviour the thread reader relies
+// TestKernelThreadExit checks the kernel behaviour the thread reader relies
 // on: a kept-open schedstat file of an exited thread fails with ESRCH (or
 // ENOENT), and the exited thread's time stays in the totals.
-func TestRealThreadExit(t *testing.T) {
+func TestKernelThreadExit(t *testing.T) {
 	r := newThreadReader("/proc")
 	defer r.close()
 	// The runtime cannot end the main thread (it parks it instead), so hold
@@ -178,9 +178,9 @@ func realCPU(t *testing.T) {
 	}
 }
 
-// TestRealThreadStart checks that a thread started between two readings is
+// TestKernelThreadStart checks that a thread started between two readings is
 // counted at the next one: the task directory's link count changes.
-func TestRealThreadStart(t *testing.T) {
+func TestKernelThreadStart(t *testing.T) {
 	r := newThreadReader("/proc")
 	defer r.close()
 	if _, err := r.read(); err != nil {

@@ -21,6 +21,9 @@ import (
 // erTableAccessDenied is ER_TABLEACCESS_DENIED_ERROR, which the protocol library does not name.
 const erTableAccessDenied = 1142
 
+// erQueryInterrupted is ER_QUERY_INTERRUPTED: the statement was stopped by KILL QUERY.
+const erQueryInterrupted = 1317
+
 // sqlStates are MySQL 8's SQLSTATEs of the error numbers the engine or overloadsql may send
 // with HY000.
 var sqlStates = map[int]string{
@@ -48,6 +51,7 @@ var sqlStates = map[int]string{
 	mysql.EROperandColumns:          "21000",               // 1241
 	mysql.ERSubqueryNo1Row:          "21000",               // 1242
 	mysql.ERDataOutOfRange:          "22003",               // 1264
+	erQueryInterrupted:              "70100",               // 1317
 	mysql.ERDataTooLong:             mysql.SSDataTooLong,   // 1406
 	mysql.ERRowIsReferenced2:        "23000",               // 1451
 	mysql.ErNoReferencedRow2:        "23000",               // 1452
@@ -71,6 +75,11 @@ var engineMessages = []engineMessage{
 	{regexp.MustCompile(`^syntax error at position \d+ near '(.*)'$`), mysql.ERParseError,
 		"You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use near '$1'"},
 	{regexp.MustCompile(`^unsupported feature: (.*)$`), mysql.ERNotSupportedYet, "This version of MySQL doesn't yet support '$1'"},
+	{regexp.MustCompile(`^context canceled$`), erQueryInterrupted, "Query execution was interrupted"},
+	{regexp.MustCompile(`^table with name (.*) already exists$`), mysql.ERTableExists, "Table '$1' already exists"},
+	{regexp.MustCompile(`^column "(.*)" could not be found in any table in scope$`), mysql.ERBadFieldError, "Unknown column '$1'"},
+	{regexp.MustCompile(`^number of values does not match number of columns provided$`), mysql.ERWrongValueCountOnRow,
+		"Column count doesn't match value count at row 1"},
 	{regexp.MustCompile("^cannot add or update a child row - Foreign key violation on fk: `(.*)`, table: `(.*)`, referenced table: `(.*)`, key: `.*`$"),
 		mysql.ErNoReferencedRow2, "Cannot add or update a child row: a foreign key constraint fails (`$2`, CONSTRAINT `$1` REFERENCES `$3`)"},
 	{regexp.MustCompile("^cannot delete or update a parent row - Foreign key violation on fk: `(.*)`, table: `(.*)`, referenced table: `(.*)`, key: `.*`$"),

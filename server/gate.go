@@ -109,7 +109,7 @@ func refuse(c net.Conn, msg string) {
 // writeNow writes b without ever waiting: the accept loop must not stall on a slow client. A
 // fresh socket's send buffer takes a small packet at once; if it does not, the packet is lost
 // and the client sees the connection closed. A non-blocking write costs no timer, which a write
-// deadline would (a fifth of a dropped connection's CPU time, measured here).
+// deadline would.
 func writeNow(c net.Conn, b []byte) {
 	sc, ok := c.(syscall.Conn)
 	if !ok {

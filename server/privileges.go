@@ -336,9 +336,7 @@ func (g guard) checkNode(ctx *sql.Context, n sql.Node, admin bool) error {
 			return errGlobalPrivilege("SUPER")
 		}
 	case *plan.Kill:
-		if !admin {
-			return g.ownConnection(ctx, n.ConnID)
-		}
+		return g.killable(ctx, n.ConnID, admin)
 	case *plan.Into:
 		if n.Outfile != "" || n.Dumpfile != "" {
 			if err := g.fileAccessAllowed(admin); err != nil {
@@ -385,14 +383,15 @@ func setsGlobal(e sql.Expression) (string, bool) {
 	return v.Name, !ok || scope.Type != sql.SystemVariableScope_Session
 }
 
-// ownConnection allows a non-admin's KILL of a connection of the same user only (MySQL: error
-// 1095 for another user's thread, 1094 for an unknown one).
-func (g guard) ownConnection(ctx *sql.Context, id uint32) error {
+// killable allows an admin's KILL of any connection and a non-admin's of a connection of the
+// same user only (MySQL: error 1095 for another user's thread, 1094 for an unknown one, also
+// for an admin).
+func (g guard) killable(ctx *sql.Context, id uint32, admin bool) error {
 	for _, p := range g.s.engine.ProcessList.Processes() {
 		if p.Connection != id {
 			continue
 		}
-		if p.User != ctx.Session.Client().User {
+		if !admin && p.User != ctx.Session.Client().User {
 			return mysql.NewSQLError(mysql.ERKillDenied, mysql.SSUnknownSQLState, "You are not owner of thread %d", id)
 		}
 		return nil

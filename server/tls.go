@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"overloadsql/server/config"
@@ -40,6 +41,10 @@ const errSecureTransportRequired = 3159
 // GetCertificate, so a reload replaces it for new connections without touching open ones.
 type certificates struct {
 	current atomic.Pointer[tls.Certificate]
+	// unsaved is set while current is a generated certificate kept in memory only, because the
+	// config file's directory is read-only (a Kubernetes ConfigMap, a root-owned directory in a
+	// container): later loads keep it instead of generating and logging again.
+	unsaved atomic.Bool
 	logger  *slog.Logger
 }
 
@@ -63,6 +68,9 @@ func (c *certificates) load(cfg *config.Config) error {
 	}
 	if cfg.TLSCertFile == "" {
 		generated, err := generateIfMissing(certFile, keyFile)
+		if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
+			return c.keepUnsaved(err)
+		}
 		if err != nil {
 			return err
 		}
@@ -76,6 +84,23 @@ func (c *certificates) load(cfg *config.Config) error {
 		return fmt.Errorf("TLS certificate %s with key %s (tls_cert_file, tls_key_file): %w", certFile, keyFile, err)
 	}
 	c.current.Store(&cert)
+	c.unsaved.Store(false)
+	return nil
+}
+
+// keepUnsaved makes a generated certificate current without saving it, when the directory for
+// the generated files cannot be written (writeErr): TLS keeps working, with a new certificate at
+// every start. It is generated and logged once; later loads keep it.
+func (c *certificates) keepUnsaved(writeErr error) error {
+	if c.unsaved.Load() {
+		return nil
+	}
+	if err := c.inMemory(); err != nil {
+		return err
+	}
+	c.unsaved.Store(true)
+	c.logger.Warn("cannot save a generated TLS certificate beside the config file; using one kept in memory, new at every start: set tls_cert_file and tls_key_file to use your own",
+		"err", writeErr)
 	return nil
 }
 

@@ -32,7 +32,6 @@ const (
 	serverStopTimeout  = 15 * time.Second
 )
 
-
 // startServer writes a config with free loopback ports into a new directory under tmp, starts
 // the server and waits until it answers a ping.
 func startServer(ctx context.Context, tmp string, spec serverSpec) (*benchServer, error) {
