@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"crypto/tls"
 	bin "encoding/binary"
 	"fmt"
 	"io"
@@ -147,4 +148,59 @@ func (c *rawConn) expectClosed() error {
 	_ = c.SetReadDeadline(time.Now().Add(rawTimeout))
 	_, err := io.Copy(io.Discard, c)
 	return err
+}
+
+// capSSL is CLIENT_SSL: the 32-byte SSL request asks for TLS with it.
+const capSSL = 0x800
+
+// dialRawTLS sends the SSL request after the greeting and returns the connection over TLS,
+// the handshake done, ready for the handshake response (sequence number 2).
+func dialRawTLS(t testing.TB, addr string) *rawConn {
+	t.Helper()
+	c := dialRaw(t, addr)
+	c.mustReadPacket() // greeting
+	if err := c.writePacket(1, sslHandshakeResponse("")[:32]); err != nil {
+		t.Fatalf("send SSL request: %v", err)
+	}
+	return c.startTLS()
+}
+
+// startTLS runs the TLS handshake after an SSL request was sent (the SSL flag is set here).
+func (c *rawConn) startTLS() *rawConn {
+	c.t.Helper()
+	tc := tls.Client(c.Conn, &tls.Config{InsecureSkipVerify: true})
+	_ = tc.SetDeadline(time.Now().Add(rawTimeout))
+	if err := tc.Handshake(); err != nil {
+		c.t.Fatalf("TLS handshake: %v", err)
+	}
+	_ = tc.SetDeadline(time.Time{})
+	return &rawConn{t: c.t, Conn: tc}
+}
+
+// rawLoginTLS logs in as user (empty password) over TLS and returns the connection, ready for
+// a command.
+func rawLoginTLS(t testing.TB, addr, user string) *rawConn {
+	t.Helper()
+	c := dialRawTLS(t, addr)
+	if err := c.writePacket(2, sslHandshakeResponse(user)); err != nil {
+		t.Fatalf("send handshake response: %v", err)
+	}
+	seq, p := c.mustReadPacket()
+	if p[0] == 0xfe { // auth switch: the empty password again
+		if err := c.writePacket(seq+1, nil); err != nil {
+			t.Fatal(err)
+		}
+		_, p = c.mustReadPacket()
+	}
+	if p[0] != 0x00 {
+		t.Fatalf("login as %s over TLS: %s", user, describePacket(p))
+	}
+	return c
+}
+
+// sslHandshakeResponse is handshakeResponse with CLIENT_SSL set, as clients send it over TLS.
+func sslHandshakeResponse(user string) []byte {
+	p := handshakeResponse(user)
+	bin.LittleEndian.PutUint32(p, bin.LittleEndian.Uint32(p)|capSSL)
+	return p
 }

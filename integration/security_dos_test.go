@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"crypto/tls"
 	"database/sql"
 	bin "encoding/binary"
 	"errors"
@@ -492,5 +493,156 @@ func TestPreparedStatementsAreBounded(t *testing.T) {
 	}
 	if _, p := c.mustReadPacket(); p[0] != 0 {
 		t.Errorf("ping after the refused prepare: %s", describePacket(p))
+	}
+}
+
+// The packet limits hold over TLS too: the packet reader terminates TLS itself and reads the
+// plain packets. (Before: after an SSL request the reader saw only TLS records, so every one of
+// these reached the protocol layer: 16 MiB reserved per header before login, no
+// max_allowed_packet, no long-data cap, and the malformed commands panicked it again.)
+func TestTLSPacketLimits(t *testing.T) {
+	s := startServer(t, serverOptions{top: "max_allowed_packet = 1048576\n"})
+
+	t.Run("a header announcing 16 MiB before login", func(t *testing.T) {
+		c := dialRawTLS(t, s.addr)
+		if err := c.writeHeader(2, 0xfffffe); err != nil {
+			t.Fatal(err)
+		}
+		if code, msg := c.expectError(); code != 1153 || !strings.Contains(msg, "08S01") {
+			t.Fatalf("got %d %s, want 1153 (08S01)", code, msg)
+		}
+	})
+
+	t.Run("a malformed handshake response", func(t *testing.T) {
+		c := dialRawTLS(t, s.addr)
+		p := sslHandshakeResponse("default")
+		p[2] |= 0x20 // CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA, then a length far beyond the packet
+		i := 32 + len("default") + 1
+		p = append(p[:i:i], 0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f)
+		_ = c.writePacket(2, p)
+		if code, msg := c.expectError(); code != 1043 {
+			t.Fatalf("got %d %s, want 1043", code, msg)
+		}
+	})
+
+	t.Run("a 2 MiB COM_QUERY", func(t *testing.T) {
+		c := rawLoginTLS(t, s.addr, "default")
+		if err := c.writeHeader(0, 2<<20); err != nil {
+			t.Fatal(err)
+		}
+		_, _ = c.Write([]byte{0x03, 'S', 'E', 'L'})
+		if code, msg := c.expectError(); code != 1153 {
+			t.Fatalf("got %d %s, want 1153", code, msg)
+		}
+	})
+
+	t.Run("1.2 MB of long data", func(t *testing.T) {
+		c := rawLoginTLS(t, s.addr, "default")
+		stmt := prepareRaw(t, c, "SELECT COUNT(*) FROM system.metrics WHERE metric = ?")
+		chunk := append([]byte{0x18}, bin.LittleEndian.AppendUint32(nil, stmt)...)
+		chunk = append(chunk, 0, 0)
+		chunk = append(chunk, strings.Repeat("d", 600_000)...)
+		for range 2 {
+			if err := c.writePacket(0, chunk); err != nil {
+				break
+			}
+		}
+		if code, msg := c.expectError(); code != 1153 {
+			t.Fatalf("got %d %s, want 1153", code, msg)
+		}
+	})
+
+	t.Run("an unknown command and an unknown statement", func(t *testing.T) {
+		c := rawLoginTLS(t, s.addr, "default")
+		for _, tc := range []struct {
+			payload []byte
+			code    int
+		}{
+			{[]byte{0x63, 1, 2, 3}, 1047},
+			{[]byte{}, 1047},
+			{[]byte{0x1a, 9, 9, 9, 9}, 1243},
+		} {
+			if err := c.writePacket(0, tc.payload); err != nil {
+				t.Fatal(err)
+			}
+			if _, p := c.mustReadPacket(); errCode(p) != tc.code {
+				t.Errorf("command % x: %s, want error %d", tc.payload, describePacket(p), tc.code)
+			}
+		}
+		if err := c.writePacket(0, []byte{0x0e}); err != nil { // COM_PING: still served
+			t.Fatal(err)
+		}
+		if _, p := c.mustReadPacket(); p[0] != 0 {
+			t.Errorf("ping after the refused commands: %s", describePacket(p))
+		}
+	})
+	s.alive(t, "oversized and malformed packets over TLS")
+}
+
+// 200 sockets that each announce 16 MiB after the TLS handshake, before login, with the server
+// in a bounded address space: each gets 1153 or is closed, and the server keeps serving.
+// (Before: each reserved 16 MiB; together more than the address space.)
+func TestTLSPreLoginMemory(t *testing.T) {
+	s := startServer(t, serverOptions{addressSpace: memoryLimit,
+		top: "max_connections = 300\nmax_unauthenticated_connections = 300\n"})
+	var wg sync.WaitGroup
+	var answered, closed atomic.Int64
+	for range 200 {
+		c := dialRaw(t, s.addr)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, _, err := c.readPacket(); err != nil {
+				closed.Add(1)
+				return
+			}
+			if c.writePacket(1, sslHandshakeResponse("")[:32]) != nil {
+				closed.Add(1)
+				return
+			}
+			tc := tls.Client(c.Conn, &tls.Config{InsecureSkipVerify: true})
+			_ = tc.SetDeadline(time.Now().Add(rawTimeout))
+			if tc.Handshake() != nil {
+				closed.Add(1)
+				return
+			}
+			sc := &rawConn{t: t, Conn: tc}
+			if sc.writeHeader(2, 0xfffffe) != nil {
+				closed.Add(1)
+				return
+			}
+			_, p, err := sc.readPacket()
+			switch {
+			case err == nil && errCode(p) == 1153:
+				answered.Add(1)
+			case err != nil && !isTimeout(err):
+				closed.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if answered.Load()+closed.Load() != 200 || answered.Load() == 0 {
+		t.Errorf("of 200 sockets, %d got error 1153 and %d were closed; the rest got no answer", answered.Load(), closed.Load())
+	}
+	s.alive(t, "200 sockets announcing 16 MiB over TLS")
+}
+
+// connect_timeout also closes a socket that sent the SSL request and then stalls the TLS
+// handshake, and one that finished it but never logs in.
+func TestTLSConnectTimeout(t *testing.T) {
+	s := startServer(t, serverOptions{top: "connect_timeout = 2\n"})
+	stalled := dialRaw(t, s.addr)
+	stalled.mustReadPacket()
+	if err := stalled.writePacket(1, sslHandshakeResponse("")[:32]); err != nil {
+		t.Fatal(err)
+	}
+	silent := dialRawTLS(t, s.addr)
+	for name, c := range map[string]*rawConn{"stalled TLS handshake": stalled, "no login after TLS": silent} {
+		start := time.Now()
+		if err := c.expectClosed(); isTimeout(err) {
+			t.Errorf("%s: not closed: %v", name, err)
+		} else if d := time.Since(start); d > 15*time.Second {
+			t.Errorf("%s: closed after %v, want about connect_timeout", name, d)
+		}
 	}
 }

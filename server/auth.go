@@ -114,6 +114,7 @@ func (m method) HandleUser(c *mysql.Conn, user string) bool { return m.handles(u
 // HandleAuthPluginData checks a login. An address with repeated failures waits first (see
 // loginDelays); a success ends the connection's pre-login limits.
 func (m method) HandleAuthPluginData(c *mysql.Conn, user string, serverData, clientData []byte, remote net.Addr) (mysql.Getter, error) {
+	markSecure(c)
 	addr := hostOf(remote)
 	if m.s.delays != nil {
 		m.s.delays.wait(addr)

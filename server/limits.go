@@ -2,6 +2,7 @@ package server
 
 import (
 	"container/list"
+	"crypto/tls"
 	"net"
 	"sync"
 	"time"
@@ -12,9 +13,11 @@ import (
 type clientLimits struct {
 	maxPacket      func() int
 	connectTimeout func() time.Duration
-	handshakes     *handshakes
-	counters       *counters
-	log            *rateLimitedLog
+	// tls answers SSL requests; nil: a 32-byte handshake response is passed on like any other.
+	tls        *tls.Config
+	handshakes *handshakes
+	counters   *counters
+	log        *rateLimitedLog
 }
 
 // handshakes are one listener's connections that have not logged in yet, oldest first. At most

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"container/list"
+	"crypto/tls"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -90,14 +91,28 @@ func served(cmd byte) bool {
 // answer is written when the protocol layer has consumed every command before it, and what
 // follows is parsed only then. Their payload is dropped as it arrives, never buffered.
 //
-// After an SSL request the stream is TLS records, not packets: the reader passes them through
-// and counts them against preAuthLimit until login; the packet limits then do not apply.
+// TLS is terminated here, not in the protocol layer, so every limit above holds over TLS too:
+// an SSL request (a 32-byte handshake response with CLIENT_SSL) is not passed on; the reader
+// runs the TLS handshake on the socket and parses the packets inside it. The protocol layer
+// then sees the plain handshake response without CLIENT_SSL, one sequence number lower (it
+// never saw the SSL request), so until the client's first command the reader lowers the
+// sequence numbers it reads by one and raises those written by one. markSecure tells the protocol
+// layer the connection is secure.
 //
 // Only the connection's own goroutine calls Read and markAuthenticated; Close may come from the
 // accept loop (eviction of an unauthenticated connection).
 type packetConn struct {
 	net.Conn
 	limits *clientLimits
+	// wire is what packets travel over: the socket, or secure once TLS is on.
+	wire   net.Conn
+	secure *tls.Conn
+	// readShift is subtracted from the sequence numbers read, 1 after an SSL request until
+	// login; writeShift says the sequence numbers written are raised by 1 (until the first
+	// command), and written tracks the packets written meanwhile.
+	readShift  byte
+	writeShift bool
+	written    writeTracker
 
 	buf     []byte // read from the socket, not yet parsed
 	out     []byte // parsed; out[outRead:] is ready for the reader
@@ -118,8 +133,7 @@ type packetConn struct {
 	hello      bool
 
 	authenticated bool
-	opaque        bool // TLS follows the SSL request: no more packets to parse
-	tlsNext       bool // the SSL request is being copied; opaque after it
+	sslRequest    bool // the SSL request is being captured
 	preAuthRead   int
 	// message is the payload size of the message so far; continued says the last packet was
 	// maximal, so the next one belongs to the same message.
@@ -150,7 +164,7 @@ type packetConn struct {
 }
 
 func newPacketConn(c net.Conn, limits *clientLimits) *packetConn {
-	p := &packetConn{Conn: c, limits: limits, buf: make([]byte, 16<<10), longDataStmt: -1}
+	p := &packetConn{Conn: c, wire: c, limits: limits, buf: make([]byte, 16<<10), longDataStmt: -1}
 	if limits != nil {
 		_ = c.SetReadDeadline(time.Now().Add(limits.connectTimeout()))
 	}
@@ -174,6 +188,7 @@ func (c *packetConn) markAuthenticated() {
 		return
 	}
 	c.authenticated = true
+	c.readShift = 0
 	if c.limits != nil {
 		c.limits.handshakes.remove(c.handshake)
 		_ = c.Conn.SetReadDeadline(time.Time{})
@@ -187,18 +202,15 @@ func (c *packetConn) Read(p []byte) (int, error) {
 		if c.failed {
 			return 0, io.EOF
 		}
-		if c.opaque {
-			return c.readOpaque(p)
-		}
 		c.out, c.outRead = c.out[:0], 0
 		if c.answer != nil {
-			writeRaw(c.Conn, c.answer)
+			writeRaw(c.wire, c.answer)
 			held := c.held
 			c.answer, c.held = nil, nil
 			c.parse(held)
 			continue
 		}
-		n, err := c.Conn.Read(c.buf)
+		n, err := c.wire.Read(c.buf)
 		c.parse(c.buf[:n])
 		if err != nil && len(c.out) == 0 {
 			return 0, c.readError(err)
@@ -206,21 +218,6 @@ func (c *packetConn) Read(p []byte) (int, error) {
 	}
 	n := copy(p, c.out[c.outRead:])
 	c.outRead += n
-	return n, nil
-}
-
-func (c *packetConn) readOpaque(p []byte) (int, error) {
-	n, err := c.Conn.Read(p)
-	if !c.authenticated {
-		c.preAuthRead += n
-		if c.preAuthRead > preAuthLimit {
-			c.fail("sent more than the pre-login limit over TLS", false)
-			return 0, io.EOF
-		}
-	}
-	if err != nil {
-		return n, c.readError(err)
-	}
 	return n, nil
 }
 
@@ -233,6 +230,10 @@ func (c *packetConn) readError(err error) error {
 	if !c.authenticated && c.limits != nil && errors.Is(err, os.ErrDeadlineExceeded) {
 		c.limits.counters.connectTimeouts.Add(1)
 		c.limits.log.note("closed a connection that did not log in within connect_timeout")
+		return io.EOF
+	}
+	if c.secure != nil && !c.secure.ConnectionState().HandshakeComplete && c.limits != nil {
+		c.limits.log.note("closed a connection whose TLS handshake failed")
 		return io.EOF
 	}
 	return err
@@ -251,24 +252,22 @@ func (c *packetConn) parse(b []byte) {
 			c.drop -= k
 			b = b[k:]
 			c.replyIfDropped()
-		case c.opaque:
-			// The SSL request ended inside this read: the rest is TLS.
-			c.out = append(c.out, b...)
-			c.preAuthRead += len(b)
-			return
 		case c.passthrough > 0:
 			k := min(c.passthrough, len(b))
 			c.out = append(c.out, b[:k]...)
 			c.passthrough -= k
 			b = b[k:]
-			if c.passthrough == 0 && c.tlsNext {
-				c.tlsNext, c.opaque = false, true
-			}
 		case c.capturing:
 			k := min(c.prepareLen-len(c.prepare), len(b))
 			c.prepare = append(c.prepare, b[:k]...)
 			b = b[k:]
 			if len(c.prepare) == c.prepareLen {
+				if c.sslRequest && binary.LittleEndian.Uint32(c.prepare)&clientSSL != 0 {
+					// The rest of this read is the start of the TLS handshake.
+					c.startTLS(b)
+					return
+				}
+				c.sslRequest = false
 				c.emitCaptured()
 			}
 		case c.nHeader < 4:
@@ -296,7 +295,10 @@ func (c *packetConn) length() int {
 
 // startPacket runs when a packet header is complete, before any of its payload is passed on.
 func (c *packetConn) startPacket() {
-	length, seq := c.length(), c.header[3]
+	length, seq := c.length(), c.header[3]-c.readShift
+	if c.writeShift && c.authenticated {
+		c.writeShift = false // the client's first command: the handshake is over
+	}
 	continuation := c.continued
 	c.continued = length == maxPacketPayload
 	if continuation {
@@ -310,11 +312,11 @@ func (c *packetConn) startPacket() {
 			c.fail("announced more than the pre-login limit", true)
 			return
 		}
-		// An SSL request is the only 32-byte handshake response: TLS follows it. A handshake
-		// response is checked whole before the protocol layer parses it.
-		c.tlsNext = seq == 1 && length == 32
-		if seq == 1 && length > 32 {
+		// A handshake response is checked whole before the protocol layer parses it; a 32-byte
+		// one is an SSL request when it sets CLIENT_SSL.
+		if seq == 1 && length >= 32 {
 			c.capturing, c.hello, c.prepareLen = true, true, length
+			c.sslRequest = length == 32 && c.secure == nil && c.limits != nil && c.limits.tls != nil
 			c.prepare = c.prepare[:0]
 			c.nHeader = 0
 			return
@@ -364,7 +366,7 @@ func (c *packetConn) replyIfDropped() {
 }
 
 func (c *packetConn) emitHeader(length int) {
-	c.out = append(c.out, c.header[:]...)
+	c.appendHeader()
 	c.passthrough = length
 	c.nHeader = 0
 }
@@ -406,7 +408,7 @@ func (c *packetConn) startCommand() {
 			delete(c.longData, id)
 		}
 	}
-	c.out = append(c.out, c.header[:]...)
+	c.appendHeader()
 	c.out = append(c.out, prefix...)
 	c.passthrough = length - len(prefix)
 }
@@ -442,6 +444,7 @@ func (c *packetConn) emitCaptured() {
 
 // Capability flags of a handshake response the reader checks.
 const (
+	clientSSL              = 0x800
 	clientSecureConnection = 0x8000
 	clientPluginAuthLenenc = 0x200000
 )
@@ -452,14 +455,24 @@ const (
 func (c *packetConn) emitHandshake() {
 	if !validHandshake(c.prepare) {
 		c.failed = true
-		writeRaw(c.Conn, errPacket(c.header[3]+1, errBadHandshakeCode, "08S01", "Bad handshake"))
+		writeRaw(c.wire, errPacket(c.header[3]+1, errBadHandshakeCode, "08S01", "Bad handshake"))
 		if c.limits != nil {
 			c.limits.log.note("closed a connection with a malformed handshake response (error 1043)")
 		}
 		return
 	}
-	c.out = append(c.out, c.header[:]...)
+	// TLS, when on, is terminated below the protocol layer: it must not start TLS itself.
+	if len(c.prepare) >= 4 {
+		c.prepare[1] &^= clientSSL >> 8
+	}
+	c.appendHeader()
 	c.out = append(c.out, c.prepare...)
+}
+
+// appendHeader passes the current packet's header on, with the sequence number the protocol
+// layer expects.
+func (c *packetConn) appendHeader() {
+	c.out = append(c.out, c.header[0], c.header[1], c.header[2], c.header[3]-c.readShift)
 }
 
 // validHandshake checks the length of a HandshakeResponse41's auth response.
@@ -518,12 +531,84 @@ func (c *packetConn) emitPrepare() {
 func (c *packetConn) fail(why string, answer bool) {
 	c.failed = true
 	c.passthrough, c.capturing = 0, false
-	if answer && !c.opaque {
-		writeRaw(c.Conn, errPacket(c.header[3]+1, errPacketTooLargeCode, "08S01", errPacketTooLargeText))
+	if answer {
+		writeRaw(c.wire, errPacket(c.header[3]+1, errPacketTooLargeCode, "08S01", errPacketTooLargeText))
 	}
 	if c.limits != nil {
 		c.limits.counters.packetTooLarge.Add(1)
 		c.limits.log.note("closed a connection that " + why + " (error 1153)")
+	}
+}
+
+// startTLS answers an SSL request: from here on packets travel inside TLS on the socket.
+// rest is what the client sent after the SSL request in the same read (the start of its TLS
+// handshake); the handshake itself runs in the next Read, under connect_timeout.
+func (c *packetConn) startTLS(rest []byte) {
+	c.capturing, c.hello, c.sslRequest = false, false, false
+	socket := c.Conn
+	if len(rest) > 0 {
+		socket = &replayConn{Conn: c.Conn, pending: bytes.Clone(rest)}
+	}
+	c.secure = tls.Server(socket, c.limits.tls)
+	c.wire = c.secure
+	c.readShift, c.writeShift = 1, true
+}
+
+// replayConn reads pending before the connection itself.
+type replayConn struct {
+	net.Conn
+	pending []byte
+}
+
+func (r *replayConn) Read(p []byte) (int, error) {
+	if len(r.pending) == 0 {
+		return r.Conn.Read(p)
+	}
+	n := copy(p, r.pending)
+	r.pending = r.pending[n:]
+	return n, nil
+}
+
+// Write sends the protocol layer's bytes over the wire; during the handshake after an SSL
+// request it raises their packets' sequence numbers by one (see packetConn).
+func (c *packetConn) Write(p []byte) (int, error) {
+	if !c.writeShift {
+		return c.wire.Write(p)
+	}
+	shifted := bytes.Clone(p)
+	c.written.shift(shifted)
+	if _, err := c.wire.Write(shifted); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// writeTracker follows packet boundaries in a written byte stream that may split packets, and
+// their headers, across writes.
+type writeTracker struct {
+	header  [3]byte // length bytes of the header being written
+	nHeader int
+	body    int // payload bytes of the current packet still to come
+}
+
+// shift raises the sequence number of every packet header in b, in place.
+func (w *writeTracker) shift(b []byte) {
+	for i := 0; i < len(b); {
+		if w.body > 0 {
+			k := min(w.body, len(b)-i)
+			w.body -= k
+			i += k
+			continue
+		}
+		if w.nHeader < 3 {
+			w.header[w.nHeader] = b[i]
+			w.nHeader++
+		} else {
+			b[i]++
+			w.nHeader = 0
+			w.body = int(w.header[0]) | int(w.header[1])<<8 | int(w.header[2])<<16
+		}
+		i++
 	}
 }
 

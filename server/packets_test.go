@@ -2,7 +2,9 @@ package server
 
 import (
 	"bytes"
+	"crypto/tls"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -160,9 +162,10 @@ func TestPacketConn(t *testing.T) {
 			want: packet(1, strings.Repeat("\x00", 2)+"\x20\x00"+strings.Repeat("\x00", 28)+"u\x00\x02ab"),
 		},
 		{
-			name: "after an SSL request the stream is passed through", maxPacket: 1024,
-			in:   append(packet(1, strings.Repeat("s", 32)), header(0, 0xfffff0)...),
-			want: append(packet(1, strings.Repeat("s", 32)), header(0, 0xfffff0)...),
+			name: "without TLS a 32-byte response is a handshake response, not a way past the limits", maxPacket: 1024,
+			in:       append(packet(1, strings.Repeat("s", 32)), header(0, 0xfffff0)...),
+			want:     packet(1, strings.Repeat("s", 32)),
+			answered: packet(1, "\xff\x81\x04#08S01"+errPacketTooLargeText),
 		},
 	} {
 		for _, chunk := range []int{1, 3, 7, 1 << 20} {
@@ -254,5 +257,98 @@ func BenchmarkPacketConnSelectOne(b *testing.B) {
 		if _, err := io.ReadFull(c, buf[:len(one)]); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// An SSL request starts TLS in the reader: the handshake response inside TLS reaches the
+// protocol layer without CLIENT_SSL and one sequence number lower, the answers reach the client
+// one higher until its first command, and the pre-login limit holds inside TLS.
+func TestPacketConnTerminatesTLS(t *testing.T) {
+	certPEM, keyPEM, err := selfSigned(time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	limits, counters := testLimits(1 << 20)
+	limits.tls = &tls.Config{Certificates: []tls.Certificate{cert}}
+	serverSide, clientSide := net.Pipe()
+	defer clientSide.Close()
+	c := newPacketConn(serverSide, limits)
+	defer c.Close()
+
+	response := strings.Repeat("\x00", 1) + "\x0a" + strings.Repeat("\x00", 30) + "u\x00\x00"
+	client := make(chan error, 1)
+	var tc *tls.Conn
+	go func() {
+		if _, err := clientSide.Write(packet(1, "\x00\x08"+strings.Repeat("\x00", 30))); err != nil {
+			client <- err
+			return
+		}
+		tc = tls.Client(clientSide, &tls.Config{InsecureSkipVerify: true})
+		_, err := tc.Write(packet(2, response))
+		client <- err
+	}()
+	got := make([]byte, 4+len(response))
+	if _, err := io.ReadFull(c, got); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-client; err != nil {
+		t.Fatal(err)
+	}
+	want := packet(1, "\x00\x02"+strings.Repeat("\x00", 30)+"u\x00\x00")
+	if !bytes.Equal(got, want) {
+		t.Errorf("handshake response inside TLS:\n got %q\nwant %q", got, want)
+	}
+
+	// The protocol layer writes its answer (seq 2) in pieces that split the header.
+	answer := append(packet(2, "\x01\x03"), packet(3, "\x00\x00\x00")...)
+	go func() {
+		for _, piece := range [][]byte{answer[:2], answer[2:5], answer[5:]} {
+			if _, err := c.Write(piece); err != nil {
+				client <- err
+				return
+			}
+		}
+		client <- nil
+	}()
+	read := make([]byte, len(answer))
+	if _, err := io.ReadFull(tc, read); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-client; err != nil {
+		t.Fatal(err)
+	}
+	if want := append(packet(3, "\x01\x03"), packet(4, "\x00\x00\x00")...); !bytes.Equal(read, want) {
+		t.Errorf("answer inside TLS:\n got %q\nwant %q", read, want)
+	}
+
+	// Before login, a header announcing more than the pre-login limit inside TLS is refused.
+	go func() {
+		if _, err := tc.Write(header(4, 0xfffff0)); err != nil {
+			client <- err
+			return
+		}
+		refusal := make([]byte, 4+9+len(errPacketTooLargeText))
+		if _, err := io.ReadFull(tc, refusal); err != nil {
+			client <- err
+			return
+		}
+		if want := packet(5, "\xff\x81\x04#08S01"+errPacketTooLargeText); !bytes.Equal(refusal, want) {
+			client <- fmt.Errorf("refusal inside TLS: %q, want %q", refusal, want)
+			return
+		}
+		client <- nil
+	}()
+	if n, err := c.Read(make([]byte, 16)); n != 0 || err != io.EOF {
+		t.Errorf("after a 16 MiB header inside TLS: %d bytes, %v; want the end of the stream", n, err)
+	}
+	if err := <-client; err != nil {
+		t.Fatal(err)
+	}
+	if counters.packetTooLarge.Load() != 1 {
+		t.Errorf("packetTooLarge = %d, want 1", counters.packetTooLarge.Load())
 	}
 }

@@ -168,6 +168,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		return &clientLimits{
 			maxPacket:      func() int { return s.cfg.Load().MaxAllowedPacket },
 			connectTimeout: func() time.Duration { return s.cfg.Load().ConnectTimeout },
+			tls:            s.certs.tlsConfig(),
 			handshakes: newHandshakes(func() int { return s.cfg.Load().MaxUnauthenticatedConnections },
 				&s.counters, limitsLog),
 			counters: &s.counters,

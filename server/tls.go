@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"math/big"
+	"net"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -244,8 +245,8 @@ func errInsecureTransport() error {
 // setTLSStatus sets the session's Ssl_cipher and Ssl_version status variables (SHOW STATUS LIKE
 // 'Ssl_%'), empty for a connection without TLS, as MySQL shows them.
 func setTLSStatus(session *sql.BaseSession, conn *mysql.Conn) error {
-	tc, ok := conn.Conn.(*tls.Conn)
-	if !ok {
+	tc := secureSession(conn.Conn)
+	if tc == nil {
 		return nil
 	}
 	state := tc.ConnectionState()
@@ -256,4 +257,22 @@ func setTLSStatus(session *sql.BaseSession, conn *mysql.Conn) error {
 		return fmt.Errorf("set Ssl_version: %w", err)
 	}
 	return nil
+}
+
+// secureSession is the TLS session a connection runs over, nil without TLS. TLS is terminated by
+// the packet reader (packetConn), below the protocol layer.
+func secureSession(c net.Conn) *tls.Conn {
+	if p := packetConnOf(c); p != nil {
+		return p.secure
+	}
+	return nil
+}
+
+// markSecure tells the protocol layer that a connection runs over TLS, which it cannot see
+// itself since TLS is terminated below it: caching_sha2_password's full authentication and
+// require_secure_transport read this flag.
+func markSecure(c *mysql.Conn) {
+	if secureSession(c.Conn) != nil {
+		c.Capabilities |= mysql.CapabilityClientSSL
+	}
 }
