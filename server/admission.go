@@ -5,7 +5,6 @@ import (
 	"errors"
 	"math"
 	"strconv"
-	"strings"
 	"time"
 
 	"overloadsql/admission"
@@ -29,7 +28,7 @@ const admissionTick = time.Millisecond
 // off; the statement is classified only when no slot
 // is free, so the common case costs a lock and an increment. While the statement waits, a client
 // that closes its connection takes it out of the queue at once.
-func (i *interceptor) takeSlot(ctx context.Context, c *mysql.Conn, stmt string) (held bool, err error) {
+func (i *interceptor) takeSlot(ctx context.Context, c *mysql.Conn, stmt *statement.Summary) (held bool, err error) {
 	if isAdminConn(c.Conn) || i.s.cfg.Load().AdmissionControl == config.AdmissionOff {
 		return false, nil
 	}
@@ -37,7 +36,7 @@ func (i *interceptor) takeSlot(ctx context.Context, c *mysql.Conn, stmt string) 
 	if ctrl.TryAcquire() {
 		return true, nil
 	}
-	if statement.Classify(stmt, currentDatabase(c)).Exempt {
+	if stmt.Exempt(currentDatabase(c)).Exempt {
 		return false, nil
 	}
 	var constraints map[string]config.Constraint
@@ -88,19 +87,17 @@ func admissionMessage(e *admission.RejectedError) string {
 // queueMaxWait is the statement's queue_max_wait_ms: its SET_VAR hint, else the session's value.
 // A hint that breaks one of constraints (a non-admin's; nil for admins) is ignored, with the
 // engine's warning (guard.warnIgnoredHints).
-func queueMaxWait(c *mysql.Conn, stmt string, constraints map[string]config.Constraint) time.Duration {
+func queueMaxWait(c *mysql.Conn, stmt *statement.Summary, constraints map[string]config.Constraint) time.Duration {
 	var sess sql.Session
 	if cl := clientOf(c); cl != nil {
 		sess = cl.session
 	}
 	ms := sessionFloat(sess, config.QueueMaxWaitSetting)
-	if strings.Contains(stmt, "/*+") {
-		for _, h := range statement.Hints(stmt) {
-			f, err := strconv.ParseFloat(h.Value, 64)
-			if h.Name == config.QueueMaxWaitSetting && err == nil && f >= 0 && f <= config.MaxQueueMaxWaitMs && !math.IsNaN(f) &&
-				ignoredHint(constraints, h) == nil {
-				ms = f
-			}
+	for _, h := range stmt.Hints() {
+		f, err := strconv.ParseFloat(h.Value, 64)
+		if h.Name == config.QueueMaxWaitSetting && err == nil && f >= 0 && f <= config.MaxQueueMaxWaitMs && !math.IsNaN(f) &&
+			ignoredHint(constraints, h) == nil {
+			ms = f
 		}
 	}
 	return time.Duration(ms * float64(time.Millisecond))

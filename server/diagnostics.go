@@ -80,8 +80,8 @@ func (h *protocolHandler) setCount(cl *client, name string, n int64) {
 
 // answerDiagnostics answers SHOW ERRORS, SHOW COUNT(*) WARNINGS and SHOW COUNT(*) ERRORS, which
 // the engine does not know. handled is false for any other statement.
-func (h *protocolHandler) answerDiagnostics(c *mysql.Conn, stmt string, callback func(*sqltypes.Result, bool) error, more bool) (handled bool, err error) {
-	kind := statement.ClassifyDiagnostics(stmt)
+func (h *protocolHandler) answerDiagnostics(c *mysql.Conn, stmt *statement.Summary, callback func(*sqltypes.Result, bool) error, more bool) (handled bool, err error) {
+	kind := stmt.Diagnostics()
 	if kind != statement.ShowErrors && kind != statement.CountWarnings && kind != statement.CountErrors {
 		return false, nil
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
-	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 )
 
 // protocolHandler is the outermost layer of the engine's connection handler, where what a
@@ -66,31 +65,30 @@ func (h *protocolHandler) ComInitDB(c *mysql.Conn, schemaName string) error {
 }
 
 func (h *protocolHandler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
-	if handled, err := h.answerDiagnostics(c, query, callback, false); handled {
+	stmt := newInFlight(ctx, query, false)
+	if handled, err := h.answerDiagnostics(c, &stmt.summary, callback, false); handled {
 		return err
 	}
-	if handled, err := h.answerSavepoint(c, query, callback, false); handled {
-		return errorOrNil(h.run(c, query, func() error { return err }))
+	if handled, err := h.answerSavepoint(c, &stmt.summary, callback, false); handled {
+		return errorOrNil(h.run(c, &stmt.summary, func() error { return err }))
 	}
-	return errorOrNil(h.run(c, query, func() error { return h.Handler.ComQuery(ctx, c, query, okInfoFixed(callback)) }))
+	return errorOrNil(h.run(c, &stmt.summary, func() error { return h.Handler.ComQuery(stmt, c, query, okInfoFixed(callback)) }))
 }
 
 // ComMultiQuery runs the first statement of query and returns the rest.
 func (h *protocolHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
-	first, rest, splitErr := ast.SplitStatement(query)
-	if splitErr != nil {
-		first, rest = query, ""
+	stmt := newInFlight(ctx, query, true)
+	more := stmt.rest != ""
+	if handled, err := h.answerDiagnostics(c, &stmt.summary, callback, more); handled {
+		return stmt.rest, err
 	}
-	if handled, err := h.answerDiagnostics(c, first, callback, rest != ""); handled {
-		return rest, err
-	}
-	if handled, err := h.answerSavepoint(c, first, callback, rest != ""); handled {
-		return rest, errorOrNil(h.run(c, first, func() error { return err }))
+	if handled, err := h.answerSavepoint(c, &stmt.summary, callback, more); handled {
+		return stmt.rest, errorOrNil(h.run(c, &stmt.summary, func() error { return err }))
 	}
 	var remainder string
-	err := h.run(c, first, func() error {
+	err := h.run(c, &stmt.summary, func() error {
 		var err error
-		remainder, err = h.Handler.ComMultiQuery(ctx, c, query, okInfoFixed(callback))
+		remainder, err = h.Handler.ComMultiQuery(stmt, c, query, okInfoFixed(callback))
 		return err
 	})
 	return remainder, errorOrNil(err)
@@ -98,7 +96,8 @@ func (h *protocolHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, quer
 
 func (h *protocolHandler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, prepare *mysql.PrepareData) ([]*querypb.Field, error) {
 	var fields []*querypb.Field
-	err := h.run(c, query, func() error {
+	summary := statement.Summarize(query)
+	err := h.run(c, &summary, func() error {
 		var err error
 		fields, err = h.Handler.ComPrepare(ctx, c, query, prepare)
 		return err
@@ -106,15 +105,18 @@ func (h *protocolHandler) ComPrepare(ctx context.Context, c *mysql.Conn, query s
 	return fields, errorOrNil(err)
 }
 
+// ComStmtExecute summarizes the prepared statement's text at each execution: the summary
+// remembers answers that depend on the session (the exemption), so it is not kept between them.
 func (h *protocolHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) error {
-	return errorOrNil(h.run(c, prepare.PrepareStmt, func() error { return h.Handler.ComStmtExecute(ctx, c, prepare, callback) }))
+	stmt := newInFlight(ctx, prepare.PrepareStmt, false)
+	return errorOrNil(h.run(c, &stmt.summary, func() error { return h.Handler.ComStmtExecute(stmt, c, prepare, callback) }))
 }
 
-// run runs one statement, stmt, and returns its error as the client sees it, after keeping
-// the error in the diagnostics area. A statement that reads the diagnostics (SELECT
-// @@warning_count) runs with the session's warnings locked, since the engine would clear them.
-func (h *protocolHandler) run(c *mysql.Conn, stmt string, exec func() error) *mysql.SQLError {
-	kind := statement.ClassifyDiagnostics(stmt)
+// run runs one statement and returns its error as the client sees it, after keeping the error
+// in the diagnostics area. A statement that reads the diagnostics (SELECT @@warning_count) runs
+// with the session's warnings locked, since the engine would clear them.
+func (h *protocolHandler) run(c *mysql.Conn, stmt *statement.Summary, exec func() error) *mysql.SQLError {
+	kind := stmt.Diagnostics()
 	if cl := clientOf(c); cl != nil && kind == statement.ReadsDiagnostics {
 		cl.session.LockWarnings()
 		defer cl.session.UnlockWarnings()

@@ -37,10 +37,11 @@ func (i *interceptor) Priority() int { return 0 }
 type resultCallback = func(*sqltypes.Result, bool) error
 
 func (i *interceptor) Query(ctx context.Context, chain gms.Chain, c *mysql.Conn, query string, callback resultCallback) error {
-	if handled, err := i.own(c, query, callback); handled {
+	stmt := &inFlightOf(ctx, query, false).summary
+	if handled, err := i.own(c, stmt, callback); handled {
 		return err
 	}
-	return i.serve(ctx, c, query, callback, func(ctx context.Context, cb resultCallback) error {
+	return i.serve(ctx, c, stmt, callback, func(ctx context.Context, cb resultCallback) error {
 		return chain.ComQuery(ctx, c, query, cb)
 	})
 }
@@ -48,14 +49,12 @@ func (i *interceptor) Query(ctx context.Context, chain gms.Chain, c *mysql.Conn,
 func (i *interceptor) MultiQuery(ctx context.Context, chain gms.Chain, c *mysql.Conn, query string, callback resultCallback) (string, error) {
 	// The chain runs the first statement of query and returns the rest; the checks look at
 	// that first statement only.
-	first, rest, err := ast.SplitStatement(query)
-	if err != nil {
-		first = query
-	} else if handled, err := i.own(c, first, func(r *sqltypes.Result, _ bool) error { return callback(r, rest != "") }); handled {
-		return rest, err
+	f := inFlightOf(ctx, query, true)
+	if handled, err := i.own(c, &f.summary, func(r *sqltypes.Result, _ bool) error { return callback(r, f.rest != "") }); handled {
+		return f.rest, err
 	}
 	var remainder string
-	err = i.serve(ctx, c, first, callback, func(ctx context.Context, cb resultCallback) error {
+	err := i.serve(ctx, c, &f.summary, callback, func(ctx context.Context, cb resultCallback) error {
 		var err error
 		remainder, err = chain.ComMultiQuery(ctx, c, query, cb)
 		return err
@@ -65,7 +64,7 @@ func (i *interceptor) MultiQuery(ctx context.Context, chain gms.Chain, c *mysql.
 
 // serve is the path every text statement takes: the overload check, then the statement runs
 // counted as running, cancelled if its client leaves, with SET PERSIST saved when it succeeds.
-func (i *interceptor) serve(ctx context.Context, c *mysql.Conn, stmt string, callback resultCallback, run func(context.Context, resultCallback) error) (err error) {
+func (i *interceptor) serve(ctx context.Context, c *mysql.Conn, stmt *statement.Summary, callback resultCallback, run func(context.Context, resultCallback) error) (err error) {
 	defer i.recovered(c, &err)
 	if err := i.admit(c, stmt); err != nil {
 		return err
@@ -82,7 +81,7 @@ func (i *interceptor) serve(ctx context.Context, c *mysql.Conn, stmt string, cal
 	}
 	i.s.counters.running.Add(1)
 	defer i.s.counters.running.Add(-1)
-	if mayChangeSettings(stmt) {
+	if stmt.MayChangeSettings() {
 		return i.settling(c, stmt, callback, func(cb resultCallback) error { return mysqlError(run(ctx, cb)) })
 	}
 	err = mysqlError(run(ctx, callback))
@@ -141,7 +140,7 @@ func (i *interceptor) Prepare(ctx context.Context, chain gms.Chain, c *mysql.Con
 // StmtExecute takes the text statements' path: a prepared statement that names the session's
 // thresholds (SET ... = ?) also drops their cached values.
 func (i *interceptor) StmtExecute(ctx context.Context, chain gms.Chain, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) error {
-	return i.serve(ctx, c, prepare.PrepareStmt, func(r *sqltypes.Result, _ bool) error { return callback(r) }, func(ctx context.Context, cb resultCallback) error {
+	return i.serve(ctx, c, &inFlightOf(ctx, prepare.PrepareStmt, false).summary, func(r *sqltypes.Result, _ bool) error { return callback(r) }, func(ctx context.Context, cb resultCallback) error {
 		return chain.ComStmtExecute(ctx, c, prepare, func(r *sqltypes.Result) error { return cb(r, false) })
 	})
 }
@@ -153,9 +152,9 @@ func (i *interceptor) ParsedQuery(gms.Chain, *mysql.Conn, string, ast.Statement,
 
 // admit decides whether a statement runs under the current CPU overload. The order
 // keeps the common cases cheap: not overloaded costs one atomic load; protection off, or a
-// random draw that lets the statement through, costs no look at the statement's text beyond a
-// search for a hint; only a statement about to be rejected is classified (exempt or not).
-func (i *interceptor) admit(c *mysql.Conn, query string) error {
+// random draw that lets the statement through, reads the statement's hints only if its summary
+// found some; only a statement about to be rejected is classified (exempt or not).
+func (i *interceptor) admit(c *mysql.Conn, stmt *statement.Summary) error {
 	r := i.s.sampler.Overload()
 	if r <= 0 {
 		return nil
@@ -166,18 +165,18 @@ func (i *interceptor) admit(c *mysql.Conn, query string) error {
 	} else {
 		lo, hi = throwSettings(nil)
 	}
-	if strings.Contains(query, "/*+") {
+	if hints := stmt.Hints(); hints != nil {
 		var constraints map[string]config.Constraint
 		if !i.s.auth.isAdmin(c.User) {
 			constraints = i.s.cfg.Load().Constraints
 		}
-		lo, hi = hinted(query, lo, hi, constraints)
+		lo, hi = hinted(hints, lo, hi, constraints)
 	}
 	p := overload.Probability(r, lo, hi)
 	if p <= 0 || (p < 1 && i.s.random() >= p) {
 		return nil
 	}
-	if statement.Classify(query, currentDatabase(c)).Exempt {
+	if stmt.Exempt(currentDatabase(c)).Exempt {
 		return nil
 	}
 	msg := rejectMessage(r, lo, hi, p)
@@ -192,12 +191,12 @@ func (i *interceptor) admit(c *mysql.Conn, query string) error {
 	return mysql.NewSQLError(errServerOverloaded, mysql.SSUnknownSQLState, "%s", msg)
 }
 
-// hinted applies the statement's SET_VAR hints for the two thresholds. As MySQL ignores invalid
+// hinted applies a statement's SET_VAR hints for the two thresholds. As MySQL ignores invalid
 // hints, it ignores hints with values that are not non-negative numbers, and hints that break
 // one of constraints (a non-admin's; nil for admins, who are not bound): the session's value
 // applies, and the engine shows the warning (guard.warnIgnoredHints).
-func hinted(query string, lo, hi float64, constraints map[string]config.Constraint) (float64, float64) {
-	for _, h := range statement.Hints(query) {
+func hinted(hints []statement.Hint, lo, hi float64, constraints map[string]config.Constraint) (float64, float64) {
+	for _, h := range hints {
 		f, err := parseHintValue(h.Value)
 		if err != nil || ignoredHint(constraints, h) != nil {
 			continue
@@ -222,9 +221,9 @@ func parseHintValue(v string) (float64, error) {
 }
 
 // own answers the statements that overloadsql handles itself; handled is false for all others.
-func (i *interceptor) own(c *mysql.Conn, query string, callback resultCallback) (handled bool, err error) {
+func (i *interceptor) own(c *mysql.Conn, stmt *statement.Summary, callback resultCallback) (handled bool, err error) {
 	switch {
-	case statement.IsSystemReloadConfig(query):
+	case stmt.IsSystemReloadConfig():
 		if !i.s.auth.isAdmin(c.User) {
 			return true, errNeedAdmin("SYSTEM RELOAD CONFIG")
 		}
@@ -232,7 +231,7 @@ func (i *interceptor) own(c *mysql.Conn, query string, callback resultCallback) 
 			return true, mysql.NewSQLError(mysql.ERUnknownError, mysql.SSUnknownSQLState, "SYSTEM RELOAD CONFIG failed, the running settings stay: %v", err)
 		}
 		return true, callback(&sqltypes.Result{}, false)
-	case statement.IsTruncateWarnings(query, currentDatabase(c)):
+	case stmt.IsTruncateWarnings(currentDatabase(c)):
 		if !i.s.auth.isAdmin(c.User) {
 			return true, errNeedAdmin("TRUNCATE system.warnings")
 		}
@@ -245,49 +244,16 @@ func (i *interceptor) own(c *mysql.Conn, query string, callback resultCallback) 
 
 // forgetThresholdsIfNamed drops a connection's cached thresholds after a statement that names
 // them (SET, SET @@, SET ... = DEFAULT in any case), so the next check reads the session again.
-func forgetThresholdsIfNamed(c *mysql.Conn, query string) {
-	if cl := clientOf(c); cl != nil && cl.cached.Load() && containsFold(query, "_to_throw") {
+func forgetThresholdsIfNamed(c *mysql.Conn, stmt *statement.Summary) {
+	if cl := clientOf(c); cl != nil && cl.cached.Load() && stmt.NamesThresholds() {
 		cl.cached.Store(false)
 	}
-}
-
-// containsFold reports whether s contains the lower-case ASCII word sub in any case, without
-// allocating.
-func containsFold(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c == sub[0] && strings.EqualFold(s[i:i+len(sub)], sub) {
-			return true
-		}
-	}
-	return false
-}
-
-// isPersist is a cheap first look for SET PERSIST / SET @@persist.x.
-func isPersist(query string) bool {
-	q := strings.TrimSpace(query)
-	return len(q) > 3 && strings.EqualFold(q[:3], "set") && containsFold(q, "persist")
-}
-
-// mayChangeSettings is a cheap first look for a statement that may set overloadsql's globals: a
-// SET, or a CALL of a procedure that may run one. Its results are held until the change is
-// applied, so a change that fails is the statement's error.
-func mayChangeSettings(query string) bool {
-	q := strings.TrimLeft(query, " \t\r\n(")
-	n := 0
-	for n < len(q) && 'a' <= q[n]|0x20 && q[n]|0x20 <= 'z' {
-		n++
-	}
-	return strings.EqualFold(q[:n], "set") || strings.EqualFold(q[:n], "call")
 }
 
 // settling runs a statement that may set overloadsql's globals with its results held back, then
 // applies what it set (and, for SET PERSIST, saves it first) as one change: the statement
 // succeeds with every change made, or fails with none.
-func (i *interceptor) settling(c *mysql.Conn, query string, callback resultCallback, run func(resultCallback) error) error {
+func (i *interceptor) settling(c *mysql.Conn, stmt *statement.Summary, callback resultCallback, run func(resultCallback) error) error {
 	type held struct {
 		r    *sqltypes.Result
 		more bool
@@ -298,8 +264,8 @@ func (i *interceptor) settling(c *mysql.Conn, query string, callback resultCallb
 		return nil
 	})
 	var persist map[string]string
-	if err == nil && isPersist(query) {
-		persist, err = persistedValues(clientOf(c), query)
+	if err == nil && stmt.Persists() {
+		persist, err = persistedValues(clientOf(c), stmt.Text())
 	}
 	if err := i.settled(c, err, persist); err != nil {
 		return err

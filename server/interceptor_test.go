@@ -10,6 +10,7 @@ import (
 
 	"overloadsql/overload"
 	"overloadsql/server/config"
+	"overloadsql/server/statement"
 	"overloadsql/warnings"
 
 	"github.com/dolthub/go-mysql-server/memory"
@@ -75,9 +76,10 @@ func TestAdmitProbability(t *testing.T) {
 			i := &interceptor{s: s}
 			c := connWithSession(t, tc.lo, tc.hi)
 			const n = 2000
+			stmt := summaryOf(tc.query)
 			rejected := 0
 			for range n {
-				err := i.admit(c, tc.query)
+				err := i.admit(c, stmt)
 				if err == nil {
 					continue
 				}
@@ -105,7 +107,7 @@ func TestAdmitDryRunServesAndCounts(t *testing.T) {
 	i := &interceptor{s: s}
 	c := connWithSession(t, 2, 6)
 	for range 10 {
-		if err := i.admit(c, "SELECT 1"); err != nil {
+		if err := i.admit(c, summaryOf("SELECT 1")); err != nil {
 			t.Fatalf("dry_run rejected: %v", err)
 		}
 	}
@@ -161,7 +163,7 @@ func BenchmarkAdmit(b *testing.B) {
 			c := connWithSession(b, bc.lo, bc.hi)
 			b.ReportAllocs()
 			for b.Loop() {
-				_ = i.admit(c, "SELECT id, name FROM t WHERE id = 42")
+				_ = i.admit(c, summaryOf("SELECT id, name FROM t WHERE id = 42"))
 			}
 		})
 	}
@@ -177,12 +179,18 @@ func TestThresholdCacheForgottenAfterNamingStatement(t *testing.T) {
 	if err := cl.session.SetSessionVariable(sql.NewEmptyContext(), maxThrowSetting, 9.0); err != nil {
 		t.Fatal(err)
 	}
-	forgetThresholdsIfNamed(c, "SELECT 1")
+	forgetThresholdsIfNamed(c, summaryOf("SELECT 1"))
 	if _, hi := cl.thresholds(); hi != 6 {
 		t.Errorf("a statement not naming the settings dropped the cache")
 	}
-	forgetThresholdsIfNamed(c, "set @@SESSION.MAX_OS_CPU_WAIT_TIME_RATIO_TO_THROW = 9")
+	forgetThresholdsIfNamed(c, summaryOf("set @@SESSION.MAX_OS_CPU_WAIT_TIME_RATIO_TO_THROW = 9"))
 	if _, hi := cl.thresholds(); hi != 9 {
 		t.Errorf("after SET the cached max is %v, want 9", hi)
 	}
+}
+
+// summaryOf is the summary of sql, as the protocol handler makes it.
+func summaryOf(sql string) *statement.Summary {
+	s := statement.Summarize(sql)
+	return &s
 }

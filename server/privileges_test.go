@@ -164,7 +164,7 @@ func TestHintedUnderConstraints(t *testing.T) {
 		{"malformed: ignored without a constraint warning", "SELECT /*+ SET_VAR(max_os_cpu_wait_time_ratio_to_throw = x) */ 1", constraints, 3, 5, 0},
 	}
 	for _, tt := range tests {
-		lo, hi := hinted(tt.query, 3, 5, tt.constraints)
+		lo, hi := hinted(summaryOf(tt.query).Hints(), 3, 5, tt.constraints)
 		if lo != tt.lo || hi != tt.hi {
 			t.Errorf("%s: hinted = %v, %v, want %v, %v", tt.name, lo, hi, tt.lo, tt.hi)
 		}
@@ -236,10 +236,10 @@ func TestQueueMaxWaitHintUnderConstraints(t *testing.T) {
 	const q = "SELECT /*+ SET_VAR(queue_max_wait_ms = 500) */ 1"
 	readonly := map[string]config.Constraint{config.QueueMaxWaitSetting: {Readonly: true}}
 	c := &mysql.Conn{}
-	if got := queueMaxWait(c, q, nil); got != 500*time.Millisecond {
+	if got := queueMaxWait(c, summaryOf(q), nil); got != 500*time.Millisecond {
 		t.Errorf("admin: queueMaxWait = %v, want 500ms", got)
 	}
-	if got := queueMaxWait(c, q, readonly); got == 500*time.Millisecond {
+	if got := queueMaxWait(c, summaryOf(q), readonly); got == 500*time.Millisecond {
 		t.Errorf("non-admin under readonly: the hint applied (%v)", got)
 	}
 }

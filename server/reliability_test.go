@@ -181,14 +181,15 @@ func TestMayChangeSettings(t *testing.T) {
 		{"(SET x = 1)", true},
 		{"\tCALL p()", true},
 		{"set\nglobal x = 1", true},
+		{"/* pool */ SET x = 1", true},
 		{"SELECT 1", false},
 		{"SETTINGS", false},
 		{"SHOW VARIABLES", false},
 		{"", false},
 		{"SELECT 'SET GLOBAL x = 1'", false},
 	} {
-		if got := mayChangeSettings(tc.query); got != tc.want {
-			t.Errorf("mayChangeSettings(%q) = %v, want %v", tc.query, got, tc.want)
+		if got := summaryOf(tc.query).MayChangeSettings(); got != tc.want {
+			t.Errorf("MayChangeSettings(%q) = %v, want %v", tc.query, got, tc.want)
 		}
 	}
 }

@@ -45,8 +45,8 @@ func (sp *savepoints) find(name string) int {
 
 // answerSavepoint answers SAVEPOINT, RELEASE SAVEPOINT and ROLLBACK TO SAVEPOINT; handled is
 // false for any other statement.
-func (h *protocolHandler) answerSavepoint(c *mysql.Conn, stmt string, callback func(*sqltypes.Result, bool) error, more bool) (handled bool, err error) {
-	kind, name := statement.ClassifyTransaction(stmt)
+func (h *protocolHandler) answerSavepoint(c *mysql.Conn, stmt *statement.Summary, callback func(*sqltypes.Result, bool) error, more bool) (handled bool, err error) {
+	kind, name := stmt.Transaction()
 	cl := clientOf(c)
 	if cl == nil || kind == statement.OtherStatement || kind == statement.TransactionBoundary {
 		return false, nil
@@ -87,17 +87,17 @@ func savepointMissing(name string) error {
 
 // trackSavepoints follows a statement that ran: one that may write counts, one that ends or
 // starts a transaction forgets the savepoints.
-func trackSavepoints(c *mysql.Conn, stmt string) {
+func trackSavepoints(c *mysql.Conn, stmt *statement.Summary) {
 	cl := clientOf(c)
 	if cl == nil {
 		return
 	}
-	kind, _ := statement.ClassifyTransaction(stmt)
+	kind, _ := stmt.Transaction()
 	if kind == statement.TransactionBoundary || c.StatusFlags&mysql.ServerInTransaction == 0 {
 		cl.savepoints.list = cl.savepoints.list[:0]
 		return
 	}
-	if kind == statement.OtherStatement && statement.MayWrite(stmt) {
+	if kind == statement.OtherStatement && stmt.MayWrite() {
 		cl.savepoints.writes++
 	}
 }

@@ -10,12 +10,24 @@ var benchStatements = []struct{ name, sql string }{
 	{"set", "SET max_os_cpu_wait_time_ratio_to_throw = 2"},
 }
 
+func BenchmarkSummarize(b *testing.B) {
+	for _, s := range benchStatements {
+		b.Run(s.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				Summarize(s.sql)
+			}
+		})
+	}
+}
+
 func BenchmarkClassify(b *testing.B) {
 	for _, s := range benchStatements {
 		b.Run(s.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				Classify(s.sql, "main")
+				s := Summarize(s.sql)
+				s.Exempt("main")
 			}
 		})
 	}

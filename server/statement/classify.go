@@ -25,13 +25,10 @@ const (
 // maxDepth bounds the parenthesis nesting Classify follows; deeper statements are not exempt.
 const maxDepth = 64
 
-// Classify decides whether a statement is exempt from overload rejection. currentDB is the
-// session's current database, so that `SELECT * FROM warnings` after `USE system` reads only
-// system tables. The answer is conservative: a statement that cannot be shown to be one of the
-// exempt kinds, cheap by construction, is not exempt. Classify does not allocate.
-func Classify(sql, currentDB string) Class {
-	lx := lexer{sql: sql}
-	first := lx.nextSignificant()
+// classify decides whether the statement is exempt from overload rejection (see
+// Summary.Exempt).
+func (s *Summary) classify(currentDB string) Class {
+	sql, first, lx := s.sql, s.verb, s.after
 	if first.kind != kindWord {
 		return Class{}
 	}
@@ -49,8 +46,8 @@ func Classify(sql, currentDB string) Class {
 	case first.is(sql, "rollback"):
 		return exemptIf(cheapRest(lx), reasonRollback)
 	case first.is(sql, "select"):
-		if onlyVariables, ok := selectsOnlySessionState(lx); ok {
-			if onlyVariables {
+		if s.session.ok {
+			if s.session.onlyVariables {
 				return Class{Exempt: true, Reason: reasonVariables}
 			}
 			return Class{Exempt: true, Reason: reasonSession}
@@ -59,18 +56,11 @@ func Classify(sql, currentDB string) Class {
 	case first.is(sql, "describe"), first.is(sql, "desc"), first.is(sql, "explain"):
 		return describeClass(lx, currentDB)
 	case first.is(sql, "truncate"):
-		return exemptIf(truncatesWarnings(lx, currentDB), reasonTruncateWarnings)
+		return exemptIf(s.IsTruncateWarnings(currentDB), reasonTruncateWarnings)
 	case first.is(sql, "system"):
-		return exemptIf(isReloadConfig(lx), reasonReloadConfig)
+		return exemptIf(s.reloadConfig, reasonReloadConfig)
 	}
 	return Class{}
-}
-
-// IsSystemReloadConfig reports whether the statement is SYSTEM RELOAD CONFIG (any case,
-// whitespace and comments, optional trailing semicolon).
-func IsSystemReloadConfig(sql string) bool {
-	lx := lexer{sql: sql}
-	return lx.nextSignificant().is(sql, "system") && isReloadConfig(lx)
 }
 
 func exemptIf(exempt bool, reason string) Class {
@@ -220,44 +210,48 @@ func versionCommentSQL(comment string) string {
 	return body[scanDigits(body, 0):]
 }
 
+// sessionSelect is what selectsOnlySessionState finds in a SELECT.
+type sessionSelect struct {
+	ok            bool // only system variables and session-introspection calls, no FROM
+	onlyVariables bool // no call
+	namesCounts   bool // @@warning_count or @@error_count among the variables
+}
+
 // selectsOnlySessionState reads the rest of a SELECT and reports whether it is only a list of
 // system variables and session-introspection calls without arguments, with optional aliases and
-// no FROM: SELECT @@x, DATABASE(), CONNECTION_ID() AS id. onlyVariables tells whether there was
-// no call.
-func selectsOnlySessionState(lx lexer) (onlyVariables, ok bool) {
+// no FROM: SELECT @@x, DATABASE(), CONNECTION_ID() AS id.
+func selectsOnlySessionState(lx lexer) sessionSelect {
 	sql := lx.sql
-	onlyVariables = true
+	found := sessionSelect{onlyVariables: true}
 	for {
 		t := lx.nextSignificant()
 		switch {
 		case t.kind == kindVariable && t.end-t.start >= 3 && sql[t.start+1] == '@':
+			found.namesCounts = found.namesCounts || namesDiagnosticCount(t.text(sql))
 		case isAnyWord(sql, t, sessionFunctions) && lx.nextSignificant().isPunct(sql, '(') &&
 			lx.nextSignificant().isPunct(sql, ')'):
-			onlyVariables = false
+			found.onlyVariables = false
 		default:
-			return false, false
+			return sessionSelect{}
 		}
 		t = lx.nextSignificant()
 		if t.is(sql, "as") {
 			t = lx.nextSignificant()
 			if !isAlias(sql, t) {
-				return false, false
+				return sessionSelect{}
 			}
 			t = lx.nextSignificant()
 		} else if isAlias(sql, t) {
 			t = lx.nextSignificant()
 		}
 		if !t.isPunct(sql, ',') {
-			return onlyVariables, lx.endsAfter(t)
+			found.ok = lx.endsAfter(t)
+			if !found.ok {
+				return sessionSelect{}
+			}
+			return found
 		}
 	}
-}
-
-// selectsOnlySystemVariables reads the rest of a SELECT and reports whether it is only a list of
-// system variables with optional aliases: SELECT @@x, @@session.y AS z.
-func selectsOnlySystemVariables(lx lexer) bool {
-	onlyVariables, ok := selectsOnlySessionState(lx)
-	return ok && onlyVariables
 }
 
 // sessionFunctions read the session's own state: what a connection pool asks a new connection.
@@ -402,8 +396,8 @@ func describeClass(lx lexer, currentDB string) Class {
 }
 
 // truncatesWarnings reads the rest of TRUNCATE [TABLE] name and reports whether the table is
-// system.warnings.
-func truncatesWarnings(lx lexer, currentDB string) bool {
+// called warnings and db, the database that qualifies it ("" when unqualified).
+func truncatesWarnings(lx lexer) (db string, ok bool) {
 	sql := lx.sql
 	t := lx.nextSignificant()
 	if t.is(sql, "table") {
@@ -411,23 +405,14 @@ func truncatesWarnings(lx lexer, currentDB string) bool {
 	}
 	name, ok := t.name(sql)
 	if !ok {
-		return false
+		return "", false
 	}
-	db := currentDB
 	if lx.peekSignificant().isPunct(sql, '.') {
 		lx.nextSignificant()
 		db = name
-		if name, ok = lx.nextSignificant().name(sql); !ok {
-			return false
+		if name, ok = lx.nextSignificant().name(sql); !ok || db == "" {
+			return "", false
 		}
 	}
-	return equalFoldASCII(db, "system") && equalFoldASCII(name, "warnings") && lx.endsAfter(lx.nextSignificant())
-}
-
-// IsTruncateWarnings reports whether the statement is TRUNCATE [TABLE] system.warnings (any
-// case, quoting, whitespace and comments, optional trailing semicolon; `warnings` alone when
-// currentDB is system), the statement the server answers itself.
-func IsTruncateWarnings(sql, currentDB string) bool {
-	lx := lexer{sql: sql}
-	return lx.nextSignificant().is(sql, "truncate") && truncatesWarnings(lx, currentDB)
+	return db, equalFoldASCII(name, "warnings") && lx.endsAfter(lx.nextSignificant())
 }

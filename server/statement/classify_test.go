@@ -190,18 +190,28 @@ var classifyCases = []struct {
 	{"/* only a comment */", "main", Class{}},
 }
 
-func TestClassify(t *testing.T) {
+// summarize is Summarize for the tests: a summary to call methods on.
+func summarize(sql string) *Summary {
+	s := Summarize(sql)
+	return &s
+}
+
+func TestExempt(t *testing.T) {
 	for _, tc := range classifyCases {
-		if got := Classify(tc.sql, tc.currentDB); got != tc.want {
-			t.Errorf("Classify(%q, %q) = %+v, want %+v", tc.sql, tc.currentDB, got, tc.want)
+		if got := summarize(tc.sql).Exempt(tc.currentDB); got != tc.want {
+			t.Errorf("Exempt(%q, %q) = %+v, want %+v", tc.sql, tc.currentDB, got, tc.want)
 		}
 	}
 }
 
-func TestClassifyDoesNotAllocate(t *testing.T) {
+func TestSummaryDoesNotAllocate(t *testing.T) {
 	for _, tc := range classifyCases {
-		if n := testing.AllocsPerRun(10, func() { Classify(tc.sql, tc.currentDB) }); n != 0 {
-			t.Errorf("Classify(%q) allocates %v times", tc.sql, n)
+		if n := testing.AllocsPerRun(10, func() {
+			s := Summarize(tc.sql)
+			s.Exempt(tc.currentDB)
+			s.NamesThresholds()
+		}); n != 0 {
+			t.Errorf("Summarize(%q) and its questions allocate %v times", tc.sql, n)
 		}
 	}
 }
@@ -225,7 +235,7 @@ func TestIsSystemReloadConfig(t *testing.T) {
 		{"", false},
 	}
 	for _, tc := range cases {
-		if got := IsSystemReloadConfig(tc.sql); got != tc.want {
+		if got := summarize(tc.sql).IsSystemReloadConfig(); got != tc.want {
 			t.Errorf("IsSystemReloadConfig(%q) = %v, want %v", tc.sql, got, tc.want)
 		}
 	}
@@ -242,11 +252,11 @@ func TestIsTruncateWarnings(t *testing.T) {
 		"SELECT 'TRUNCATE system.warnings'":      false,
 		"TRUNCATE system.warnings; DROP TABLE t": false,
 	} {
-		if got := IsTruncateWarnings(q, "main"); got != want {
+		if got := summarize(q).IsTruncateWarnings("main"); got != want {
 			t.Errorf("IsTruncateWarnings(%q, main) = %v, want %v", q, got, want)
 		}
 	}
-	if !IsTruncateWarnings("TRUNCATE warnings", "system") {
+	if !summarize("TRUNCATE warnings").IsTruncateWarnings("system") {
 		t.Error("TRUNCATE warnings after USE system is not recognised")
 	}
 }

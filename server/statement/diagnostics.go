@@ -18,55 +18,40 @@ const (
 	CountErrors
 )
 
-// ClassifyDiagnostics tells what the statement does with the diagnostics area, the way MySQL
-// treats it. It does not allocate.
-func ClassifyDiagnostics(sql string) Diagnostics {
-	lx := lexer{sql: sql}
-	first := lx.nextSignificant()
+// showDiagnostics reads the rest of a SHOW: SHOW WARNINGS, SHOW ERRORS, SHOW COUNT(*) WARNINGS
+// and SHOW COUNT(*) ERRORS have to do with the diagnostics area, other SHOWs clear it.
+func showDiagnostics(lx lexer) Diagnostics {
+	sql := lx.sql
+	t := lx.nextSignificant()
 	switch {
-	case first.is(sql, "show"):
-		t := lx.nextSignificant()
+	case t.is(sql, "warnings"):
+		return ReadsDiagnostics
+	case t.is(sql, "errors"):
+		return ShowErrors
+	case t.is(sql, "count"):
+		if !lx.nextSignificant().isPunct(sql, '(') || !lx.nextSignificant().isPunct(sql, '*') || !lx.nextSignificant().isPunct(sql, ')') {
+			return ClearsDiagnostics
+		}
+		t = lx.nextSignificant()
+		kind := ClearsDiagnostics
 		switch {
 		case t.is(sql, "warnings"):
-			return ReadsDiagnostics
+			kind = CountWarnings
 		case t.is(sql, "errors"):
-			return ShowErrors
-		case t.is(sql, "count"):
-			if !lx.nextSignificant().isPunct(sql, '(') || !lx.nextSignificant().isPunct(sql, '*') || !lx.nextSignificant().isPunct(sql, ')') {
-				return ClearsDiagnostics
-			}
-			t = lx.nextSignificant()
-			kind := ClearsDiagnostics
-			switch {
-			case t.is(sql, "warnings"):
-				kind = CountWarnings
-			case t.is(sql, "errors"):
-				kind = CountErrors
-			}
-			if kind != ClearsDiagnostics && lx.endsAfter(lx.nextSignificant()) {
-				return kind
-			}
+			kind = CountErrors
 		}
-	case first.is(sql, "select"):
-		if namesDiagnosticCounts(sql) && selectsOnlySystemVariables(lx) {
-			return ReadsDiagnostics
+		if kind != ClearsDiagnostics && lx.endsAfter(lx.nextSignificant()) {
+			return kind
 		}
 	}
 	return ClearsDiagnostics
 }
 
-// namesDiagnosticCounts reports whether sql mentions warning_count or error_count.
-func namesDiagnosticCounts(sql string) bool {
-	lx := lexer{sql: sql}
-	for t := lx.nextSignificant(); t.kind != kindEnd; t = lx.nextSignificant() {
-		if t.kind != kindVariable {
-			continue
-		}
-		name := t.text(sql)
-		for _, suffix := range []string{"warning_count", "error_count"} {
-			if len(name) >= len(suffix) && equalFoldASCII(name[len(name)-len(suffix):], suffix) {
-				return true
-			}
+// namesDiagnosticCount reports whether a variable's name ends in warning_count or error_count.
+func namesDiagnosticCount(name string) bool {
+	for _, suffix := range []string{"warning_count", "error_count"} {
+		if len(name) >= len(suffix) && equalFoldASCII(name[len(name)-len(suffix):], suffix) {
+			return true
 		}
 	}
 	return false

@@ -2,7 +2,7 @@ package statement
 
 import "testing"
 
-func TestClassifyDiagnostics(t *testing.T) {
+func TestSummaryDiagnostics(t *testing.T) {
 	for _, c := range []struct {
 		sql  string
 		want Diagnostics
@@ -22,8 +22,8 @@ func TestClassifyDiagnostics(t *testing.T) {
 		{"INSERT INTO t VALUES (1)", ClearsDiagnostics},
 		{"", ClearsDiagnostics},
 	} {
-		if got := ClassifyDiagnostics(c.sql); got != c.want {
-			t.Errorf("ClassifyDiagnostics(%q) = %v, want %v", c.sql, got, c.want)
+		if got := summarize(c.sql).Diagnostics(); got != c.want {
+			t.Errorf("Diagnostics(%q) = %v, want %v", c.sql, got, c.want)
 		}
 	}
 }

@@ -11,6 +11,22 @@
 // -- , # and //, numbers, @variables — and decides from the tokens. It allocates nothing when
 // there is nothing to do.
 //
+// # One summary per statement
+//
+// The server asks many questions of every statement on its way in: is it SHOW ERRORS, a
+// savepoint statement, a write, a SET, SYSTEM RELOAD CONFIG, does it carry hints, is it exempt.
+// Rather than read the text again for each, [Summarize] reads a statement once, where its text arrives (the server's protocol handler, per
+// statement of a multi-statement query, per execution of a prepared statement), into a
+// [Summary], and every decision is made from that: one pass over the leading words settles the
+// statement's kind, its effect on savepoints and the savepoint's name, what it does with the
+// diagnostics area, whether it may write or change settings, whether it is one of the server's own
+// statements, and whether a /*+ ... */ comment follows its first keyword. What only some
+// statements need is read on first demand and kept in the summary: the SET_VAR hints (only when a
+// hint comment is there), whether the text names the overload thresholds, and the exemption,
+// which depends on the session's current database and is needed only for a statement about to be
+// rejected or queued. Summarize allocates nothing; nor do its answers, except the hints when
+// there are some.
+//
 // # SYSTEM is a reserved word
 //
 // MySQL's grammar, and the engine's, reserves SYSTEM, so `SELECT * FROM system.warnings` and
@@ -27,8 +43,8 @@
 // Under CPU overload the server rejects statements at random. ClickHouse rejects
 // everything, and its users found themselves locked out of the server they had to repair
 // (ClickHouse issue #79880): the queries that show what is happening and the commands that fix
-// it were refused like any other. [Classify] marks the statements an operator needs to inspect
-// and repair an overloaded server as exempt: SET, SHOW, KILL, USE, COMMIT, ROLLBACK, SELECTs
+// it were refused like any other. [Summary.Exempt] marks the statements an operator needs to
+// inspect and repair an overloaded server as exempt: SET, SHOW, KILL, USE, COMMIT, ROLLBACK, SELECTs
 // without FROM of system variables and session functions (DATABASE(), VERSION(), ...: what a
 // connection pool asks a new connection), SELECTs that read exactly one system.* or
 // information_schema.* table, DESCRIBE of those tables, TRUNCATE system.warnings and SYSTEM
@@ -42,6 +58,6 @@
 // statement, a SELECT with a /*! ... */ comment (the parser executes its content as SQL), and
 // anything this package cannot follow are ordinary work.
 //
-// [Hints] reads MySQL 8's per-statement settings, /*+ SET_VAR(name = value) */, so that the
+// [Summary.Hints] reads MySQL 8's per-statement settings, /*+ SET_VAR(name = value) */, so that the
 // overload settings can be overridden for one statement before it is parsed.
 package statement

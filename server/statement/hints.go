@@ -10,27 +10,31 @@ type Hint struct {
 	Value string // as written: number text, a word, or a quoted string without its quotes
 }
 
-// Hints returns the SET_VAR hints of the statement, nil when there are none. As in MySQL, a hint
-// comment counts only right after the statement's first keyword (SELECT, INSERT, REPLACE, UPDATE,
-// DELETE); one comment may hold several SET_VAR(...) and other hints beside them, and a malformed
-// hint is ignored. Hints allocates only when it finds hints.
+// Hints returns the SET_VAR hints of a statement the server did not summarize (the engine's own
+// statement text), nil when there are none; see Summary.Hints.
 func Hints(sql string) []Hint {
-	if !containsFoldASCII(sql, "set_var") {
-		return nil
-	}
 	lx := lexer{sql: sql}
 	first := lx.nextSignificant()
 	if !first.is(sql, "select") && !first.is(sql, "insert") && !first.is(sql, "replace") &&
 		!first.is(sql, "update") && !first.is(sql, "delete") {
 		return nil
 	}
+	return readHints(lx)
+}
+
+// readHints reads the hint comments that follow a statement's first keyword; it allocates only
+// when it finds SET_VAR hints.
+func readHints(lx lexer) []Hint {
+	sql := lx.sql
 	var hints []Hint
 	for {
 		t := lx.next()
 		switch t.kind {
 		case kindComment:
 		case kindHint:
-			hints = appendSetVars(hints, hintBody(t.text(sql)))
+			if body := hintBody(t.text(sql)); containsFoldASCII(body, "set_var") {
+				hints = appendSetVars(hints, body)
+			}
 		default:
 			return hints
 		}

@@ -40,6 +40,9 @@ func TestHints(t *testing.T) {
 		if got := Hints(tc.sql); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("Hints(%q) = %#v, want %#v", tc.sql, got, tc.want)
 		}
+		if got := summarize(tc.sql).Hints(); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("Summary(%q).Hints() = %#v, want %#v", tc.sql, got, tc.want)
+		}
 	}
 }
 
@@ -50,7 +53,7 @@ func TestHintsWithoutHintsDoesNotAllocate(t *testing.T) {
 		"SET_VAR(a = 1)",
 		"SELECT /* SET_VAR(a = 1) */ 1",
 	} {
-		if n := testing.AllocsPerRun(10, func() { Hints(sql) }); n != 0 {
+		if n := testing.AllocsPerRun(10, func() { Hints(sql); summarize(sql).Hints() }); n != 0 {
 			t.Errorf("Hints(%q) allocates %v times", sql, n)
 		}
 	}

@@ -84,7 +84,11 @@ func systemIsIdentifier(sql string, prev2, prev token, lx lexer) bool {
 func containsFoldASCII(s, lower string) bool {
 	first := lower[0]
 	for i := 0; i+len(lower) <= len(s); i++ {
-		if s[i]|0x20 == first && equalFoldASCII(s[i:i+len(lower)], lower) {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c == first && equalFoldASCII(s[i:i+len(lower)], lower) {
 			return true
 		}
 	}

@@ -17,12 +17,10 @@ const (
 	TransactionBoundary
 )
 
-// ClassifyTransaction reads a statement's effect on savepoints and, for the savepoint
-// statements, the savepoint's name (backquotes removed). A savepoint statement with anything
-// after the name is OtherStatement, left for the engine to refuse.
-func ClassifyTransaction(sql string) (Transaction, string) {
-	lx := lexer{sql: sql}
-	first := lx.nextSignificant()
+// transaction reads a statement's effect on savepoints from its first word and what follows
+// (see Summary.Transaction).
+func transaction(first token, lx lexer) (Transaction, string) {
+	sql := lx.sql
 	switch {
 	case first.is(sql, "savepoint"):
 		return savepointName(lx, Savepoint)
@@ -55,21 +53,4 @@ func savepointName(lx lexer, kind Transaction) (Transaction, string) {
 		return OtherStatement, ""
 	}
 	return kind, name
-}
-
-// MayWrite reports whether a statement may change data: every statement except SELECT, SHOW,
-// DESCRIBE, EXPLAIN, SET, USE, DO, LOCK / UNLOCK TABLES and SAVEPOINT / RELEASE SAVEPOINT. A statement that is a
-// /*!NNNNN ... */ comment is judged by the SQL inside.
-func MayWrite(sql string) bool {
-	lx := lexer{sql: sql}
-	first := lx.nextSignificant()
-	if first.kind == kindVersionComment {
-		return MayWrite(versionCommentSQL(first.text(sql)))
-	}
-	for _, word := range []string{"select", "show", "describe", "desc", "explain", "set", "use", "do", "lock", "unlock", "savepoint", "release"} {
-		if first.is(sql, word) {
-			return false
-		}
-	}
-	return first.kind != kindEnd
 }

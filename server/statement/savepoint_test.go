@@ -2,7 +2,7 @@ package statement
 
 import "testing"
 
-func TestClassifyTransaction(t *testing.T) {
+func TestSummaryTransaction(t *testing.T) {
 	for _, c := range []struct {
 		sql  string
 		kind Transaction
@@ -23,9 +23,9 @@ func TestClassifyTransaction(t *testing.T) {
 		{"SELECT 'savepoint'", OtherStatement, ""},
 		{"", OtherStatement, ""},
 	} {
-		kind, name := ClassifyTransaction(c.sql)
+		kind, name := summarize(c.sql).Transaction()
 		if kind != c.kind || name != c.name {
-			t.Errorf("ClassifyTransaction(%q) = %v %q, want %v %q", c.sql, kind, name, c.kind, c.name)
+			t.Errorf("Transaction(%q) = %v %q, want %v %q", c.sql, kind, name, c.kind, c.name)
 		}
 	}
 }
@@ -47,7 +47,7 @@ func TestMayWrite(t *testing.T) {
 		{"UNLOCK TABLES", false},
 		{"", false},
 	} {
-		if got := MayWrite(c.sql); got != c.want {
+		if got := summarize(c.sql).MayWrite(); got != c.want {
 			t.Errorf("MayWrite(%q) = %v, want %v", c.sql, got, c.want)
 		}
 	}
