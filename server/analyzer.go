@@ -19,6 +19,7 @@ const (
 	explainRuleID      analyzer.RuleId = 10_000
 	createSchemaRuleID analyzer.RuleId = 10_001
 	globalReadRuleID   analyzer.RuleId = 10_002
+	primaryKeyRuleID   analyzer.RuleId = 10_003
 )
 
 // addAnalyzerRules adds overloadsql's rules to the engine's rules that run last on every
@@ -34,7 +35,8 @@ func addAnalyzerRules() {
 	analyzer.OnceAfterAll = append(analyzer.OnceAfterAll,
 		analyzer.Rule{Id: explainRuleID, Apply: explainManyRows},
 		analyzer.Rule{Id: createSchemaRuleID, Apply: createSchemaAsDatabase},
-		analyzer.Rule{Id: globalReadRuleID, Apply: readGlobalOnlyVariablesGlobally})
+		analyzer.Rule{Id: globalReadRuleID, Apply: readGlobalOnlyVariablesGlobally},
+		analyzer.Rule{Id: primaryKeyRuleID, Apply: fastPrimaryKeyLookups})
 }
 
 // readGlobalOnlyVariablesGlobally makes `@@name` of a global-only variable (every server
