@@ -405,6 +405,19 @@ func TestGlobalOnlyVariablesReadTheGlobal(t *testing.T) {
 		t.Errorf("SET max_connections without GLOBAL: %v, want error 1229", err)
 	}
 	mustExec(t, setter, "SET GLOBAL simulated_cpu_busy_ratio = -1")
+
+	// SHOW VARIABLES prints negative floats as numbers (the engine printed -1 as "1" or "s").
+	for _, q := range []string{"SHOW VARIABLES LIKE 'simulated%'", "SHOW GLOBAL VARIABLES LIKE 'simulated%'"} {
+		rows := queryStrings(t, setter, q)
+		if len(rows) != 3 {
+			t.Errorf("%s: %q, want the three simulation variables", q, rows)
+		}
+		for _, r := range rows {
+			if !strings.HasSuffix(r, "\t-1") {
+				t.Errorf("%s: %q, want -1", q, r)
+			}
+		}
+	}
 }
 
 func connectTo(t testing.TB, addr, db string) error {
