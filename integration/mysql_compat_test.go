@@ -246,6 +246,17 @@ func TestErrorNumbersAndDiagnostics(t *testing.T) {
 			t.Errorf("%s: got %d (%s) %q, want %d (%s) %q", c.query, me.Number, me.SQLState, me.Message, c.num, c.state, c.text)
 		}
 	}
+	// The server's log line names the error as the client got it (it said errno 1105 for every
+	// error the server renumbers). A new connection, so its log lines are not rate-limited.
+	fresh := s.open("default", "", s.addr)
+	defer fresh.Close()
+	if _, err := fresh.Exec("CREATE TABLE short (v INT)"); err == nil {
+		t.Fatal("CREATE TABLE of an existing table succeeded")
+	}
+	eventually(t, 10*time.Second, "the log names error 1050 (42S01)", func() (bool, string) {
+		log := s.log.String()
+		return strings.Contains(log, "errno 1050) (sqlstate 42S01)"), "no such line"
+	})
 
 	rows := func(q string) []string {
 		t.Helper()
@@ -350,6 +361,50 @@ func TestKillQueryIsInterrupted(t *testing.T) {
 	if err := victim.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
 		t.Errorf("the connection is not usable after KILL QUERY: %v", err)
 	}
+}
+
+// TestGlobalOnlyVariablesReadTheGlobal: after SET GLOBAL of a global-only variable, `@@name`
+// shows the new value in the session that set it and in sessions already open, as in MySQL
+// (both kept the value from when they started); SET without GLOBAL is still error 1229.
+func TestGlobalOnlyVariablesReadTheGlobal(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	ctx := context.Background()
+	setter, err := s.db().Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer setter.Close()
+	other, err := s.db().Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	read := func(conn *sql.Conn, q string) string {
+		t.Helper()
+		var v string
+		if err := conn.QueryRowContext(ctx, q).Scan(&v); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		return v
+	}
+	read(other, "SELECT @@max_connections") // the session exists before the change
+	mustExec(t, setter, "SET GLOBAL max_connections = 500, GLOBAL simulated_cpu_busy_ratio = 0.5")
+	for name, conn := range map[string]*sql.Conn{"the setting session": setter, "a session open before": other} {
+		if got := read(conn, "SELECT @@max_connections"); got != "500" {
+			t.Errorf("%s: @@max_connections = %s after SET GLOBAL max_connections = 500", name, got)
+		}
+		if got := read(conn, "SELECT @@simulated_cpu_busy_ratio"); got != "0.5" {
+			t.Errorf("%s: @@simulated_cpu_busy_ratio = %s after SET GLOBAL ... = 0.5", name, got)
+		}
+	}
+	if got := read(setter, "SELECT @@max_connections + 1"); got != "501" {
+		t.Errorf("@@max_connections + 1 = %s, want 501", got)
+	}
+	_, err = setter.ExecContext(ctx, "SET max_connections = 5")
+	if me := mysqlError(t, err); me.Number != 1229 {
+		t.Errorf("SET max_connections without GLOBAL: %v, want error 1229", err)
+	}
+	mustExec(t, setter, "SET GLOBAL simulated_cpu_busy_ratio = -1")
 }
 
 func connectTo(t testing.TB, addr, db string) error {

@@ -268,6 +268,20 @@ func TestMemoryAttacksFailCleanly(t *testing.T) {
 		s.alive(t, "a 160 MiB COM_QUERY")
 	})
 
+	t.Run("JSON_ARRAYAGG and JSON_OBJECTAGG of 286 values of 30 MB", func(t *testing.T) {
+		db := s.db()
+		for _, query := range []string{
+			"SELECT LENGTH(JSON_ARRAYAGG(REPEAT('x', 30000000))) FROM information_schema.collations",
+			"SELECT LENGTH(JSON_OBJECTAGG(id, REPEAT('x', 30000000))) FROM information_schema.collations",
+		} {
+			var got sql.NullInt64
+			if err := db.QueryRow(query).Scan(&got); err != nil || got.Valid {
+				t.Errorf("%s: %v, %v; want NULL", query, got, err)
+			}
+			s.alive(t, query)
+		}
+	})
+
 	t.Run("320 MiB of COM_STMT_SEND_LONG_DATA", func(t *testing.T) {
 		c := rawLogin(t, s.addr, "default")
 		stmt := prepareRaw(t, c, "SELECT LENGTH(?)")
@@ -400,6 +414,18 @@ func TestBigValuesAreNull(t *testing.T) {
 		{"SELECT REPLACE(REPEAT('a', 500000), 'a', 'bbb')", "NULL", "replace"},
 		{"SELECT TO_BASE64(REPEAT('a', 900000))", "NULL", "to_base64"},
 		{"SELECT JSON_ARRAY(REPEAT('a', 600000), REPEAT('b', 600000))", "NULL", "json_array"},
+		{"SELECT JSON_SET('{}', '$.a', REPEAT('a', 600000), '$.b', REPEAT('b', 600000))", "NULL", "json_set"},
+		{"SELECT JSON_ARRAY_APPEND('[]', '$', REPEAT('a', 600000), '$', REPEAT('b', 600000))", "NULL", "json_array_append"},
+		{"SELECT JSON_MERGE_PRESERVE(JSON_ARRAY(REPEAT('a', 300000)), JSON_ARRAY(REPEAT('b', 300000)), JSON_ARRAY(REPEAT('c', 300000)), JSON_ARRAY(REPEAT('d', 300000)))", "NULL", "json_merge_preserve"},
+		{"SELECT JSON_QUOTE(REPEAT(CHAR(1), 200000))", "NULL", "json_quote"},
+		{"SELECT JSON_PRETTY(CONCAT(REPEAT('[', 2000), REPEAT(']', 2000)))", "NULL", "json_pretty"},
+		{"SELECT JSON_ARRAYAGG(REPEAT('x', 600000)) FROM (SELECT 1 UNION ALL SELECT 2) t", "NULL", "json_arrayagg"},
+		{"SELECT JSON_OBJECTAGG(k, REPEAT('x', 600000)) FROM (SELECT 1 k UNION ALL SELECT 2) t", "NULL", "json_objectagg"},
+		{"SELECT LENGTH(JSON_ARRAYAGG(REPEAT('x', 100000))) FROM (SELECT 1 UNION ALL SELECT 2) t", "200008", ""},
+		{"SELECT JSON_ARRAYAGG(k) FROM (SELECT 1 k UNION ALL SELECT 2) t", "[1, 2]", ""},
+		{"SELECT JSON_OBJECTAGG(k, v) FROM (SELECT 'a' k, 1 v UNION ALL SELECT 'b', 2) t", `{"a": 1, "b": 2}`, ""},
+		{"SELECT GROUP_CONCAT(j ORDER BY k) FROM (SELECT k, JSON_ARRAYAGG(v) j FROM (SELECT 1 k, 1 v UNION ALL SELECT 1, 2 UNION ALL SELECT 2, 3) t GROUP BY k) g", "[1, 2],[3]", ""},
+		{"SELECT LENGTH(JSON_PRETTY('[[1],[2]]'))", "32", ""},
 		{"SELECT LENGTH(REPEAT('ab', 500000))", "1000000", ""},
 		{"SELECT LENGTH(LPAD('x', 1000, 'yz'))", "1000", ""},
 		{"SELECT REPLACE('banana', 'a', 'oo')", "boonoonoo", ""},

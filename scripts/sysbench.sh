@@ -8,7 +8,8 @@
 # Needs sysbench and MariaDB's server (Debian packages `sysbench`, `mariadb-server`; install them
 # for the benchmark only: this script starts its own MariaDB on a loopback port with a temporary
 # data directory, never the system service) and Go to build overloadsql. Both servers run with
-# their overload/durability extras off: overloadsql with no rejection or drop thresholds, MariaDB
+# their overload/durability extras off: overloadsql with no rejection or drop thresholds and no
+# admission control (a slow write must not fail other threads' statements with 202), MariaDB
 # with innodb_flush_log_at_trx_commit=2 (no fsync per commit; overloadsql keeps `main` in
 # memory). Prints one Markdown table on stdout; progress goes to stderr.
 set -euo pipefail
@@ -62,6 +63,7 @@ cat >"$work/osql/config.toml" <<EOF
 listen = "127.0.0.1:$osql_port"
 admin_listen = "127.0.0.1:$osql_admin"
 http_listen = ""
+admission_control = "off"
 
 [[users]]
 name = "default"

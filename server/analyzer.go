@@ -2,12 +2,14 @@ package server
 
 import (
 	"slices"
+	"strings"
 
 	"overloadsql/server/statement"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/analyzer/analyzererrors"
+	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 )
@@ -16,6 +18,8 @@ import (
 const (
 	explainRuleID      analyzer.RuleId = 10_000
 	createSchemaRuleID analyzer.RuleId = 10_001
+	globalReadRuleID   analyzer.RuleId = 10_002
+	primaryKeyRuleID   analyzer.RuleId = 10_003
 )
 
 // addAnalyzerRules adds overloadsql's rules to the engine's rules that run last on every
@@ -30,7 +34,43 @@ func addAnalyzerRules() {
 	}
 	analyzer.OnceAfterAll = append(analyzer.OnceAfterAll,
 		analyzer.Rule{Id: explainRuleID, Apply: explainManyRows},
-		analyzer.Rule{Id: createSchemaRuleID, Apply: createSchemaAsDatabase})
+		analyzer.Rule{Id: createSchemaRuleID, Apply: createSchemaAsDatabase},
+		analyzer.Rule{Id: globalReadRuleID, Apply: readGlobalOnlyVariablesGlobally},
+		analyzer.Rule{Id: primaryKeyRuleID, Apply: fastPrimaryKeyLookups})
+}
+
+// readGlobalOnlyVariablesGlobally makes `@@name` of a global-only variable (every server
+// setting, max_connections, the simulation variables) read the global value, as in MySQL. The
+// engine reads an unscoped `@@name` from the session's copy of the globals, taken when the
+// session started, so after SET GLOBAL the session that ran it, and every session open then,
+// kept showing the old value. SET statements are left alone: their targets keep the engine's
+// scope checks (error 1229 for SET without GLOBAL). Statements without "@@" are not walked.
+func readGlobalOnlyVariablesGlobally(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	if !strings.Contains(ctx.Query(), "@@") {
+		return n, transform.SameTree, nil
+	}
+	if _, ok := n.(*plan.Set); ok {
+		return n, transform.SameTree, nil
+	}
+	return transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		v, ok := e.(*expression.SystemVar)
+		if !ok || v.SpecifiedScope != "" {
+			return e, transform.SameTree, nil
+		}
+		if scope, ok := v.Scope.(*sql.MysqlScope); !ok || scope.Type != sql.SystemVariableScope_Session {
+			return e, transform.SameTree, nil
+		}
+		def, _, ok := sql.SystemVariables.GetGlobal(v.Name)
+		if !ok {
+			return e, transform.SameTree, nil
+		}
+		if mv, ok := def.(*sql.MysqlSystemVariable); !ok || mv.Scope == nil || !mv.Scope.IsGlobalOnly() {
+			return e, transform.SameTree, nil
+		}
+		global := *v
+		global.Scope = sql.GetMysqlScope(sql.SystemVariableScope_Global)
+		return &global, transform.NewTree, nil
+	})
 }
 
 // createSchemaAsDatabase makes CREATE SCHEMA what it is in MySQL, CREATE DATABASE. The engine

@@ -10,7 +10,9 @@
 // (exempt? rejected?) before the engine parses it. The engine reads `main` (an in-memory
 // database) and `system` (package tables), which shows the live state kept here: the sampler
 // of package overload, the warning registry of package warnings, the running configuration and
-// the counters.
+// the counters. The engine's in-memory tables answer a primary-key lookup with a scan of every
+// row plus a sort of the whole table; an analyzer rule (lookup.go) gives their indexed accesses a
+// lookup that reads each row once and sorts only the matches.
 //
 // Who may do what is stated in one table in privileges.go: the engine's privilege tables hold
 // the grants, and a guard checks every plan before it runs for what grants cannot express.

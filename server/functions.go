@@ -11,6 +11,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/expression/function"
+	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 )
 
@@ -39,6 +40,25 @@ var boundedFunctions = map[string]resultSize{
 	"hex":         func(_ *sql.Context, a []any) uint64 { return mul(size(a[0]), 2) },
 	"json_array":  func(_ *sql.Context, a []any) uint64 { return mul(sum(a), 2) },
 	"json_object": func(_ *sql.Context, a []any) uint64 { return mul(sum(a), 2) },
+	// A control character is quoted as \u00XX.
+	"json_quote":          func(_ *sql.Context, a []any) uint64 { return add(mul(sum(a), 6), 2) },
+	"json_set":            jsonModifySize,
+	"json_insert":         jsonModifySize,
+	"json_replace":        jsonModifySize,
+	"json_array_append":   jsonModifySize,
+	"json_array_insert":   jsonModifySize,
+	"json_merge":          jsonMergeSize,
+	"json_merge_preserve": jsonMergeSize,
+	"json_merge_patch":    jsonMergeSize,
+	"json_pretty":         jsonPrettySize,
+}
+
+// boundedAggregates are the engine's aggregates that keep every value they are given, each
+// with the bound of one value's share of the result (the sum over the rows bounds the result).
+// GROUP_CONCAT stops at group_concat_max_len instead (boundGroupConcat).
+var boundedAggregates = map[string]resultSize{
+	"json_arrayagg":  func(_ *sql.Context, a []any) uint64 { return add(mul(sum(a), 2), 2) },
+	"json_objectagg": func(_ *sql.Context, a []any) uint64 { return add(mul(sum(a), 2), 4) },
 }
 
 // boundedProvider is the engine's database provider with the functions of boundedFunctions
@@ -67,6 +87,23 @@ func newBoundedProvider(p *memory.DbProvider, limit func() int) boundedProvider 
 				return nil, err
 			}
 			return &boundedCall{call: call, name: name, size: sz, limit: limit}, nil
+		}}
+	}
+	for name, sz := range boundedAggregates {
+		orig, ok := builtin[name]
+		if !ok {
+			panic(fmt.Sprintf("server: the engine has no aggregate %s to bound", name))
+		}
+		fns[name] = sql.FunctionN{Name: name, Fn: func(args ...sql.Expression) (sql.Expression, error) {
+			call, err := orig.NewInstance(args)
+			if err != nil {
+				return nil, err
+			}
+			agg, ok := call.(sql.Aggregation)
+			if !ok {
+				return nil, fmt.Errorf("server: %s is not an aggregate", name)
+			}
+			return &boundedAggregate{Aggregation: agg, name: name, size: sz, limit: limit}, nil
 		}}
 	}
 	return boundedProvider{DbProvider: p, functions: fns}
@@ -146,6 +183,209 @@ func (b *boundedCall) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		return nil, err
 	}
 	return call.Eval(ctx, row)
+}
+
+// boundedAggregate is an aggregate whose result size is checked while it is built: each
+// buffer sums the bound of every value it is given, and once the sum is over max_allowed_packet
+// it keeps no more values and its result is NULL with warning 1301, as MySQL's. Each argument
+// is evaluated once, by the buffer, which hands the values to the engine's buffer. (Used as a
+// window function, the aggregate is the engine's own: see README.)
+type boundedAggregate struct {
+	sql.Aggregation
+	name  string
+	size  resultSize
+	limit func() int
+}
+
+var _ sql.FunctionExpression = (*boundedAggregate)(nil)
+
+func (b *boundedAggregate) FunctionName() string { return b.name }
+func (b *boundedAggregate) IsNullable() bool     { return true }
+
+func (b *boundedAggregate) Description() string {
+	if f, ok := b.Aggregation.(sql.FunctionExpression); ok {
+		return f.Description()
+	}
+	return b.name
+}
+
+func (b *boundedAggregate) with(e sql.Expression) (sql.Expression, error) {
+	agg, ok := e.(sql.Aggregation)
+	if !ok {
+		return nil, fmt.Errorf("server: %s is no longer an aggregate", b.name)
+	}
+	return &boundedAggregate{Aggregation: agg, name: b.name, size: b.size, limit: b.limit}, nil
+}
+
+func (b *boundedAggregate) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	e, err := b.Aggregation.WithChildren(children...)
+	if err != nil {
+		return nil, err
+	}
+	return b.with(e)
+}
+
+func (b *boundedAggregate) WithId(id sql.ColumnId) sql.IdExpression {
+	e, err := b.with(b.Aggregation.WithId(id))
+	if err != nil {
+		panic(err) // the engine's aggregates keep their type
+	}
+	return e.(sql.IdExpression)
+}
+
+func (b *boundedAggregate) WithWindow(w *sql.WindowDefinition) sql.WindowAdaptableExpression {
+	e, err := b.with(b.Aggregation.WithWindow(w))
+	if err != nil {
+		panic(err) // the engine's aggregates keep their type
+	}
+	return e.(sql.WindowAdaptableExpression)
+}
+
+// NewBuffer gives the engine's buffer of a copy of the aggregate whose arguments are the
+// values this buffer evaluated.
+func (b *boundedAggregate) NewBuffer() (sql.AggregationBuffer, error) {
+	children := b.Aggregation.Children()
+	values := make([]any, len(children))
+	held := make([]sql.Expression, len(children))
+	own := make([]sql.Expression, len(children))
+	for i, c := range children {
+		held[i] = heldValue{Expression: c, value: &values[i]}
+		// An argument may keep state (DISTINCT): each buffer evaluates its own copy.
+		clone, err := transform.Clone(c)
+		if err != nil {
+			return nil, err
+		}
+		own[i] = clone
+	}
+	inner, err := b.Aggregation.WithChildren(held...)
+	if err != nil {
+		return nil, err
+	}
+	buf, err := inner.(sql.Aggregation).NewBuffer()
+	if err != nil {
+		return nil, err
+	}
+	return &boundedBuffer{agg: b, children: own, values: values, buf: buf}, nil
+}
+
+// heldValue stands for an argument of an aggregate: its value was evaluated by boundedBuffer.
+type heldValue struct {
+	sql.Expression
+	value *any
+}
+
+func (h heldValue) Eval(*sql.Context, sql.Row) (any, error) { return *h.value, nil }
+
+func (h heldValue) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	if len(children) != 0 {
+		return nil, sql.ErrInvalidChildrenNumber.New(h, len(children), 0)
+	}
+	return h, nil
+}
+
+func (h heldValue) Children() []sql.Expression { return nil }
+
+type boundedBuffer struct {
+	agg      *boundedAggregate
+	children []sql.Expression
+	values   []any
+	buf      sql.AggregationBuffer
+	total    uint64
+	over     bool
+}
+
+func (b *boundedBuffer) Update(ctx *sql.Context, row sql.Row) error {
+	if b.over {
+		return nil
+	}
+	for i, c := range b.children {
+		v, err := c.Eval(ctx, row)
+		if err != nil {
+			return err
+		}
+		b.values[i] = v
+	}
+	b.total = add(b.total, b.agg.size(ctx, b.values))
+	if b.total > uint64(b.agg.limit()) {
+		b.over = true
+		b.buf.Dispose()
+		return nil
+	}
+	return b.buf.Update(ctx, row)
+}
+
+func (b *boundedBuffer) Eval(ctx *sql.Context) (any, error) {
+	if b.over {
+		limit := b.agg.limit()
+		ctx.Warn(errResultTooLarge, "Result of %s() was larger than max_allowed_packet (%d) - truncated", b.agg.name, limit)
+		return nil, nil
+	}
+	return b.buf.Eval(ctx)
+}
+
+func (b *boundedBuffer) Dispose() {
+	if !b.over {
+		b.buf.Dispose()
+	}
+}
+
+// jsonModifySize bounds JSON_SET(doc, path, value, ...) and its kin: the document, and every
+// path and value quoted.
+func jsonModifySize(_ *sql.Context, a []any) uint64 {
+	if len(a) == 0 {
+		return 0
+	}
+	return add(size(a[0]), mul(sum(a[1:]), 2))
+}
+
+// jsonMergeSize bounds JSON_MERGE_PRESERVE(doc, doc, ...) and its kin: the documents, each
+// wrapped in an array at most.
+func jsonMergeSize(_ *sql.Context, a []any) uint64 {
+	return add(sum(a), mul(uint64(len(a)), 2))
+}
+
+// jsonPrettySize bounds JSON_PRETTY(doc): every byte may start a line indented by two spaces per
+// level of nesting.
+func jsonPrettySize(_ *sql.Context, a []any) uint64 {
+	text := jsonText(a[0])
+	return mul(uint64(len(text)), add(2, mul(uint64(jsonDepth(text)), 2)))
+}
+
+// jsonText is a JSON argument as text.
+func jsonText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case []byte:
+		return string(x)
+	case fmt.Stringer:
+		return x.String()
+	}
+	return fmt.Sprint(v)
+}
+
+// jsonDepth is the deepest nesting of arrays and objects in JSON text, outside strings.
+func jsonDepth(text string) int {
+	depth, deepest := 0, 0
+	inString, escaped := false, false
+	for i := 0; i < len(text); i++ {
+		ch := text[i]
+		switch {
+		case escaped:
+			escaped = false
+		case inString && ch == '\\':
+			escaped = true
+		case ch == '"':
+			inString = !inString
+		case inString:
+		case ch == '[' || ch == '{':
+			depth++
+			deepest = max(deepest, depth)
+		case ch == ']' || ch == '}':
+			depth--
+		}
+	}
+	return deepest
 }
 
 // size is the byte length of a value as a string, an upper bound for values that are not

@@ -34,8 +34,19 @@ func TestBoundedFunctionSizes(t *testing.T) {
 		{"hex", []any{"abc"}, 6},
 		{"json_array", []any{"ab", "c"}, 6},
 		{"json_object", []any{"k", "v"}, 4},
+		{"json_quote", []any{"ab"}, 14},
+		{"json_arrayagg", []any{"ab"}, 6},
+		{"json_objectagg", []any{"k", "v"}, 8},
+		{"json_set", []any{`{"a":1}`, "$.b", "xy"}, 7 + 2*5},
+		{"json_merge_preserve", []any{"[1]", "[2]"}, 6 + 4},
+		{"json_pretty", []any{`[[1],{"a":"[[[["}]`}, 18 * (2 + 2*2)},
+		{"json_pretty", []any{`"[\"[["`}, 7 * 2},
 	} {
-		if got := boundedFunctions[tc.function](ctx, tc.args); got != tc.want {
+		bound, ok := boundedFunctions[tc.function]
+		if !ok {
+			bound = boundedAggregates[tc.function]
+		}
+		if got := bound(ctx, tc.args); got != tc.want {
 			t.Errorf("%s%v: bound %d, want %d", tc.function, tc.args, got, tc.want)
 		}
 	}

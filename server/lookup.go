@@ -1,0 +1,345 @@
+package server
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/dolthub/go-mysql-server/memory"
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/dolthub/go-mysql-server/sql/types"
+)
+
+// primaryKeyLookup is the engine's indexed access to an in-memory table (`main` and the
+// databases made by CREATE DATABASE) with a cheaper PRIMARY lookup. The engine answers a
+// PRIMARY lookup on these tables with a scan of every row that evaluates the range as an
+// expression tree, and then sorts every row of the table (not only the matching ones) by the
+// key with expression comparisons: each `WHERE id = ?` costs O(n log n) expression
+// evaluations. primaryKeyLookup reads the same rows, the session's view of the table that the
+// engine reads (so transactions and ROLLBACK stay the engine's), compares the key columns with
+// their types' Compare once per row, and sorts only the rows that match. Every lookup it does not
+// handle (secondary, spatial and vector indexes, filtered tables, prefix keys) goes to the engine.
+type primaryKeyLookup struct {
+	*memory.IndexedTable
+}
+
+var _ sql.IndexedTable = (*primaryKeyLookup)(nil)
+
+// primaryKeyPartition is one partition of the table and the lookup to answer in it.
+type primaryKeyPartition struct {
+	key    []byte
+	index  *memory.Index
+	ranges sql.MySQLRangeCollection
+	// reverse orders the rows by descending key, as the engine does for a reverse lookup.
+	reverse bool
+}
+
+func (p *primaryKeyPartition) Key() []byte { return p.key }
+
+// primaryKeyPartitions are the table's partitions, each carrying the lookup.
+type primaryKeyPartitions struct {
+	parts sql.PartitionIter
+	proto primaryKeyPartition
+}
+
+func (p *primaryKeyPartitions) Next(ctx *sql.Context) (sql.Partition, error) {
+	part, err := p.parts.Next(ctx)
+	if err != nil {
+		return nil, err
+	}
+	next := p.proto
+	next.key = part.Key()
+	return &next, nil
+}
+
+func (p *primaryKeyPartitions) Close(ctx *sql.Context) error { return p.parts.Close(ctx) }
+
+// LookupPartitions implements sql.IndexedTable.
+func (t *primaryKeyLookup) LookupPartitions(ctx *sql.Context, lookup sql.IndexLookup) (sql.PartitionIter, error) {
+	index, ranges, ok := t.handles(lookup)
+	if !ok {
+		return t.IndexedTable.LookupPartitions(ctx, lookup)
+	}
+	parts, err := t.Table.Partitions(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("partitions of %s: %w", t.Name(), err)
+	}
+	return &primaryKeyPartitions{parts: parts, proto: primaryKeyPartition{
+		index: index, ranges: ranges, reverse: lookup.IsReverse,
+	}}, nil
+}
+
+// handles tells whether the lookup is one primaryKeyLookup answers: a PRIMARY lookup by
+// ranges of whole key columns on a table without pushed-down filters.
+func (t *primaryKeyLookup) handles(lookup sql.IndexLookup) (*memory.Index, sql.MySQLRangeCollection, bool) {
+	index, ok := lookup.Index.(*memory.Index)
+	if !ok || index.ID() != "PRIMARY" || index.IsSpatial() || lookup.VectorOrderAndLimit.OrderBy != nil ||
+		len(index.PrefixLens) > 0 || index.CommentStr != "" || len(t.Table.Filters()) > 0 {
+		return nil, nil, false
+	}
+	ranges, ok := lookup.Ranges.(sql.MySQLRangeCollection)
+	if !ok || len(ranges) == 0 {
+		return nil, nil, false
+	}
+	for _, e := range index.Exprs {
+		if _, ok := e.(*expression.GetField); !ok {
+			return nil, nil, false
+		}
+	}
+	for _, r := range ranges {
+		if len(r) > len(index.Exprs) {
+			return nil, nil, false
+		}
+		for _, c := range r {
+			if !knownCut(c.LowerBound) || !knownCut(c.UpperBound) {
+				return nil, nil, false
+			}
+		}
+	}
+	return index, ranges, true
+}
+
+func knownCut(c sql.MySQLRangeCut) bool {
+	switch c.(type) {
+	case sql.Below, sql.Above, sql.BelowNull, sql.AboveNull, sql.AboveAll:
+		return true
+	}
+	return false
+}
+
+// PartitionRows implements sql.Table.
+func (t *primaryKeyLookup) PartitionRows(ctx *sql.Context, partition sql.Partition) (sql.RowIter, error) {
+	p, ok := partition.(*primaryKeyPartition)
+	if !ok {
+		return t.IndexedTable.PartitionRows(ctx, partition)
+	}
+	// The rows are read whole (the key columns may not be projected) and projected at the end.
+	whole, ok := t.Table.WithProjections(nil).(*memory.Table)
+	if !ok {
+		return nil, fmt.Errorf("rows of %s: unexpected table type %T", t.Name(), t.Table.WithProjections(nil))
+	}
+	rows, err := whole.PartitionRows(ctx, memory.NewPartition(p.key))
+	if err != nil {
+		return nil, fmt.Errorf("rows of %s: %w", t.Name(), err)
+	}
+	defer rows.Close(ctx)
+	keys := make([]*expression.GetField, len(p.index.Exprs))
+	for i, e := range p.index.Exprs {
+		keys[i] = e.(*expression.GetField)
+	}
+	ranges := keyRanges(p.ranges, keys)
+	var matched []sql.Row
+	for {
+		row, err := rows.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("rows of %s: %w", t.Name(), err)
+		}
+		in, err := inRanges(ctx, ranges, row)
+		if err != nil {
+			return nil, fmt.Errorf("primary key lookup in %s: %w", t.Name(), err)
+		}
+		if in {
+			matched = append(matched, row)
+		}
+	}
+	if err := sortByKey(ctx, matched, keys, p.reverse); err != nil {
+		return nil, fmt.Errorf("primary key order of %s: %w", t.Name(), err)
+	}
+	if cols := t.Projections(); cols != nil {
+		if matched, err = project(whole.Schema(), cols, matched); err != nil {
+			return nil, fmt.Errorf("columns of %s: %w", t.Name(), err)
+		}
+	}
+	return sql.RowsToRowIter(matched...), nil
+}
+
+// keyRange is a range of one key column: the column's place in the row, its type and the cuts.
+type keyRange struct {
+	ord          int
+	typ          sql.Type
+	lower, upper sql.MySQLRangeCut
+	// signed is set for signed integer columns, whose Compare is a comparison of int64 values:
+	// integer values are compared without it.
+	signed bool
+}
+
+// keyRanges are the lookup's ranges by key column, in the key's order.
+func keyRanges(ranges sql.MySQLRangeCollection, keys []*expression.GetField) [][]keyRange {
+	out := make([][]keyRange, len(ranges))
+	for i, r := range ranges {
+		out[i] = make([]keyRange, len(r))
+		for j, c := range r {
+			out[i][j] = keyRange{ord: keys[j].Index(), typ: c.Typ, lower: c.LowerBound, upper: c.UpperBound, signed: types.IsSigned(c.Typ)}
+		}
+	}
+	return out
+}
+
+// inRanges tells whether the row's key lies in one of the ranges.
+func inRanges(ctx *sql.Context, ranges [][]keyRange, row sql.Row) (bool, error) {
+next:
+	for _, r := range ranges {
+		for _, c := range r {
+			in, err := c.contains(ctx, row[c.ord])
+			if err != nil {
+				return false, err
+			}
+			if !in {
+				continue next
+			}
+		}
+		return true, nil
+	}
+	return false, nil
+}
+
+// contains tells whether v lies between the range's cuts; NULL lies below every value.
+func (r keyRange) contains(ctx *sql.Context, v any) (bool, error) {
+	switch c := r.lower.(type) {
+	case sql.BelowNull:
+	case sql.AboveNull:
+		if v == nil {
+			return false, nil
+		}
+	case sql.Below:
+		if v == nil {
+			return false, nil
+		}
+		if cmp, err := r.compare(ctx, v, c.Key); err != nil || cmp < 0 {
+			return false, err
+		}
+	case sql.Above:
+		if v == nil {
+			return false, nil
+		}
+		if cmp, err := r.compare(ctx, v, c.Key); err != nil || cmp <= 0 {
+			return false, err
+		}
+	default:
+		return false, nil
+	}
+	switch c := r.upper.(type) {
+	case sql.AboveAll:
+		return true, nil
+	case sql.AboveNull:
+		return v == nil, nil
+	case sql.Below:
+		if v == nil {
+			return true, nil
+		}
+		cmp, err := r.compare(ctx, v, c.Key)
+		return err == nil && cmp < 0, err
+	case sql.Above:
+		if v == nil {
+			return true, nil
+		}
+		cmp, err := r.compare(ctx, v, c.Key)
+		return err == nil && cmp <= 0, err
+	}
+	return false, nil
+}
+
+func (r keyRange) compare(ctx *sql.Context, v, key any) (int, error) {
+	if r.signed {
+		if a, ok := signedInt(v); ok {
+			if b, ok := signedInt(key); ok {
+				return cmp.Compare(a, b), nil
+			}
+		}
+	}
+	return r.typ.Compare(ctx, v, key)
+}
+
+func signedInt(v any) (int64, bool) {
+	switch v := v.(type) {
+	case int8:
+		return int64(v), true
+	case int16:
+		return int64(v), true
+	case int32:
+		return int64(v), true
+	case int64:
+		return v, true
+	case int:
+		return int64(v), true
+	}
+	return 0, false
+}
+
+// sortByKey orders rows by the key columns, stably, descending when reverse.
+func sortByKey(ctx *sql.Context, rows []sql.Row, keys []*expression.GetField, reverse bool) error {
+	var failed error
+	slices.SortStableFunc(rows, func(a, b sql.Row) int {
+		for _, k := range keys {
+			cmp, err := compareNullsFirst(ctx, k.Type(), a[k.Index()], b[k.Index()])
+			if err != nil {
+				failed = err
+				return 0
+			}
+			if cmp != 0 {
+				if reverse {
+					return -cmp
+				}
+				return cmp
+			}
+		}
+		return 0
+	})
+	return failed
+}
+
+func compareNullsFirst(ctx *sql.Context, typ sql.Type, a, b any) (int, error) {
+	switch {
+	case a == nil && b == nil:
+		return 0, nil
+	case a == nil:
+		return -1, nil
+	case b == nil:
+		return 1, nil
+	}
+	return typ.Compare(ctx, a, b)
+}
+
+// project keeps the named columns of each row, in the order named.
+func project(schema sql.Schema, cols []string, rows []sql.Row) ([]sql.Row, error) {
+	idx := make([]int, len(cols))
+	for i, name := range cols {
+		if idx[i] = schema.IndexOfColName(name); idx[i] < 0 {
+			return nil, fmt.Errorf("no column %s", name)
+		}
+	}
+	out := make([]sql.Row, len(rows))
+	for r, row := range rows {
+		out[r] = make(sql.Row, len(idx))
+		for i, j := range idx {
+			out[r][i] = row[j]
+		}
+	}
+	return out, nil
+}
+
+// fastPrimaryKeyLookups gives every indexed access to an in-memory table the cheaper PRIMARY
+// lookup of primaryKeyLookup.
+func fastPrimaryKeyLookups(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	return transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		ita, ok := n.(*plan.IndexedTableAccess)
+		if !ok {
+			return n, transform.SameTree, nil
+		}
+		table, ok := ita.Table.(*memory.IndexedTable)
+		if !ok {
+			return n, transform.SameTree, nil
+		}
+		fast := *ita
+		fast.Table = &primaryKeyLookup{IndexedTable: table}
+		return &fast, transform.NewTree, nil
+	})
+}

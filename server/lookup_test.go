@@ -1,0 +1,328 @@
+package server
+
+import (
+	"fmt"
+	"io"
+	"math/rand"
+	"reflect"
+	"strings"
+	"testing"
+
+	sqle "github.com/dolthub/go-mysql-server"
+	"github.com/dolthub/go-mysql-server/memory"
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+)
+
+// lookupFixture is an engine over one in-memory database configured as `main` is, with a
+// session of its own.
+type lookupFixture struct {
+	t      testing.TB
+	db     *memory.Database
+	engine *sqle.Engine
+	ctx    *sql.Context
+}
+
+func newLookupFixture(t testing.TB) *lookupFixture {
+	addAnalyzerRules()
+	db := memory.NewDatabase(mainDatabase)
+	db.EnablePrimaryKeyIndexes()
+	provider := memory.NewDBProvider(db)
+	engine := sqle.NewDefault(provider)
+	ctx := sql.NewContext(t.Context(), sql.WithSession(memory.NewSession(sql.NewBaseSession(), provider)))
+	ctx.SetCurrentDatabase(mainDatabase)
+	return &lookupFixture{t: t, db: db, engine: engine, ctx: ctx}
+}
+
+func (f *lookupFixture) query(q string) []sql.Row {
+	f.t.Helper()
+	_, iter, _, err := f.engine.Query(f.ctx, q)
+	if err != nil {
+		f.t.Fatalf("%s: %v", q, err)
+	}
+	rows, err := sql.RowIterToRows(f.ctx, iter)
+	if err != nil {
+		f.t.Fatalf("%s: %v", q, err)
+	}
+	return rows
+}
+
+// table is the session's table and its PRIMARY index.
+func (f *lookupFixture) table(name string) (*memory.Table, *memory.Index) {
+	f.t.Helper()
+	tbl, ok, err := f.db.GetTableInsensitive(f.ctx, name)
+	if err != nil || !ok {
+		f.t.Fatalf("table %s: %v", name, err)
+	}
+	mt := tbl.(*memory.Table)
+	indexes, err := mt.GetIndexes(f.ctx)
+	if err != nil || len(indexes) == 0 || indexes[0].ID() != "PRIMARY" {
+		f.t.Fatalf("PRIMARY of %s: %v %v", name, indexes, err)
+	}
+	return mt, indexes[0].(*memory.Index)
+}
+
+// lookupRows reads every row of the lookup through table, in the order given.
+func lookupRows(ctx *sql.Context, table sql.IndexedTable, lookup sql.IndexLookup) ([]sql.Row, error) {
+	parts, err := table.LookupPartitions(ctx, lookup)
+	if err != nil {
+		return nil, err
+	}
+	defer parts.Close(ctx)
+	var rows []sql.Row
+	for {
+		p, err := parts.Next(ctx)
+		if err == io.EOF {
+			return rows, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		iter, err := table.PartitionRows(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		more, err := sql.RowIterToRows(ctx, iter)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, more...)
+	}
+}
+
+// compareWithEngine checks that primaryKeyLookup returns the rows of the engine's own PRIMARY
+// lookup, in the same order, for every lookup and projection.
+func (f *lookupFixture) compareWithEngine(name string, lookups []sql.IndexLookup, projections [][]string) int {
+	f.t.Helper()
+	table, _ := f.table(name)
+	found := 0
+	for _, cols := range projections {
+		projected := table.WithProjections(cols).(*memory.Table)
+		for _, lookup := range lookups {
+			engine := projected.IndexedAccess(f.ctx, lookup).(*memory.IndexedTable)
+			want, err := lookupRows(f.ctx, engine, lookup)
+			if err != nil {
+				f.t.Fatalf("engine lookup %s: %v", lookup.Ranges.DebugString(), err)
+			}
+			got, err := lookupRows(f.ctx, &primaryKeyLookup{IndexedTable: engine}, lookup)
+			if err != nil {
+				f.t.Fatalf("lookup %s: %v", lookup.Ranges.DebugString(), err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				f.t.Errorf("%s columns %v reverse=%v %s:\n got %v\nwant %v", name, cols, lookup.IsReverse, lookup.Ranges.DebugString(), got, want)
+			}
+			found += len(got)
+		}
+	}
+	return found
+}
+
+// seed fills t1 (INT key), t2 (INT, VARCHAR key) and t3 (case-insensitive VARCHAR key) with n
+// rows each from a seeded generator.
+func (f *lookupFixture) seed(rng *rand.Rand, n int) {
+	f.query("CREATE TABLE t1 (id INT PRIMARY KEY, k INT, c VARCHAR(20), KEY k_1 (k))")
+	f.query("CREATE TABLE t2 (a INT, b VARCHAR(10), v DOUBLE, PRIMARY KEY (a, b))")
+	f.query("CREATE TABLE t3 (name VARCHAR(10) COLLATE utf8mb4_0900_ai_ci PRIMARY KEY, n BIGINT)")
+	seen := map[string]bool{}
+	for _, id := range rng.Perm(4 * n)[:n] {
+		f.query(fmt.Sprintf("INSERT INTO t1 VALUES (%d, %d, 'c%d')", id-n, rng.Intn(50), rng.Intn(1000)))
+		a, b := rng.Intn(20), randomWord(rng)
+		if key := fmt.Sprint(a, b); !seen[key] {
+			seen[key] = true
+			f.query(fmt.Sprintf("INSERT INTO t2 VALUES (%d, '%s', %g)", a, b, rng.Float64()))
+		}
+		if name := randomWord(rng); !seen[strings.ToLower(name)] {
+			seen[strings.ToLower(name)] = true
+			f.query(fmt.Sprintf("INSERT INTO t3 VALUES ('%s', %d)", name, rng.Int63()))
+		}
+	}
+}
+
+func randomWord(rng *rand.Rand) string {
+	const letters = "abcABC"
+	b := make([]byte, 1+rng.Intn(3))
+	for i := range b {
+		b[i] = letters[rng.Intn(len(letters))]
+	}
+	return string(b)
+}
+
+// lookups builds PRIMARY lookups of every shape the engine's range builder produces.
+func lookups(index *memory.Index, ranges ...sql.MySQLRange) []sql.IndexLookup {
+	var out []sql.IndexLookup
+	for _, r := range ranges {
+		for _, reverse := range []bool{false, true} {
+			out = append(out, sql.IndexLookup{Index: index, Ranges: sql.MySQLRangeCollection{r}, IsReverse: reverse})
+		}
+	}
+	// Several ranges at once, as `id IN (...)` or `OR` give.
+	out = append(out, sql.IndexLookup{Index: index, Ranges: sql.MySQLRangeCollection(ranges)})
+	return out
+}
+
+func TestPrimaryKeyLookupMatchesEngine(t *testing.T) {
+	f := newLookupFixture(t)
+	rng := rand.New(rand.NewSource(12))
+	f.seed(rng, 300)
+	check := func(stage string) {
+		t.Helper()
+		_, i1 := f.table("t1")
+		int32Type := i1.Exprs[0].Type()
+		var r1 []sql.MySQLRange
+		for range 10 {
+			v := int32(rng.Intn(1200) - 300)
+			r1 = append(r1, sql.MySQLRange{sql.ClosedRangeColumnExpr(v, v, int32Type)})
+		}
+		lo := int32(rng.Intn(600) - 300)
+		r1 = append(r1,
+			sql.MySQLRange{sql.ClosedRangeColumnExpr(lo, lo+100, int32Type)},
+			sql.MySQLRange{sql.OpenRangeColumnExpr(lo, lo+100, int32Type)},
+			sql.MySQLRange{sql.CustomRangeColumnExpr(lo, lo+50, sql.Open, sql.Closed, int32Type)},
+			sql.MySQLRange{sql.LessThanRangeColumnExpr(lo, int32Type)},
+			sql.MySQLRange{sql.LessOrEqualRangeColumnExpr(lo, int32Type)},
+			sql.MySQLRange{sql.GreaterThanRangeColumnExpr(lo, int32Type)},
+			sql.MySQLRange{sql.GreaterOrEqualRangeColumnExpr(lo, int32Type)},
+			sql.MySQLRange{sql.NotNullRangeColumnExpr(int32Type)},
+			sql.MySQLRange{sql.NullRangeColumnExpr(int32Type)},
+			sql.MySQLRange{sql.AllRangeColumnExpr(int32Type)},
+		)
+		found := f.compareWithEngine("t1", lookups(i1, r1...), [][]string{nil, {"c"}, {"c", "id"}})
+
+		_, i2 := f.table("t2")
+		aType, bType := i2.Exprs[0].Type(), i2.Exprs[1].Type()
+		a := int32(rng.Intn(20))
+		r2 := []sql.MySQLRange{
+			{sql.ClosedRangeColumnExpr(a, a, aType)},
+			{sql.ClosedRangeColumnExpr(a, a, aType), sql.ClosedRangeColumnExpr("a", "a", bType)},
+			{sql.ClosedRangeColumnExpr(a, a, aType), sql.GreaterThanRangeColumnExpr("B", bType)},
+			{sql.ClosedRangeColumnExpr(a, a+3, aType), sql.AllRangeColumnExpr(bType)},
+			{sql.GreaterOrEqualRangeColumnExpr(a, aType), sql.LessThanRangeColumnExpr("b", bType)},
+		}
+		found += f.compareWithEngine("t2", lookups(i2, r2...), [][]string{nil, {"v"}})
+
+		_, i3 := f.table("t3")
+		nameType := i3.Exprs[0].Type()
+		r3 := []sql.MySQLRange{
+			{sql.ClosedRangeColumnExpr("ab", "ab", nameType)},
+			{sql.ClosedRangeColumnExpr("AB", "AB", nameType)},
+			{sql.ClosedRangeColumnExpr("a", "B", nameType)},
+			{sql.GreaterThanRangeColumnExpr("bA", nameType)},
+		}
+		found += f.compareWithEngine("t3", lookups(i3, r3...), [][]string{nil, {"n"}})
+		if found == 0 {
+			t.Fatalf("%s: no lookup found a row: the comparison proves nothing", stage)
+		}
+	}
+
+	check("seeded")
+	f.query("UPDATE t1 SET k = k + 1, c = 'updated' WHERE id % 3 = 0")
+	f.query("DELETE FROM t1 WHERE id % 5 = 0")
+	f.query("DELETE FROM t2 WHERE a = 3")
+	f.query("UPDATE t3 SET n = n + 1")
+	check("after UPDATE and DELETE")
+	f.query("START TRANSACTION")
+	f.query("DELETE FROM t1 WHERE id % 2 = 0")
+	f.query("INSERT INTO t1 VALUES (100000, 1, 'in transaction')")
+	f.query("UPDATE t2 SET v = -1 WHERE a < 10")
+	check("inside a transaction")
+	f.query("ROLLBACK")
+	check("after ROLLBACK")
+}
+
+// TestPrimaryKeyLookupThroughSQL checks statements on `main`'s kind of table against the same
+// statements written so that no index applies, before and after writes and around ROLLBACK,
+// and that the plans do use primaryKeyLookup.
+func TestPrimaryKeyLookupThroughSQL(t *testing.T) {
+	f := newLookupFixture(t)
+	f.seed(rand.New(rand.NewSource(7)), 200)
+	f.query("REPLACE INTO t1 VALUES (17, 1, 'seeded')")
+	statements := []struct{ indexed, scan string }{
+		{"SELECT * FROM t1 WHERE id = 17", "SELECT * FROM t1 WHERE id + 0 = 17"},
+		{"SELECT c FROM t1 WHERE id IN (-5, 3, 99, 400)", "SELECT c FROM t1 WHERE id + 0 IN (-5, 3, 99, 400) ORDER BY id"},
+		{"SELECT id, c FROM t1 WHERE id BETWEEN 10 AND 110 ORDER BY id", "SELECT id, c FROM t1 WHERE id + 0 BETWEEN 10 AND 110 ORDER BY id"},
+		{"SELECT id FROM t1 WHERE id > 50 ORDER BY id DESC LIMIT 7", "SELECT id FROM t1 WHERE id + 0 > 50 ORDER BY id + 0 DESC LIMIT 7"},
+		{"SELECT SUM(k) FROM t1 WHERE id BETWEEN 0 AND 300", "SELECT SUM(k) FROM t1 WHERE id + 0 BETWEEN 0 AND 300"},
+		{"SELECT DISTINCT k FROM t1 WHERE id BETWEEN 0 AND 300 ORDER BY k", "SELECT DISTINCT k FROM t1 WHERE id + 0 BETWEEN 0 AND 300 ORDER BY k"},
+		{"SELECT b, v FROM t2 WHERE a = 4 ORDER BY b", "SELECT b, v FROM t2 WHERE a + 0 = 4 ORDER BY b"},
+		{"SELECT v FROM t2 WHERE a = 4 AND b = 'a'", "SELECT v FROM t2 WHERE a + 0 = 4 AND CONCAT(b) = 'a'"},
+		{"SELECT n FROM t3 WHERE name = 'AB'", "SELECT n FROM t3 WHERE UPPER(name) = 'AB'"},
+		{"SELECT x.c FROM t1 x JOIN t1 y ON x.id = y.k WHERE y.id < 40 ORDER BY x.id, y.id", "SELECT x.c FROM t1 x JOIN t1 y ON x.id + 0 = y.k WHERE y.id + 0 < 40 ORDER BY x.id, y.id"},
+	}
+	check := func(stage string) {
+		t.Helper()
+		for _, s := range statements {
+			got, want := f.query(s.indexed), f.query(s.scan)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: %s:\n got %v\nwant %v (%s)", stage, s.indexed, got, want, s.scan)
+			}
+		}
+	}
+	check("seeded")
+	f.query("UPDATE t1 SET c = 'updated' WHERE id = 17")
+	f.query("DELETE FROM t1 WHERE id BETWEEN 20 AND 60")
+	check("after UPDATE and DELETE")
+	f.query("START TRANSACTION")
+	f.query("UPDATE t1 SET c = 'in transaction' WHERE id = 17")
+	f.query("DELETE FROM t2 WHERE a = 4 AND b = 'a'")
+	check("inside a transaction")
+	f.query("ROLLBACK")
+	check("after ROLLBACK")
+	if got := f.query("SELECT c FROM t1 WHERE id = 17"); len(got) != 1 || got[0][0] != "updated" {
+		t.Errorf("after ROLLBACK: id 17 is %v, want the committed 'updated'", got)
+	}
+
+	for _, q := range []string{"SELECT c FROM t1 WHERE id = 17", "SELECT id FROM t1 WHERE id BETWEEN 1 AND 9"} {
+		node, err := f.engine.AnalyzeQuery(f.ctx, q)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		fast := false
+		transform.Inspect(node, func(n sql.Node) bool {
+			if ita, ok := n.(*plan.IndexedTableAccess); ok {
+				_, fast = ita.Table.(*primaryKeyLookup)
+			}
+			return true
+		})
+		if !fast {
+			t.Errorf("%s: the plan does not use primaryKeyLookup:\n%s", q, sql.DebugString(node))
+		}
+	}
+}
+
+// BenchmarkPrimaryKeyLookup measures a PRIMARY lookup on a sysbench-shaped table of 10k rows
+// through the engine's own indexed access and through primaryKeyLookup, side by side: one
+// point lookup and one range of 100 keys.
+func BenchmarkPrimaryKeyLookup(b *testing.B) {
+	f := newLookupFixture(b)
+	f.query("CREATE TABLE sb (id INT PRIMARY KEY, k INT, c CHAR(120), pad CHAR(60), KEY k_1 (k))")
+	const rows, batch = 10_000, 1_000
+	for start := 1; start <= rows; start += batch {
+		values := make([]string, 0, batch)
+		for id := start; id < start+batch; id++ {
+			values = append(values, fmt.Sprintf("(%d, %d, '%s', '%s')", id, id%1000, strings.Repeat("c", 100), strings.Repeat("p", 50)))
+		}
+		f.query("INSERT INTO sb VALUES " + strings.Join(values, ", "))
+	}
+	table, index := f.table("sb")
+	table = table.WithProjections([]string{"c"}).(*memory.Table)
+	typ := index.Exprs[0].Type()
+	for _, width := range []int32{1, 100} {
+		for _, path := range []string{"engine", "overloadsql"} {
+			b.Run(fmt.Sprintf("keys=%d/path=%s", width, path), func(b *testing.B) {
+				for i := range b.N {
+					lo := int32((i*7919)%(rows-int(width))) + 1
+					lookup := sql.IndexLookup{Index: index, Ranges: sql.MySQLRangeCollection{{sql.ClosedRangeColumnExpr(lo, lo+width-1, typ)}}}
+					var indexed sql.IndexedTable = table.IndexedAccess(f.ctx, lookup).(*memory.IndexedTable)
+					if path == "overloadsql" {
+						indexed = &primaryKeyLookup{IndexedTable: indexed.(*memory.IndexedTable)}
+					}
+					got, err := lookupRows(f.ctx, indexed, lookup)
+					if err != nil || len(got) != int(width) {
+						b.Fatalf("lookup of %d keys at %d: %d rows, %v", width, lo, len(got), err)
+					}
+				}
+			})
+		}
+	}
+}
