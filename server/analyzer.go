@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"overloadsql/server/statement"
 
@@ -29,14 +30,13 @@ const (
 
 // addAnalyzerRules adds overloadsql's rules to the engine's rules that run last on every
 // statement. The engine keeps them in a process-wide list (its short paths for single-table
-// INSERT and UPDATE use that list directly), so they are added there, once, before an engine
-// is built.
-func addAnalyzerRules() {
-	for _, r := range analyzer.OnceAfterAll {
-		if r.Id == explainRuleID {
-			return
-		}
-	}
+// INSERT and UPDATE use that list directly), so they are added there, once per process, before
+// an engine is built; servers started at the same time (tests) add them once between them.
+func addAnalyzerRules() { analyzerRulesAdded.Do(appendAnalyzerRules) }
+
+var analyzerRulesAdded sync.Once
+
+func appendAnalyzerRules() {
 	analyzer.OnceAfterAll = append(analyzer.OnceAfterAll,
 		analyzer.Rule{Id: explainRuleID, Apply: explainManyRows},
 		analyzer.Rule{Id: createSchemaRuleID, Apply: createSchemaAsDatabase},
