@@ -246,6 +246,17 @@ func TestErrorNumbersAndDiagnostics(t *testing.T) {
 			t.Errorf("%s: got %d (%s) %q, want %d (%s) %q", c.query, me.Number, me.SQLState, me.Message, c.num, c.state, c.text)
 		}
 	}
+	// The server's log line names the error as the client got it (it said errno 1105 for every
+	// error the server renumbers). A new connection, so its log lines are not rate-limited.
+	fresh := s.open("default", "", s.addr)
+	defer fresh.Close()
+	if _, err := fresh.Exec("CREATE TABLE short (v INT)"); err == nil {
+		t.Fatal("CREATE TABLE of an existing table succeeded")
+	}
+	eventually(t, 10*time.Second, "the log names error 1050 (42S01)", func() (bool, string) {
+		log := s.log.String()
+		return strings.Contains(log, "errno 1050) (sqlstate 42S01)"), "no such line"
+	})
 
 	rows := func(q string) []string {
 		t.Helper()
@@ -394,6 +405,19 @@ func TestGlobalOnlyVariablesReadTheGlobal(t *testing.T) {
 		t.Errorf("SET max_connections without GLOBAL: %v, want error 1229", err)
 	}
 	mustExec(t, setter, "SET GLOBAL simulated_cpu_busy_ratio = -1")
+
+	// SHOW VARIABLES prints negative floats as numbers (the engine printed -1 as "1" or "s").
+	for _, q := range []string{"SHOW VARIABLES LIKE 'simulated%'", "SHOW GLOBAL VARIABLES LIKE 'simulated%'"} {
+		rows := queryStrings(t, setter, q)
+		if len(rows) != 3 {
+			t.Errorf("%s: %q, want the three simulation variables", q, rows)
+		}
+		for _, r := range rows {
+			if !strings.HasSuffix(r, "\t-1") {
+				t.Errorf("%s: %q, want -1", q, r)
+			}
+		}
+	}
 }
 
 func connectTo(t testing.TB, addr, db string) error {

@@ -1,8 +1,12 @@
 package server
 
 import (
+	"errors"
+	"io"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 
 	"overloadsql/server/statement"
 
@@ -11,6 +15,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/analyzer/analyzererrors"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/rowexec"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 )
 
@@ -20,23 +25,71 @@ const (
 	createSchemaRuleID analyzer.RuleId = 10_001
 	globalReadRuleID   analyzer.RuleId = 10_002
 	primaryKeyRuleID   analyzer.RuleId = 10_003
+	showVariablesID    analyzer.RuleId = 10_004
 )
 
 // addAnalyzerRules adds overloadsql's rules to the engine's rules that run last on every
 // statement. The engine keeps them in a process-wide list (its short paths for single-table
-// INSERT and UPDATE use that list directly), so they are added there, once, before an engine
-// is built.
-func addAnalyzerRules() {
-	for _, r := range analyzer.OnceAfterAll {
-		if r.Id == explainRuleID {
-			return
-		}
-	}
+// INSERT and UPDATE use that list directly), so they are added there, once per process, before
+// an engine is built; servers started at the same time (tests) add them once between them.
+func addAnalyzerRules() { analyzerRulesAdded.Do(appendAnalyzerRules) }
+
+var analyzerRulesAdded sync.Once
+
+func appendAnalyzerRules() {
 	analyzer.OnceAfterAll = append(analyzer.OnceAfterAll,
 		analyzer.Rule{Id: explainRuleID, Apply: explainManyRows},
 		analyzer.Rule{Id: createSchemaRuleID, Apply: createSchemaAsDatabase},
 		analyzer.Rule{Id: globalReadRuleID, Apply: readGlobalOnlyVariablesGlobally},
-		analyzer.Rule{Id: primaryKeyRuleID, Apply: fastPrimaryKeyLookups})
+		analyzer.Rule{Id: primaryKeyRuleID, Apply: fastPrimaryKeyLookups},
+		analyzer.Rule{Id: showVariablesID, Apply: showVariablesAsText})
+}
+
+// showVariablesAsText makes SHOW VARIABLES print floating-point values as numbers. The engine
+// writes each value into its text column, and it writes a negative float wrong (without its
+// minus sign, or a stray byte of its buffer instead): the simulation variables' -1 showed as
+// "1" or "s".
+func showVariablesAsText(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	if sv, ok := n.(*plan.ShowVariables); ok {
+		return textVariables{sv}, transform.NewTree, nil
+	}
+	return n, transform.SameTree, nil
+}
+
+// textVariables is SHOW VARIABLES with its float values formatted before the engine sees them.
+type textVariables struct {
+	*plan.ShowVariables
+}
+
+var _ sql.ExecSourceRel = textVariables{}
+
+// RowIter runs the engine's SHOW VARIABLES and formats its float values.
+func (t textVariables) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error) {
+	iter, err := rowexec.DefaultBuilder.Build(ctx, t.ShowVariables, row)
+	if err != nil {
+		return nil, err
+	}
+	var rows []sql.Row
+	for {
+		r, err := iter.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			iter.Close(ctx)
+			return nil, err
+		}
+		for i, v := range r {
+			if f, ok := v.(float64); ok {
+				r[i] = strconv.FormatFloat(f, 'f', -1, 64)
+			}
+		}
+		rows = append(rows, r)
+	}
+	if err := iter.Close(ctx); err != nil {
+		return nil, err
+	}
+	return sql.RowsToRowIter(rows...), nil
 }
 
 // readGlobalOnlyVariablesGlobally makes `@@name` of a global-only variable (every server

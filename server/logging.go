@@ -29,6 +29,9 @@ const (
 	// failedStatementMessage is the engine's line for a failed statement, with a stack trace
 	// in its error; the protocol handler logs each failed statement instead (one line).
 	failedStatementMessage = "error running query"
+	// closedConnection ends the protocol layer's error when it writes to a connection that was
+	// closed meanwhile (KILL, a client that left, shutdown): expected, so logged at info.
+	closedConnection = "use of closed network connection"
 )
 
 // engineLog is the logrus hook that writes the engine's lines to slog. Everything a client
@@ -67,6 +70,9 @@ func (h *engineLog) Fire(e *logrus.Entry) error {
 		level = slog.LevelError
 	}
 	msg := strings.TrimSpace(e.Message)
+	if strings.HasSuffix(firstLine(msg), closedConnection) {
+		level = slog.LevelInfo
+	}
 	stack := ""
 	if strings.HasPrefix(msg, panicMessage) {
 		// "mysql_server caught panic:\n<value>\n<stack>"

@@ -44,6 +44,11 @@ func TestEngineLog(t *testing.T) {
 		}
 	}
 
+	fire(logrus.ErrorLevel, "Conn 36: Flush() failed: write tcp 127.0.0.1:9004->127.0.0.1:55836: use of closed network connection", nil)
+	if got := lines(); len(got) != 1 || !strings.Contains(got[0], "level=INFO") {
+		t.Errorf("a write to a connection closed by KILL is not an error: %q", got)
+	}
+
 	panicText := "mysql_server caught panic:\nruntime error: index out of range\n/src/conn.go:1 (0x1)\n\tframe"
 	fire(logrus.ErrorLevel, panicText, nil)
 	fire(logrus.ErrorLevel, panicText, nil)
@@ -55,8 +60,8 @@ func TestEngineLog(t *testing.T) {
 	for range 3 * engineLinesPerSecond {
 		fire(logrus.WarnLevel, "flood", nil)
 	}
-	if got := lines(); len(got) != engineLinesPerSecond-4 {
-		t.Errorf("%d lines within one second, want %d (4 were written before)", len(got), engineLinesPerSecond-4)
+	if got := lines(); len(got) != engineLinesPerSecond-5 {
+		t.Errorf("%d lines within one second, want %d (5 were written before)", len(got), engineLinesPerSecond-5)
 	}
 	now = now.Add(time.Second)
 	fire(logrus.WarnLevel, "after", nil)

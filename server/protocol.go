@@ -81,7 +81,8 @@ func (h guardHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare
 	return err
 }
 
-// failed logs a failed statement as one line: the error's text (never a stack), the user, the
+// failed logs a failed statement as one line: the error as the client gets it (MySQL's number
+// and SQLSTATE; never a stack), the user, the
 // connection id and at most maxLoggedInput bytes of the statement; at most
 // statementLogBurst lines per connection per second, the rest counted in the next line.
 func (h guardHandler) failed(c *mysql.Conn, stmt string, err error) {
@@ -97,7 +98,7 @@ func (h guardHandler) failed(c *mysql.Conn, stmt string, err error) {
 		return
 	}
 	attrs := []any{"user", truncate(c.User, maxLoggedInput), "connection", c.ConnectionID,
-		"err", truncate(firstLine(err.Error()), maxLoggedInput), "statement", truncate(stmt, maxLoggedInput)}
+		"err", truncate(firstLine(clientError(err).Error()), maxLoggedInput), "statement", truncate(stmt, maxLoggedInput)}
 	if suppressed > 0 {
 		attrs = append(attrs, "suppressed", suppressed)
 	}
