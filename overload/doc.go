@@ -67,4 +67,17 @@
 // and listed in Snapshot.Unavailable, and the sample goes on without it (fail
 // open: a blind part of the measurement reads 0, it never sheds work). The
 // failure is logged once, and the recovery once.
+//
+// # Memory guard
+//
+// Go cannot fail one allocation, so the memory limit is enforced between
+// allocations: a MemoryGuard, checked every few milliseconds by the server,
+// reads the Go heap's bytes in objects (runtime/metrics, no stop-the-world)
+// and compares them with the memory ratio's denominator (the same limit the
+// memory warning uses). Crossing the limit is one event: the server cancels
+// its ordinary running statements and asks the runtime to return memory;
+// until the heap falls under MemoryResumeRatio of the limit, ordinary
+// statements are refused. The heap is not the resident set: it leaves out
+// stacks, runtime metadata and memory not yet returned to the system, so the
+// guard fires at or after the point where the memory ratio would read 1.
 package overload
