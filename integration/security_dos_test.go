@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	bin "encoding/binary"
 	"errors"
+	"fmt"
 	"net"
 	"strings"
 	"sync"
@@ -671,4 +672,90 @@ func TestTLSConnectTimeout(t *testing.T) {
 			t.Errorf("%s: closed after %v, want about connect_timeout", name, d)
 		}
 	}
+}
+
+// Statements whose rows are too big for memory, with the server in a bounded address space and
+// max_server_memory_usage = 512 MiB (the address space also holds what the Go runtime keeps
+// mapped after it freed it, so the limit leaves room for that): each is cancelled with error 1041 when the heap crosses the
+// limit, the server stays up, the admin listener answers, and ordinary statements run again once
+// the heap is back under 90% of the limit. (Before: the engine buffered up to 640 rows of 60 MB,
+// a sort, CREATE TABLE ... AS SELECT and INSERT ... SELECT all of them, and the process died.)
+func TestMemoryLimitCancelsStatements(t *testing.T) {
+	s := startServer(t, serverOptions{addressSpace: memoryLimit, top: "max_server_memory_usage = 536870912\n"})
+	db, admin := s.db(), s.adminDB()
+	for _, c := range []struct{ name, query string }{
+		{"60 MB rows", "SELECT REPEAT('x', 60000000) FROM information_schema.collations"},
+		{"60 MB rows sorted", "SELECT REPEAT('x', 60000000) AS v, id FROM information_schema.collations ORDER BY v, id"},
+		{"60 MB rows stored", "CREATE TABLE main.t AS SELECT REPEAT('x', 60000000) AS v FROM information_schema.collations"},
+		{"60 MB rows inserted", "INSERT INTO main.t SELECT REPEAT('x', 60000000) FROM information_schema.collations"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			before := event(t, admin, "MemoryLimitExceededQueries")
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			rows, err := db.QueryContext(ctx, c.query)
+			for err == nil && rows.Next() {
+			}
+			if err == nil {
+				err = rows.Err()
+				rows.Close()
+			}
+			var me *mysql.MySQLError
+			if !errors.As(err, &me) || me.Number != 1041 || !strings.Contains(me.Message, "max_server_memory_usage") {
+				t.Errorf("%s: got %v, want error 1041 naming max_server_memory_usage", c.query, err)
+			}
+			s.alive(t, c.query)
+			var one int
+			if err := admin.QueryRow("SELECT 1").Scan(&one); err != nil {
+				t.Errorf("admin listener after %s: %v", c.name, err)
+			}
+			if got := event(t, admin, "MemoryLimitExceededQueries"); got <= before {
+				t.Errorf("MemoryLimitExceededQueries: %d before, %d after", before, got)
+			}
+			ordinaryRunsAgain(t, db)
+		})
+	}
+
+	// Data stored in memory that keeps the heap over the limit: every ordinary statement is
+	// refused until an admin, on the admin listener (never refused), empties the table.
+	t.Run("stored data over the limit", func(t *testing.T) {
+		// A primary key: a table without one hashes every value's collation weights (four
+		// bytes a character) as a statement completes (see README, Limits).
+		if _, err := db.Exec("CREATE TABLE main.s (id INT PRIMARY KEY, v LONGTEXT)"); err != nil {
+			t.Fatal(err)
+		}
+		// 10 rows of 60 MB, 572 MiB, stored by an admin on the admin listener, which the
+		// guard neither stops nor refuses.
+		for id := range 10 {
+			if _, err := admin.Exec("INSERT INTO main.s VALUES (?, REPEAT('y', 60000000))", id); err != nil {
+				t.Fatalf("admin insert %d: %v", id, err)
+			}
+		}
+		s.alive(t, "572 MiB stored")
+		eventually(t, 30*time.Second, "an ordinary statement is refused with 1041", func() (bool, string) {
+			var one int
+			err := db.QueryRow("SELECT 1").Scan(&one)
+			var me *mysql.MySQLError
+			return errors.As(err, &me) && me.Number == 1041 && strings.Contains(me.Message, "not started"), fmt.Sprint(err)
+		})
+		var one int
+		if err := admin.QueryRow("SELECT 1").Scan(&one); err != nil {
+			t.Errorf("admin listener with the heap over the limit: %v", err)
+		}
+		if _, err := admin.Exec("TRUNCATE TABLE main.s"); err != nil {
+			t.Errorf("admin TRUNCATE: %v", err)
+		}
+		ordinaryRunsAgain(t, db)
+	})
+}
+
+// ordinaryRunsAgain waits until an ordinary statement runs again (the heap is back under 90% of
+// the memory limit), failing after 60 s.
+func ordinaryRunsAgain(t *testing.T, db *sql.DB) {
+	t.Helper()
+	eventually(t, 60*time.Second, "an ordinary statement runs again", func() (bool, string) {
+		var one int
+		err := db.QueryRow("SELECT 1").Scan(&one)
+		return err == nil, fmt.Sprint(err)
+	})
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -161,6 +162,9 @@ func (b *boundedCall) WithChildren(children ...sql.Expression) (sql.Expression, 
 }
 
 func (b *boundedCall) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	if err := memoryStop(ctx); err != nil {
+		return nil, err
+	}
 	children := b.call.Children()
 	args := make([]any, len(children))
 	for i, c := range children {
@@ -182,7 +186,18 @@ func (b *boundedCall) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return call.Eval(ctx, row)
+	v, err := call.Eval(ctx, row)
+	// A statement stopped or cancelled while the value was built fails here, in the row that
+	// holds the value (see runningStatement.write).
+	if err := memoryStop(ctx); err != nil {
+		return nil, err
+	}
+	select {
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	default:
+	}
+	return v, err
 }
 
 // boundedAggregate is an aggregate whose result size is checked while it is built: each

@@ -63,7 +63,8 @@ func (i *interceptor) MultiQuery(ctx context.Context, chain gms.Chain, c *mysql.
 }
 
 // serve is the path every text statement takes: the overload check, then the statement runs
-// counted as running, cancelled if its client leaves, with SET PERSIST saved when it succeeds.
+// counted as running, cancelled if its client leaves or (an ordinary one) if the heap goes over
+// the memory limit, with SET PERSIST saved when it succeeds.
 func (i *interceptor) serve(ctx context.Context, c *mysql.Conn, stmt *statement.Summary, callback resultCallback, run func(context.Context, resultCallback) error) (err error) {
 	defer i.recovered(c, &err)
 	if err := i.admit(c, stmt); err != nil {
@@ -78,6 +79,21 @@ func (i *interceptor) serve(ctx context.Context, c *mysql.Conn, stmt *statement.
 	}
 	if held {
 		defer i.s.admission.Release()
+	}
+	if !isAdminConn(c.Conn) {
+		var entry *runningStatement
+		if ctx, entry, err = i.s.statements.start(ctx, stmt, currentDatabase(c)); err != nil {
+			i.s.counters.memoryLimitExceeded.Add(1)
+			i.s.counters.failedQueries.Add(1)
+			i.s.memoryLog.note(err.Error())
+			return err
+		}
+		defer i.s.statements.finish(entry)
+		defer func() {
+			if se := entry.memoryError(ctx); se != nil && err != nil {
+				err = se
+			}
+		}()
 	}
 	i.s.counters.running.Add(1)
 	defer i.s.counters.running.Add(-1)

@@ -61,6 +61,12 @@ type Server struct {
 
 	rejectLog    *rateLimitedLog
 	admissionLog *rateLimitedLog
+	memoryLog    *rateLimitedLog
+
+	// memory decides when the heap is over the memory limit; statements are the ordinary
+	// statements running now, which it cancels then (memory.go).
+	memory     *overload.MemoryGuard
+	statements *statements
 	// reloadMu makes reloads one at a time; see the lock order in the package comment.
 	reloadMu sync.Mutex
 	// settingsMu is the settings lock: every change of the running configuration, of the
@@ -111,6 +117,9 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	s.registry.SetObserver(s.recorder.observeWarning)
 	s.rejectLog = newRateLimitedLog(s.logger, "statements rejected: CPU overloaded")
 	s.admissionLog = newRateLimitedLog(s.logger, "statements rejected: no CPU slot")
+	s.memoryLog = newRateLimitedLog(s.logger, "memory limit")
+	s.memory = overload.NewMemoryGuard(nil)
+	s.statements = newStatements()
 	s.admission = admission.New(admissionLimits(running), admission.Options{})
 
 	s.monitor = warnings.NewMonitor(s.registry, warningsConfig(running), s.logger)
@@ -399,10 +408,16 @@ func (s *Server) Serve(ctx context.Context) error {
 			s.logger.Warn("CPU slots no longer adapt; the count stays where it is", "err", err)
 		})
 	}()
+	guarding := make(chan struct{})
+	go func() {
+		defer close(guarding)
+		s.guardMemory(ctx)
+	}()
 	defer func() {
 		cancel()
 		<-sampling
 		<-adjusting
+		<-guarding
 	}()
 	if s.cfg.Load().Path != "" {
 		if err := config.Watch(ctx, s.cfg.Load().Path, s.logger, func() { s.Reload("file changed") }); err != nil {
