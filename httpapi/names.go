@@ -72,6 +72,7 @@ var Names = []Name{
 	{tableEvents, "DelayedLogins", prefix + "delayed_logins_total", 1},
 	{tableEvents, "AdmissionQueueWaitMicroseconds", prefix + "admission_queue_wait_seconds_total", microToSecond},
 	{tableEvents, "AdmissionRejectedQueries", prefix + "admission_rejected_queries_total", 1},
+	{tableEvents, "MemoryLimitExceededQueries", prefix + "memory_limit_exceeded_queries_total", 1},
 
 	{tableMetrics, "MySQLConnection", prefix + "mysql_connections", 1},
 	{tableMetrics, "Query", prefix + "running_queries", 1},

@@ -129,8 +129,8 @@ func (r *statements) exceeded(now time.Time, stopped *mysql.SQLError, refused er
 			continue
 		}
 		n++
+		e.stop.Store(stopped)
 		if e.write {
-			e.stop.Store(stopped)
 			r.stopping++
 			continue
 		}

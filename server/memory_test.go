@@ -1,0 +1,138 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"overloadsql/overload"
+	"overloadsql/server/config"
+	"overloadsql/server/statement"
+
+	"github.com/dolthub/vitess/go/mysql"
+)
+
+// memoryServer is a server with only what the memory guard uses, reading the heap from *heap.
+func memoryServer(heap *uint64) *Server {
+	s := &Server{logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	s.cfg.Store(&config.Config{MaxServerMemoryUsage: 1000})
+	s.memoryLog = newRateLimitedLog(s.logger, "memory limit")
+	s.memory = overload.NewMemoryGuard(func() uint64 { return *heap })
+	s.statements = newStatements()
+	return s
+}
+
+// running registers query as a running statement.
+func running(t *testing.T, s *Server, query string) (context.Context, *runningStatement) {
+	t.Helper()
+	stmt := statement.Summarize(query)
+	ctx, e, err := s.statements.start(context.Background(), &stmt, mainDatabase)
+	if err != nil {
+		t.Fatalf("%s: refused: %v", query, err)
+	}
+	return ctx, e
+}
+
+func isOutOfMemory(err error, what string) bool {
+	var se *mysql.SQLError
+	return errors.As(err, &se) && se.Num == errOutOfResources && strings.Contains(se.Message, what)
+}
+
+// TestMemoryGuardStopsOrdinaryStatements is a story: the heap crosses the limit while a read, a
+// write and an exempt statement run; the read is cancelled at once, the write asked to stop and
+// cancelled after writeStopGrace, the exempt one left alone; new ordinary statements are refused
+// until the heap is under 90% of the limit, exempt ones are not; each is counted once.
+func TestMemoryGuardStopsOrdinaryStatements(t *testing.T) {
+	heap := uint64(500)
+	s := memoryServer(&heap)
+	start := time.Unix(1_700_000_000, 0)
+	s.checkMemory(start, 1000)
+
+	readCtx, read := running(t, s, "SELECT REPEAT('x', 60000000) FROM t")
+	writeCtx, write := running(t, s, "INSERT INTO t SELECT REPEAT('x', 60000000) FROM u")
+	exemptCtx, exempt := running(t, s, "SHOW WARNINGS")
+
+	heap = 1001
+	s.checkMemory(start.Add(10*time.Millisecond), 1000)
+	if got := s.counters.memoryLimitExceeded.Load(); got != 2 {
+		t.Errorf("MemoryLimitExceededQueries = %d after the event, want 2 (the read and the write)", got)
+	}
+	if err := readCtx.Err(); err == nil || !isOutOfMemory(read.memoryError(readCtx), "was cancelled") {
+		t.Errorf("read: context %v, error %v; want cancelled with 1041", err, read.memoryError(readCtx))
+	}
+	if writeCtx.Err() != nil || !isOutOfMemory(memoryStop(writeCtx), "was cancelled") {
+		t.Errorf("write: context %v, stop %v; want asked to stop, not cancelled", writeCtx.Err(), memoryStop(writeCtx))
+	}
+	if exemptCtx.Err() != nil || exempt.memoryError(exemptCtx) != nil || memoryStop(exemptCtx) != nil {
+		t.Errorf("exempt statement stopped: %v", exempt.memoryError(exemptCtx))
+	}
+
+	s.checkMemory(start.Add(10*time.Millisecond+writeStopGrace-time.Millisecond), 1000)
+	if writeCtx.Err() != nil {
+		t.Error("write cancelled before writeStopGrace")
+	}
+	s.checkMemory(start.Add(10*time.Millisecond+writeStopGrace), 1000)
+	if writeCtx.Err() == nil || !isOutOfMemory(write.memoryError(writeCtx), "was cancelled") {
+		t.Errorf("write still running writeStopGrace after it was asked to stop: %v", writeCtx.Err())
+	}
+
+	for _, h := range []uint64{950, 900} {
+		heap = h
+		s.checkMemory(start.Add(time.Second), 1000)
+		stmt := statement.Summarize("SELECT 1")
+		if _, _, err := s.statements.start(context.Background(), &stmt, mainDatabase); !isOutOfMemory(err, "not started") {
+			t.Errorf("heap %d: an ordinary statement got %v, want refused with 1041", h, err)
+		}
+		running(t, s, "SHOW WARNINGS")
+	}
+	heap = 899
+	s.checkMemory(start.Add(2*time.Second), 1000)
+	running(t, s, "SELECT 1")
+
+	for _, e := range []*runningStatement{read, write, exempt} {
+		s.statements.finish(e)
+	}
+	if got := s.counters.memoryLimitExceeded.Load(); got != 2 {
+		t.Errorf("MemoryLimitExceededQueries = %d, want 2 (refusals are counted by the interceptor)", got)
+	}
+}
+
+// A second crossing stops the statements that started after the first one ended.
+func TestMemoryGuardEveryCrossingIsAnEvent(t *testing.T) {
+	heap := uint64(2000)
+	s := memoryServer(&heap)
+	start := time.Unix(1_700_000_000, 0)
+	first, _ := running(t, s, "SELECT 1")
+	s.checkMemory(start, 1000)
+	heap = 100
+	s.checkMemory(start.Add(10*time.Millisecond), 1000)
+	second, _ := running(t, s, "SELECT 1")
+	heap = 2000
+	s.checkMemory(start.Add(20*time.Millisecond), 1000)
+	if first.Err() == nil || second.Err() == nil {
+		t.Errorf("cancelled: first %v, second %v; want both", first.Err(), second.Err())
+	}
+	if got := s.counters.memoryLimitExceeded.Load(); got != 2 {
+		t.Errorf("MemoryLimitExceededQueries = %d, want 2: each statement counted once", got)
+	}
+}
+
+func TestRuntimeMemoryLimit(t *testing.T) {
+	for _, c := range []struct {
+		limit    uint64
+		previous int64
+		want     int64
+	}{
+		{0, 1 << 62, 1 << 62},
+		{1 << 30, 1 << 62, 1 << 30},
+		{1 << 63, 1 << 40, 1 << 40},
+	} {
+		if got := runtimeMemoryLimit(c.limit, c.previous); got != c.want {
+			t.Errorf("runtimeMemoryLimit(%d, %d) = %d, want %d", c.limit, c.previous, got, c.want)
+		}
+	}
+}
