@@ -20,9 +20,14 @@ type rawConn struct {
 // rawTimeout bounds one read or write of a raw connection.
 const rawTimeout = 20 * time.Second
 
+// dialTimeout bounds one TCP connect of the tests' raw sockets. It is generous: when hundreds
+// of sockets are opened at once on a loaded machine, a connect can need a SYN retransmission
+// (1 s, then 3 s, 7 s later), and a slow connect is not what these tests look at.
+const dialTimeout = 30 * time.Second
+
 func dialRaw(t testing.TB, addr string) *rawConn {
 	t.Helper()
-	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	c, err := net.DialTimeout("tcp", addr, dialTimeout)
 	if err != nil {
 		t.Fatalf("dial %s: %v", addr, err)
 	}
