@@ -20,9 +20,14 @@ type rawConn struct {
 // rawTimeout bounds one read or write of a raw connection.
 const rawTimeout = 20 * time.Second
 
+// dialTimeout bounds one TCP connect of the tests' raw sockets. It is generous: when hundreds
+// of sockets are opened at once on a loaded machine, a connect can need a SYN retransmission
+// (1 s, then 3 s, 7 s later), and a slow connect is not what these tests look at.
+const dialTimeout = 30 * time.Second
+
 func dialRaw(t testing.TB, addr string) *rawConn {
 	t.Helper()
-	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	c, err := net.DialTimeout("tcp", addr, dialTimeout)
 	if err != nil {
 		t.Fatalf("dial %s: %v", addr, err)
 	}
@@ -95,18 +100,25 @@ func rawLogin(t testing.TB, addr, user string) *rawConn {
 	t.Helper()
 	c := dialRaw(t, addr)
 	c.mustReadPacket() // greeting
-	if err := c.writePacket(1, handshakeResponse(user)); err != nil {
-		t.Fatalf("send handshake response: %v", err)
+	return c.login(1, handshakeResponse(user), user)
+}
+
+// login sends the handshake response as packet seq and expects OK, answering an auth switch
+// with the empty password again.
+func (c *rawConn) login(seq byte, response []byte, user string) *rawConn {
+	c.t.Helper()
+	if err := c.writePacket(seq, response); err != nil {
+		c.t.Fatalf("send handshake response: %v", err)
 	}
 	seq, p := c.mustReadPacket()
 	if p[0] == 0xfe { // auth switch: the empty password again
 		if err := c.writePacket(seq+1, nil); err != nil {
-			t.Fatal(err)
+			c.t.Fatal(err)
 		}
 		_, p = c.mustReadPacket()
 	}
 	if p[0] != 0x00 {
-		t.Fatalf("login as %s: %s", user, describePacket(p))
+		c.t.Fatalf("login as %s: %s", user, describePacket(p))
 	}
 	return c
 }
@@ -181,21 +193,7 @@ func (c *rawConn) startTLS() *rawConn {
 // a command.
 func rawLoginTLS(t testing.TB, addr, user string) *rawConn {
 	t.Helper()
-	c := dialRawTLS(t, addr)
-	if err := c.writePacket(2, sslHandshakeResponse(user)); err != nil {
-		t.Fatalf("send handshake response: %v", err)
-	}
-	seq, p := c.mustReadPacket()
-	if p[0] == 0xfe { // auth switch: the empty password again
-		if err := c.writePacket(seq+1, nil); err != nil {
-			t.Fatal(err)
-		}
-		_, p = c.mustReadPacket()
-	}
-	if p[0] != 0x00 {
-		t.Fatalf("login as %s over TLS: %s", user, describePacket(p))
-	}
-	return c
+	return dialRawTLS(t, addr).login(2, sslHandshakeResponse(user), user+" over TLS")
 }
 
 // sslHandshakeResponse is handshakeResponse with CLIENT_SSL set, as clients send it over TLS.

@@ -62,7 +62,7 @@ func stall(t *testing.T, addr string, n int) []net.Conn {
 	t.Helper()
 	conns := make([]net.Conn, 0, n)
 	for range n {
-		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		c, err := net.DialTimeout("tcp", addr, dialTimeout)
 		if err != nil {
 			t.Fatalf("stalled socket %d to %s: %v", len(conns), addr, err)
 		}

@@ -1,13 +1,9 @@
 package integration
 
 import (
-	"bufio"
 	"bytes"
 	le "encoding/binary"
-	"io"
-	"net"
 	"testing"
-	"time"
 )
 
 // A minimal MySQL client at the packet level, for the tests that compare bytes with what
@@ -20,48 +16,31 @@ const (
 	capMultiResults = 0x00020000
 )
 
-// wire is one raw connection.
+// wire is one raw connection that keeps the packets' sequence numbers itself.
 type wire struct {
-	t   testing.TB
-	c   net.Conn
-	r   *bufio.Reader
+	*rawConn
 	seq byte
 }
 
 func dialWire(t testing.TB, addr string) *wire {
 	t.Helper()
-	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	c.SetDeadline(time.Now().Add(30 * time.Second))
-	return &wire{t: t, c: c, r: bufio.NewReader(c)}
+	return &wire{rawConn: dialRaw(t, addr)}
 }
 
 // read returns the next packet's payload.
 func (w *wire) read() []byte {
 	w.t.Helper()
-	var h [4]byte
-	if _, err := io.ReadFull(w.r, h[:]); err != nil {
-		w.t.Fatalf("read packet header: %v", err)
-	}
-	n := int(h[0]) | int(h[1])<<8 | int(h[2])<<16
-	w.seq = h[3] + 1
-	p := make([]byte, n)
-	if _, err := io.ReadFull(w.r, p); err != nil {
-		w.t.Fatalf("read packet of %d bytes: %v", n, err)
-	}
+	seq, p := w.mustReadPacket()
+	w.seq = seq + 1
 	return p
 }
 
 func (w *wire) write(payload []byte) {
 	w.t.Helper()
-	h := []byte{byte(len(payload)), byte(len(payload) >> 8), byte(len(payload) >> 16), w.seq}
-	w.seq++
-	if _, err := w.c.Write(append(h, payload...)); err != nil {
+	if err := w.writePacket(w.seq, payload); err != nil {
 		w.t.Fatalf("write packet: %v", err)
 	}
+	w.seq++
 }
 
 // command sends a command packet (sequence 0) and returns the first packet of the answer.
