@@ -679,13 +679,16 @@ func TestTLSConnectTimeout(t *testing.T) {
 // mapped after it freed it, so the limit leaves room for that): each is cancelled with error 1041 when the heap crosses the
 // limit, the server stays up, the admin listener answers, and ordinary statements run again once
 // the heap is back under 90% of the limit. (Before: the engine buffered up to 640 rows of 60 MB,
-// a sort, CREATE TABLE ... AS SELECT and INSERT ... SELECT all of them, and the process died.)
+// a sort, a grouping, a window, CREATE TABLE ... AS SELECT and INSERT ... SELECT all of them,
+// and the process died.)
 func TestMemoryLimitCancelsStatements(t *testing.T) {
 	s := startServer(t, serverOptions{addressSpace: memoryLimit, top: "max_server_memory_usage = 536870912\n"})
 	db, admin := s.db(), s.adminDB()
 	for _, c := range []struct{ name, query string }{
 		{"60 MB rows", "SELECT REPEAT('x', 60000000) FROM information_schema.collations"},
 		{"60 MB rows sorted", "SELECT REPEAT('x', 60000000) AS v, id FROM information_schema.collations ORDER BY v, id"},
+		{"60 MB rows grouped", "SELECT REPEAT('x', 60000000) AS v, COUNT(*) FROM information_schema.collations GROUP BY id"},
+		{"60 MB rows in a window", "SELECT REPEAT('x', 60000000) AS v, ROW_NUMBER() OVER (ORDER BY id) FROM information_schema.collations"},
 		{"60 MB rows stored", "CREATE TABLE main.t AS SELECT REPEAT('x', 60000000) AS v FROM information_schema.collations"},
 		{"60 MB rows inserted", "INSERT INTO main.t SELECT REPEAT('x', 60000000) FROM information_schema.collations"},
 	} {
@@ -714,6 +717,11 @@ func TestMemoryLimitCancelsStatements(t *testing.T) {
 			}
 			ordinaryRunsAgain(t, db)
 		})
+	}
+	// The writing statements stopped before their rows were stored: the engine discarded them.
+	var stored int
+	if err := admin.QueryRow("SELECT COUNT(*) FROM main.t").Scan(&stored); err != nil || stored != 0 {
+		t.Errorf("main.t after the stopped CREATE TABLE ... AS SELECT and INSERT ... SELECT: %d rows, %v; want 0", stored, err)
 	}
 
 	// Data stored in memory that keeps the heap over the limit: every ordinary statement is
