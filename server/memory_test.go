@@ -136,3 +136,19 @@ func TestRuntimeMemoryLimit(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkStatementRegistration is what the memory guard adds to every ordinary statement: its
+// entry in the registry and its cancellable context.
+func BenchmarkStatementRegistration(b *testing.B) {
+	r := newStatements()
+	stmt := statement.Summarize("SELECT id, name FROM t WHERE id = 42")
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		_, e, err := r.start(ctx, &stmt, mainDatabase)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r.finish(e)
+	}
+}
