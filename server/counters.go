@@ -47,7 +47,7 @@ func (c *counters) events() []overload.Event {
 		{Name: "PacketTooLargeClosedConnections", Value: c.packetTooLarge.Load(), Description: "Connections closed with error 1153 for sending more than max_allowed_packet (or, before login, more than 64 KiB)."},
 		{Name: "DelayedLogins", Value: c.delayedLogins.Load(), Description: "Login answers delayed after repeated failed logins from the same address (connection_control_* settings)."},
 		{Name: "AdmissionRejectedQueries", Value: c.admissionRejected.Load(), Description: "Statements that got no CPU slot (error 202, TOO_MANY_SIMULTANEOUS_QUERIES): the admission queue was full or their queue_max_wait_ms passed."},
-		{Name: "MemoryLimitExceededQueries", Value: c.memoryLimitExceeded.Load(), Description: "Ordinary statements cancelled or refused with error 1041 (Out of memory) because the server's heap was over max_server_memory_usage (or the cgroup or host memory when it is 0)."},
+		{Name: "MemoryLimitExceededQueries", Value: c.memoryLimitExceeded.Load(), Description: "Ordinary statements cancelled or refused with error 1041 (Out of memory) because the server's heap was over max_server_memory_usage (or 90% of the cgroup or host memory when it is 0)."},
 	}
 }
 

@@ -185,7 +185,7 @@ func (s *Server) guardMemory(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case now := <-tick.C:
-			limit := s.sampler.Snapshot().MemoryLimit
+			limit := guardLimit(s.sampler.Snapshot().MemoryLimit, s.cfg.Load().MaxServerMemoryUsage)
 			if limit != applied {
 				applied = limit
 				debug.SetMemoryLimit(runtimeMemoryLimit(limit, previous))
@@ -193,6 +193,21 @@ func (s *Server) guardMemory(ctx context.Context) {
 			s.checkMemory(now, limit)
 		}
 	}
+}
+
+// defaultMemoryRatio is the share of the cgroup memory limit, or of the host's memory, the guard
+// enforces when max_server_memory_usage is 0, as ClickHouse's max_server_memory_usage_to_ram_ratio:
+// the heap can never reach the whole of a cgroup limit (the kernel kills the process first, and
+// the heap is only part of what the cgroup counts).
+const defaultMemoryRatio = 0.9
+
+// guardLimit is the limit the guard enforces: max_server_memory_usage when set, else
+// defaultMemoryRatio of measured (the memory warning's limit: the cgroup limit or host memory).
+func guardLimit(measured, setting uint64) uint64 {
+	if setting > 0 {
+		return setting
+	}
+	return uint64(defaultMemoryRatio * float64(measured))
 }
 
 // runtimeMemoryLimit is the runtime's soft limit for the server's memory limit: previous (the
@@ -241,7 +256,7 @@ func (s *Server) refusedError(heap, limit uint64) error {
 func (s *Server) memoryMessage(heap, limit uint64, what string) string {
 	setting := "max_server_memory_usage " + sizeText(limit)
 	if s.cfg.Load().MaxServerMemoryUsage == 0 {
-		setting = "the memory limit " + sizeText(limit) + " (max_server_memory_usage = 0: the cgroup memory limit, else the host's memory)"
+		setting = "the memory limit " + sizeText(limit) + " (max_server_memory_usage = 0: 90% of the cgroup memory limit, else of the host's memory)"
 	}
 	return "Out of memory: server heap " + sizeText(heap) + " over " + setting + "; " + what +
 		". Retry later; if data stored in memory keeps the heap over the limit, an admin (admin_listen) can DROP or TRUNCATE tables, or raise max_server_memory_usage. (MEMORY_LIMIT_EXCEEDED)"

@@ -121,6 +121,19 @@ func TestMemoryGuardEveryCrossingIsAnEvent(t *testing.T) {
 	}
 }
 
+func TestGuardLimit(t *testing.T) {
+	for _, c := range []struct{ measured, setting, want uint64 }{
+		{1000, 0, 900},
+		{1000, 500, 500},
+		{1000, 2000, 2000},
+		{0, 0, 0},
+	} {
+		if got := guardLimit(c.measured, c.setting); got != c.want {
+			t.Errorf("guardLimit(%d, %d) = %d, want %d", c.measured, c.setting, got, c.want)
+		}
+	}
+}
+
 func TestRuntimeMemoryLimit(t *testing.T) {
 	for _, c := range []struct {
 		limit    uint64

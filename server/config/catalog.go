@@ -128,7 +128,7 @@ var serverSettings = []serverSettingDef{
 		description: "Most statements that wait for a CPU slot at once; one more gets error 202 (TOO_MANY_SIMULTANEOUS_QUERIES); 0 = none waits.",
 		field:       func(c *Config) any { return &c.MaxQueuedStatements }},
 	{name: "max_server_memory_usage", kind: kindInteger, reloadable: true,
-		description: "The server's memory limit (bytes): the memory warning counts it as 100%, and when the Go heap crosses it, ordinary running statements are stopped and new ones refused with error 1041 until the heap is under 90% of it; 0 = the cgroup memory limit, or the host's total memory.",
+		description: "The server's memory limit (bytes): the memory warning counts it as 100%, and when the Go heap crosses it, ordinary running statements are stopped and new ones refused with error 1041 until the heap is under 90% of it; 0 = the cgroup memory limit, or the host's total memory, for the warning, and 90% of that for the heap.",
 		field:       func(c *Config) any { return &c.MaxServerMemoryUsage }},
 	{name: "collation_server", kind: kindString, engine: true,
 		description: "Default collation of new databases, tables and string literals; utf8mb4_0900_bin compares bytes, utf8mb4_0900_ai_ci (MySQL 8's default) ignores case and accents.",
