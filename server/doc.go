@@ -7,7 +7,9 @@
 // the auth server checks the user's password (delaying answers to an address after repeated
 // failures, and checking that only admins use the admin listener), a session is built
 // with the overload settings of its user, and every statement passes the overload interceptor
-// (exempt? rejected?) before the engine parses it. The engine reads `main` (an in-memory
+// (exempt? rejected?) before the engine parses it; an ordinary one (not on the admin listener)
+// is registered while it runs, so that the memory guard (memory.go) can stop it when the heap
+// crosses the memory limit. The engine reads `main` (an in-memory
 // database) and `system` (package tables), which shows the live state kept here: the sampler
 // of package overload, the warning registry of package warnings, the running configuration and
 // the counters. The engine's in-memory tables answer a primary-key lookup with a scan of every
@@ -36,7 +38,7 @@
 //  4. The engine's system-variable registry lock (sql.SystemVariables): held by the engine while
 //     it sets a variable and calls the variable's NotifyChanged hook; taken by AssignValues.
 //  5. Leaf locks that take nothing else: staging.mu, the sampler's, the warning registry's, the
-//     admission controller's.
+//     admission controller's, statements.mu (the memory guard's registry of running statements).
 //
 // The NotifyChanged hooks therefore never take the settings lock: a client's SET GLOBAL or SET
 // PERSIST only checks privileges and stages the value by connection; when the statement ends,
