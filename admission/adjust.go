@@ -39,25 +39,21 @@ func (c *Controller) Adjust(l Load) {
 	}
 }
 
-// Run adjusts the slot count every tick while statements run or wait, and sleeps while the
-// server is idle (a statement's arrival wakes it), until ctx ends. A failing Scheduler stops
-// the adaptation (the count stays where it is); the error is returned once through report.
+// Run adjusts the slot count every tick while statements run or wait, and parks when a tick
+// finds the server idle (the next statement's arrival wakes it), until ctx ends. Between ticks
+// arrivals cost nothing: only a parked Run is woken. A failing Scheduler stops the adaptation
+// (the count stays where it is); the error is returned once through report.
 func (c *Controller) Run(ctx context.Context, s Scheduler, tick time.Duration, report func(error)) {
 	ticker := time.NewTicker(tick)
 	defer ticker.Stop()
 	for {
-		if st := c.State(); st.Running == 0 && st.Queued == 0 {
-			select {
-			case <-ctx.Done():
-				return
-			case <-c.wake:
-			}
-			ticker.Reset(tick)
+		if c.park(ctx) {
+			return
 		}
+		ticker.Reset(tick)
 		select {
 		case <-ctx.Done():
 			return
-		case <-c.wake:
 		case <-ticker.C:
 			l, err := s.Load()
 			if err != nil {
@@ -67,6 +63,23 @@ func (c *Controller) Run(ctx context.Context, s Scheduler, tick time.Duration, r
 			}
 			c.Adjust(l)
 		}
+	}
+}
+
+// park waits for work while no statement runs or waits; it reports whether ctx ended. parked
+// is set before the state is looked at, so a statement that arrives meanwhile either is seen
+// here or sees parked and signals.
+func (c *Controller) park(ctx context.Context) (done bool) {
+	c.parked.Store(true)
+	if st := c.State(); st.Running > 0 || st.Queued > 0 {
+		c.parked.Store(false)
+		return false
+	}
+	select {
+	case <-ctx.Done():
+		return true
+	case <-c.wake:
+		return false
 	}
 }
 

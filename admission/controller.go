@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -51,7 +52,10 @@ type Stats struct {
 type Controller struct {
 	clock Clock
 	epoch time.Time
-	wake  chan struct{} // a non-blocking signal to Run that work appeared
+	wake  chan struct{} // a non-blocking signal to a parked Run that work appeared
+	// parked is true while Run sleeps for want of work: only then does an arriving statement
+	// wake it, so a busy server pays no goroutine wake-up per statement.
+	parked atomic.Bool
 
 	mu      sync.Mutex
 	limits  Limits
@@ -250,8 +254,11 @@ func (c *Controller) QueueWait() time.Duration {
 	return c.waited + time.Duration(int64(c.queue.len)*c.sinceEpoch()-c.enqueued)
 }
 
-// signal wakes Run without blocking.
+// signal wakes Run without blocking, if it is parked.
 func (c *Controller) signal() {
+	if !c.parked.Load() || !c.parked.CompareAndSwap(true, false) {
+		return
+	}
 	select {
 	case c.wake <- struct{}{}:
 	default:

@@ -482,3 +482,48 @@ func TestGoScheduler(t *testing.T) {
 		t.Errorf("load %+v", l)
 	}
 }
+
+// TestArrivalsWakeOnlyAParkedRun: the first statement wakes the parked adjuster; statements
+// that arrive before its next tick send it nothing (a wake-up per statement cost a busy server
+// a goroutine switch each).
+func TestArrivalsWakeOnlyAParkedRun(t *testing.T) {
+	c := New(Limits{MaxQueued: 100}, Options{InitialSlots: 4})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c.Run(ctx, fakeScheduler{func() Load { return Load{Procs: 1} }}, time.Hour, func(err error) { t.Error(err) })
+	}()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for !c.parked.Load() {
+		if time.Now().After(deadline) {
+			t.Fatal("Run did not park while idle")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if !c.TryAcquire() {
+		t.Fatal("no slot")
+	}
+	for c.parked.Load() || len(c.wake) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("Run was not woken by the first statement")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	c.Release()
+	// Each of these finds the server idle, as the first did, but Run is not parked: it waits
+	// for its next tick.
+	for range 100 {
+		if !c.TryAcquire() {
+			t.Fatal("no slot")
+		}
+		c.Release()
+	}
+	if n := len(c.wake); n != 0 || c.parked.Load() {
+		t.Errorf("after 100 statements between two ticks: %d wake-ups pending, parked %v; want none", n, c.parked.Load())
+	}
+}
