@@ -217,36 +217,7 @@ func TestMemoryAttacksFailCleanly(t *testing.T) {
 	s := startServer(t, serverOptions{addressSpace: memoryLimit})
 
 	t.Run("200 sockets announcing 16 MiB before login", func(t *testing.T) {
-		var wg sync.WaitGroup
-		var answered, evicted atomic.Int64
-		for range 200 {
-			c := dialRaw(t, s.adminAddr)
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				// A socket may also be closed before it is served: only
-				// max_unauthenticated_connections wait in their handshake at once.
-				if _, _, err := c.readPacket(); err != nil {
-					evicted.Add(1)
-					return
-				}
-				if c.writeHeader(1, 0xfffffe) != nil {
-					evicted.Add(1)
-					return
-				}
-				_, p, err := c.readPacket()
-				switch {
-				case err == nil && errCode(p) == 1153:
-					answered.Add(1)
-				case err != nil && !isTimeout(err):
-					evicted.Add(1)
-				}
-			}()
-		}
-		wg.Wait()
-		if answered.Load()+evicted.Load() != 200 || answered.Load() == 0 {
-			t.Errorf("of 200 sockets, %d got error 1153 and %d were closed; the rest got no answer", answered.Load(), evicted.Load())
-		}
+		announceHugePacketsBeforeLogin(t, s.adminAddr, false)
 		s.alive(t, "200 sockets announcing 16 MiB")
 	})
 
@@ -612,45 +583,7 @@ func TestTLSPacketLimits(t *testing.T) {
 func TestTLSPreLoginMemory(t *testing.T) {
 	s := startServer(t, serverOptions{addressSpace: memoryLimit,
 		top: "max_connections = 300\nmax_unauthenticated_connections = 300\n"})
-	var wg sync.WaitGroup
-	var answered, closed atomic.Int64
-	for range 200 {
-		c := dialRaw(t, s.addr)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if _, _, err := c.readPacket(); err != nil {
-				closed.Add(1)
-				return
-			}
-			if c.writePacket(1, sslHandshakeResponse("")[:32]) != nil {
-				closed.Add(1)
-				return
-			}
-			tc := tls.Client(c.Conn, &tls.Config{InsecureSkipVerify: true})
-			_ = tc.SetDeadline(time.Now().Add(rawTimeout))
-			if tc.Handshake() != nil {
-				closed.Add(1)
-				return
-			}
-			sc := &rawConn{t: t, Conn: tc}
-			if sc.writeHeader(2, 0xfffffe) != nil {
-				closed.Add(1)
-				return
-			}
-			_, p, err := sc.readPacket()
-			switch {
-			case err == nil && errCode(p) == 1153:
-				answered.Add(1)
-			case err != nil && !isTimeout(err):
-				closed.Add(1)
-			}
-		}()
-	}
-	wg.Wait()
-	if answered.Load()+closed.Load() != 200 || answered.Load() == 0 {
-		t.Errorf("of 200 sockets, %d got error 1153 and %d were closed; the rest got no answer", answered.Load(), closed.Load())
-	}
+	announceHugePacketsBeforeLogin(t, s.addr, true)
 	s.alive(t, "200 sockets announcing 16 MiB over TLS")
 }
 
@@ -766,4 +699,55 @@ func ordinaryRunsAgain(t *testing.T, db *sql.DB) {
 		err := db.QueryRow("SELECT 1").Scan(&one)
 		return err == nil, fmt.Sprint(err)
 	})
+}
+
+// announceHugePacketsBeforeLogin opens 200 sockets to addr that each announce a 16 MiB packet
+// before logging in (after the TLS handshake when overTLS) and checks that each gets error
+// 1153 or is closed, none is left without an answer, and at least one is answered. A socket
+// may be closed before it is served: only max_unauthenticated_connections wait in their
+// handshake at once.
+func announceHugePacketsBeforeLogin(t *testing.T, addr string, overTLS bool) {
+	t.Helper()
+	var wg sync.WaitGroup
+	var answered, closed atomic.Int64
+	for range 200 {
+		c := dialRaw(t, addr)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, _, err := c.readPacket(); err != nil {
+				closed.Add(1)
+				return
+			}
+			seq := byte(1)
+			if overTLS {
+				if c.writePacket(seq, sslHandshakeResponse("")[:32]) != nil {
+					closed.Add(1)
+					return
+				}
+				tc := tls.Client(c.Conn, &tls.Config{InsecureSkipVerify: true})
+				_ = tc.SetDeadline(time.Now().Add(rawTimeout))
+				if tc.Handshake() != nil {
+					closed.Add(1)
+					return
+				}
+				c, seq = &rawConn{t: t, Conn: tc}, 2
+			}
+			if c.writeHeader(seq, 0xfffffe) != nil {
+				closed.Add(1)
+				return
+			}
+			_, p, err := c.readPacket()
+			switch {
+			case err == nil && errCode(p) == 1153:
+				answered.Add(1)
+			case err != nil && !isTimeout(err):
+				closed.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if answered.Load()+closed.Load() != 200 || answered.Load() == 0 {
+		t.Errorf("of 200 sockets, %d got error 1153 and %d were closed; the rest got no answer", answered.Load(), closed.Load())
+	}
 }
