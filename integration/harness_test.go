@@ -298,3 +298,22 @@ func (s *testServer) replaceConfig(o serverOptions) {
 		s.t.Fatal(err)
 	}
 }
+
+// startTool runs an external program (a load balancer, Prometheus) for the rest of the test:
+// killed when the test ends, its output shown if the test failed.
+func startTool(t *testing.T, name, bin string, args ...string) {
+	t.Helper()
+	log := &serverproc.LogBuffer{}
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		if t.Failed() {
+			t.Logf("%s log:\n%s", name, log.String())
+		}
+	})
+}
