@@ -317,3 +317,14 @@ func startTool(t *testing.T, name, bin string, args ...string) {
 		}
 	})
 }
+
+// oneValue runs a query that must answer exactly one row of one column (a row of a system
+// table looked up by name) and returns it as text.
+func oneValue(t testing.TB, db *sql.DB, query string, args ...any) string {
+	t.Helper()
+	rows := queryStrings(t, db, query, args...)
+	if len(rows) != 1 {
+		t.Fatalf("%s %v: %d rows %q, want one", query, args, len(rows), rows)
+	}
+	return rows[0]
+}
