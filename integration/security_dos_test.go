@@ -264,16 +264,8 @@ func TestMemoryAttacksFailCleanly(t *testing.T) {
 func TestFailedLoginsAreDelayed(t *testing.T) {
 	const delay = 300 * time.Millisecond
 	s := startServer(t, serverOptions{
-		top: "connection_control_min_connection_delay = 300\nconnection_control_max_connection_delay = 300\n",
-		sections: `
-[[users]]
-name = "default"
-admin = true
-
-[[users]]
-name = "app"
-password = "secret"
-`,
+		top:      "connection_control_min_connection_delay = 300\nconnection_control_max_connection_delay = 300\n",
+		sections: appUsers,
 	})
 	// One admin connection for the whole test: a login from the attacked address would reset it.
 	admin, err := s.adminDB().Conn(context.Background())
