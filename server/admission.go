@@ -39,11 +39,7 @@ func (i *interceptor) takeSlot(ctx context.Context, c *mysql.Conn, stmt *stateme
 	if stmt.Exempt(currentDatabase(c)).Exempt {
 		return false, nil
 	}
-	var constraints map[string]config.Constraint
-	if !i.s.auth.isAdmin(c.User) {
-		constraints = i.s.cfg.Load().Constraints
-	}
-	maxWait := queueMaxWait(c, stmt, constraints)
+	maxWait := queueMaxWait(c, stmt, i.hintConstraints(c))
 	ctx, stop := cancelWhenPeerCloses(ctx, c.Conn)
 	err = ctrl.Acquire(ctx, maxWait)
 	stop()

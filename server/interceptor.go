@@ -179,11 +179,7 @@ func (i *interceptor) admit(c *mysql.Conn, stmt *statement.Summary) error {
 		lo, hi = throwSettings(nil)
 	}
 	if hints := stmt.Hints(); hints != nil {
-		var constraints map[string]config.Constraint
-		if !i.s.auth.isAdmin(c.User) {
-			constraints = i.s.cfg.Load().Constraints
-		}
-		lo, hi = hinted(hints, lo, hi, constraints)
+		lo, hi = hinted(hints, lo, hi, i.hintConstraints(c))
 	}
 	p := overload.Probability(r, lo, hi)
 	if p <= 0 || (p < 1 && i.s.random() >= p) {
@@ -202,6 +198,15 @@ func (i *interceptor) admit(c *mysql.Conn, stmt *statement.Summary) error {
 	i.s.counters.failedQueries.Add(1)
 	i.s.rejectLog.note(msg)
 	return mysql.NewSQLError(errServerOverloaded, mysql.SSUnknownSQLState, "%s", msg)
+}
+
+// hintConstraints are the constraints a connection's SET_VAR hints must keep: the config's for a
+// non-admin, nil for an admin, who is not bound by them.
+func (i *interceptor) hintConstraints(c *mysql.Conn) map[string]config.Constraint {
+	if i.s.auth.isAdmin(c.User) {
+		return nil
+	}
+	return i.s.cfg.Load().Constraints
 }
 
 // hinted applies a statement's SET_VAR hints for the two thresholds. As MySQL ignores invalid
