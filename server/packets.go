@@ -501,11 +501,20 @@ func lenencInt(b []byte) (uint64, int, bool) {
 	if len(b) == 0 {
 		return 0, 0, false
 	}
-	size := map[byte]int{0xfc: 3, 0xfd: 4, 0xfe: 9}[b[0]]
-	switch {
-	case b[0] < 0xfb:
+	var size int
+	switch b[0] {
+	case 0xfc:
+		size = 3
+	case 0xfd:
+		size = 4
+	case 0xfe:
+		size = 9
+	case 0xfb, 0xff:
+		return 0, 0, false
+	default:
 		return uint64(b[0]), 1, true
-	case size == 0 || len(b) < size:
+	}
+	if len(b) < size {
 		return 0, 0, false
 	}
 	var v uint64
