@@ -202,7 +202,7 @@ func (c *packetConn) Read(p []byte) (int, error) {
 		if c.failed {
 			return 0, io.EOF
 		}
-		c.out, c.outRead = c.out[:0], 0
+		c.out, c.outRead = release(c.out), 0
 		if c.answer != nil {
 			writeRaw(c.wire, c.answer)
 			held := c.held
@@ -437,9 +437,22 @@ func (c *packetConn) emitCaptured() {
 	if c.hello {
 		c.hello = false
 		c.emitHandshake()
-		return
+	} else {
+		c.emitPrepare()
 	}
-	c.emitPrepare()
+	c.prepare = release(c.prepare)
+}
+
+// retainedBuffer is the largest buffer a connection keeps between packets: one big prepared
+// statement must not hold its size for the connection's lifetime.
+const retainedBuffer = 64 << 10
+
+// release empties b for reuse, or drops it when it grew over retainedBuffer.
+func release(b []byte) []byte {
+	if cap(b) > retainedBuffer {
+		return nil
+	}
+	return b[:0]
 }
 
 // Capability flags of a handshake response the reader checks.
