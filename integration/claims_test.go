@@ -16,11 +16,7 @@ import (
 // gauge reads one row of system.metrics.
 func gauge(t testing.TB, db *sql.DB, name string) string {
 	t.Helper()
-	rows := queryStrings(t, db, "SELECT value FROM system.metrics WHERE metric = ?", name)
-	if len(rows) != 1 {
-		t.Fatalf("system.metrics has %d rows for %s", len(rows), name)
-	}
-	return rows[0]
+	return oneValue(t, db, "SELECT value FROM system.metrics WHERE metric = ?", name)
 }
 
 // waitExit waits for the server process to end and returns how long it took.

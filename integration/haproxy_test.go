@@ -4,13 +4,10 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"overloadsql/internal/serverproc"
 )
 
 // identify opens a new connection to addr and returns the listen address of the server that
@@ -53,19 +50,7 @@ func TestHAProxyRoutesAroundOverload(t *testing.T) {
 	if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	log := &serverproc.LogBuffer{}
-	cmd := exec.Command(bin, "-db", "-f", path)
-	cmd.Stdout, cmd.Stderr = log, log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("haproxy log:\n%s", log.String())
-		}
-	})
+	startTool(t, "haproxy", bin, "-db", "-f", path)
 
 	// Both servers take connections.
 	seen := map[string]int{}

@@ -298,3 +298,33 @@ func (s *testServer) replaceConfig(o serverOptions) {
 		s.t.Fatal(err)
 	}
 }
+
+// startTool runs an external program (a load balancer, Prometheus) for the rest of the test:
+// killed when the test ends, its output shown if the test failed.
+func startTool(t *testing.T, name, bin string, args ...string) {
+	t.Helper()
+	log := &serverproc.LogBuffer{}
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		if t.Failed() {
+			t.Logf("%s log:\n%s", name, log.String())
+		}
+	})
+}
+
+// oneValue runs a query that must answer exactly one row of one column (a row of a system
+// table looked up by name) and returns it as text.
+func oneValue(t testing.TB, db *sql.DB, query string, args ...any) string {
+	t.Helper()
+	rows := queryStrings(t, db, query, args...)
+	if len(rows) != 1 {
+		t.Fatalf("%s %v: %d rows %q, want one", query, args, len(rows), rows)
+	}
+	return rows[0]
+}

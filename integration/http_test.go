@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"overloadsql/httpapi"
-	"overloadsql/internal/serverproc"
 )
 
 // startHTTPServer starts overloadsql with http_listen on a free port; top adds top-level keys.
@@ -159,20 +158,8 @@ scrape_configs:
 		t.Fatal(err)
 	}
 	addr := freePort(t)
-	log := &serverproc.LogBuffer{}
-	cmd := exec.Command(bin, "--config.file="+path, "--storage.tsdb.path="+filepath.Join(dir, "data"),
+	startTool(t, "prometheus", bin, "--config.file="+path, "--storage.tsdb.path="+filepath.Join(dir, "data"),
 		"--web.listen-address="+addr, "--log.level=warn")
-	cmd.Stdout, cmd.Stderr = log, log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("prometheus log:\n%s", log.String())
-		}
-	})
 	p := prometheusServer{base: "http://" + addr}
 	eventually(t, 30*time.Second, "prometheus ready", func() (bool, string) {
 		resp, err := http.Get(p.base + "/-/ready")

@@ -258,32 +258,7 @@ func TestErrorNumbersAndDiagnostics(t *testing.T) {
 		return strings.Contains(log, "errno 1050) (sqlstate 42S01)"), "no such line"
 	})
 
-	rows := func(q string) []string {
-		t.Helper()
-		r, err := conn.QueryContext(ctx, q)
-		if err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		defer r.Close()
-		var out []string
-		cols, _ := r.Columns()
-		for r.Next() {
-			vals := make([]sql.NullString, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			if err := r.Scan(ptrs...); err != nil {
-				t.Fatal(err)
-			}
-			text := make([]string, len(vals))
-			for i, v := range vals {
-				text[i] = v.String
-			}
-			out = append(out, strings.Join(text, "\t"))
-		}
-		return out
-	}
+	rows := func(q string) []string { return queryStrings(t, conn, q) }
 	if _, err := conn.ExecContext(ctx, "SELECT * FROM nosuch"); err == nil {
 		t.Fatal("SELECT from a missing table succeeded")
 	}

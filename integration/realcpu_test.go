@@ -69,11 +69,7 @@ func queryLoad(t *testing.T, db *sql.DB, query, setup string, k int, max time.Du
 
 func metric(t *testing.T, admin *sql.DB, name string) float64 {
 	t.Helper()
-	rows := queryStrings(t, admin, "SELECT value FROM system.asynchronous_metrics WHERE metric = ?", name)
-	if len(rows) != 1 {
-		t.Fatalf("metric %s: %v", name, rows)
-	}
-	v, err := strconv.ParseFloat(rows[0], 64)
+	v, err := strconv.ParseFloat(oneValue(t, admin, "SELECT value FROM system.asynchronous_metrics WHERE metric = ?", name), 64)
 	if err != nil {
 		t.Fatal(err)
 	}

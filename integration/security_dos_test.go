@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"database/sql"
@@ -175,14 +176,7 @@ func TestMaxAllowedPacket(t *testing.T) {
 	// Long data of a prepared statement count towards the limit, across packets.
 	c = rawLogin(t, s.addr, "default")
 	stmt := prepareRaw(t, c, "SELECT ?")
-	chunk := append([]byte{0x18}, bin.LittleEndian.AppendUint32(nil, stmt)...)
-	chunk = append(chunk, 0, 0)
-	chunk = append(chunk, strings.Repeat("d", 600_000)...)
-	for range 2 {
-		if err := c.writePacket(0, chunk); err != nil {
-			break
-		}
-	}
+	sendLongData(c, stmt, 600_000, 2)
 	if code, msg := c.expectError(); code != 1153 {
 		t.Fatalf("1.2 MB of long data: got %d %s, want 1153", code, msg)
 	}
@@ -257,14 +251,7 @@ func TestMemoryAttacksFailCleanly(t *testing.T) {
 	t.Run("320 MiB of COM_STMT_SEND_LONG_DATA", func(t *testing.T) {
 		c := rawLogin(t, s.addr, "default")
 		stmt := prepareRaw(t, c, "SELECT LENGTH(?)")
-		chunk := append([]byte{0x18}, bin.LittleEndian.AppendUint32(nil, stmt)...)
-		chunk = append(chunk, 0, 0)
-		chunk = append(chunk, make([]byte, 1<<20)...)
-		for range 320 {
-			if c.writePacket(0, chunk) != nil {
-				break
-			}
-		}
+		sendLongData(c, stmt, 1<<20, 320)
 		if code, msg := c.expectError(); code != 1153 {
 			t.Errorf("320 MiB of long data: got %d %s, want 1153", code, msg)
 		}
@@ -277,16 +264,8 @@ func TestMemoryAttacksFailCleanly(t *testing.T) {
 func TestFailedLoginsAreDelayed(t *testing.T) {
 	const delay = 300 * time.Millisecond
 	s := startServer(t, serverOptions{
-		top: "connection_control_min_connection_delay = 300\nconnection_control_max_connection_delay = 300\n",
-		sections: `
-[[users]]
-name = "default"
-admin = true
-
-[[users]]
-name = "app"
-password = "secret"
-`,
+		top:      "connection_control_min_connection_delay = 300\nconnection_control_max_connection_delay = 300\n",
+		sections: appUsers,
 	})
 	// One admin connection for the whole test: a login from the attacked address would reset it.
 	admin, err := s.adminDB().Conn(context.Background())
@@ -537,14 +516,7 @@ func TestTLSPacketLimits(t *testing.T) {
 	t.Run("1.2 MB of long data", func(t *testing.T) {
 		c := rawLoginTLS(t, s.addr, "default")
 		stmt := prepareRaw(t, c, "SELECT COUNT(*) FROM system.metrics WHERE metric = ?")
-		chunk := append([]byte{0x18}, bin.LittleEndian.AppendUint32(nil, stmt)...)
-		chunk = append(chunk, 0, 0)
-		chunk = append(chunk, strings.Repeat("d", 600_000)...)
-		for range 2 {
-			if err := c.writePacket(0, chunk); err != nil {
-				break
-			}
-		}
+		sendLongData(c, stmt, 600_000, 2)
 		if code, msg := c.expectError(); code != 1153 {
 			t.Fatalf("got %d %s, want 1153", code, msg)
 		}
@@ -749,5 +721,18 @@ func announceHugePacketsBeforeLogin(t *testing.T, addr string, overTLS bool) {
 	wg.Wait()
 	if answered.Load()+closed.Load() != 200 || answered.Load() == 0 {
 		t.Errorf("of 200 sockets, %d got error 1153 and %d were closed; the rest got no answer", answered.Load(), closed.Load())
+	}
+}
+
+// sendLongData sends n COM_STMT_SEND_LONG_DATA packets of size bytes each for parameter 0 of
+// stmt, stopping at the first write the server refuses (it may close the connection).
+func sendLongData(c *rawConn, stmt uint32, size, n int) {
+	chunk := append([]byte{0x18}, bin.LittleEndian.AppendUint32(nil, stmt)...)
+	chunk = append(chunk, 0, 0)
+	chunk = append(chunk, bytes.Repeat([]byte{'d'}, size)...)
+	for range n {
+		if c.writePacket(0, chunk) != nil {
+			return
+		}
 	}
 }

@@ -17,11 +17,7 @@ import (
 // serverSetting reads one row of system.server_settings.
 func serverSetting(t testing.TB, db *sql.DB, name string) string {
 	t.Helper()
-	rows := queryStrings(t, db, "SELECT value FROM system.server_settings WHERE name = ?", name)
-	if len(rows) != 1 {
-		t.Fatalf("system.server_settings has %d rows for %s", len(rows), name)
-	}
-	return rows[0]
+	return oneValue(t, db, "SELECT value FROM system.server_settings WHERE name = ?", name)
 }
 
 // globalValue reads @@GLOBAL.name as text.

@@ -18,9 +18,6 @@ import (
 // engineMessages (pattern on the engine's text, MySQL's number and message); a number whose
 // SQLSTATE is not HY000 in MySQL goes into sqlStates.
 
-// erTableAccessDenied is ER_TABLEACCESS_DENIED_ERROR, which the protocol library does not name.
-const erTableAccessDenied = 1142
-
 // erQueryInterrupted is ER_QUERY_INTERRUPTED: the statement was stopped by KILL QUERY.
 const erQueryInterrupted = 1317
 
@@ -41,7 +38,7 @@ var sqlStates = map[int]string{
 	mysql.ERParseError:              mysql.SSClientError,   // 1064
 	mysql.ERMultiplePriKey:          mysql.SSClientError,   // 1068
 	mysql.ERWrongValueCountOnRow:    "21S01",               // 1136
-	erTableAccessDenied:             mysql.SSClientError,   // 1142
+	errTableAccessDenied:            mysql.SSClientError,   // 1142
 	mysql.ERNoSuchTable:             mysql.SSUnknownTable,  // 1146
 	mysql.ERSyntaxError:             mysql.SSClientError,   // 1149
 	mysql.ERSpecifiedAccessDenied:   mysql.SSClientError,   // 1227

@@ -123,9 +123,6 @@ func (i *interceptor) recovered(c *mysql.Conn, err *error) {
 	}
 }
 
-// errGlobalVariable is MySQL's ER_GLOBAL_VARIABLE: SET without GLOBAL of a global-only variable.
-const errGlobalVariable = 1229
-
 // mysqlError gives the engine's errors that reach the client without a MySQL number (1105) the
 // number MySQL uses: privilege errors of its database wrapper 1044, 1142 or 1227, and 1229 for
 // SET of a global-only variable without GLOBAL.
@@ -142,7 +139,7 @@ func mysqlError(err error) error {
 	case strings.HasPrefix(msg, "command denied to user "):
 		return mysql.NewSQLError(mysql.ERSpecifiedAccessDenied, sqlStateAccessDenied, "%s", msg)
 	case strings.HasSuffix(msg, "is a GLOBAL variable and should be set with SET GLOBAL"):
-		return mysql.NewSQLError(errGlobalVariable, mysql.SSUnknownSQLState, "%s", msg)
+		return mysql.NewSQLError(mysql.ERGlobalVariable, mysql.SSUnknownSQLState, "%s", msg)
 	}
 	return err
 }

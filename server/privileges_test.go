@@ -191,7 +191,7 @@ func TestMySQLErrorNumbers(t *testing.T) {
 		{unknown("Access denied for user 'app'@'%' to database 'mysql'"), mysql.ERDBAccessDenied},
 		{unknown("Access denied for user 'app'@'%' to table 'user'"), errTableAccessDenied},
 		{unknown("command denied to user 'app'@'%'"), mysql.ERSpecifiedAccessDenied},
-		{unknown("Variable 'max_connections' is a GLOBAL variable and should be set with SET GLOBAL"), errGlobalVariable},
+		{unknown("Variable 'max_connections' is a GLOBAL variable and should be set with SET GLOBAL"), mysql.ERGlobalVariable},
 		{unknown("table not found: t"), mysql.ERUnknownError},
 		{mysql.NewSQLError(mysql.ERNoSuchTable, "42S02", "Access denied for user x to database y"), mysql.ERNoSuchTable},
 		{nil, 0},

@@ -334,7 +334,8 @@ func serverSettingNames() []string {
 }
 
 // RestartRequired returns the names of the settings that differ between old and new and take
-// effect only after a restart: "listen", "admin_listen", and "users" when the users changed.
+// effect only after a restart (the settings not marked reloadable in the catalog), and "users"
+// when the users changed.
 func RestartRequired(old, new *Config) []string {
 	var names []string
 	for _, s := range serverSettings {
