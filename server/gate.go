@@ -1,7 +1,6 @@
 package server
 
 import (
-	"encoding/binary"
 	"net"
 	"sync/atomic"
 	"syscall"
@@ -94,15 +93,7 @@ func refuse(c net.Conn, msg string) {
 	if len(msg) > 0xffffff-9 {
 		msg = msg[:0xffffff-9]
 	}
-	payload := 1 + 2 + 1 + 5 + len(msg)
-	pkt := make([]byte, 4, 4+payload)
-	pkt[0], pkt[1], pkt[2], pkt[3] = byte(payload), byte(payload>>8), byte(payload>>16), 0
-	pkt = append(pkt, 0xff)
-	pkt = binary.LittleEndian.AppendUint16(pkt, 1040)
-	pkt = append(pkt, '#')
-	pkt = append(pkt, "08004"...)
-	pkt = append(pkt, msg...)
-	writeNow(c, pkt)
+	writeNow(c, errPacket(0, 1040, "08004", msg))
 	_ = c.Close()
 }
 

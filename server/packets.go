@@ -202,7 +202,7 @@ func (c *packetConn) Read(p []byte) (int, error) {
 		if c.failed {
 			return 0, io.EOF
 		}
-		c.out, c.outRead = c.out[:0], 0
+		c.out, c.outRead = release(c.out), 0
 		if c.answer != nil {
 			writeRaw(c.wire, c.answer)
 			held := c.held
@@ -437,9 +437,22 @@ func (c *packetConn) emitCaptured() {
 	if c.hello {
 		c.hello = false
 		c.emitHandshake()
-		return
+	} else {
+		c.emitPrepare()
 	}
-	c.emitPrepare()
+	c.prepare = release(c.prepare)
+}
+
+// retainedBuffer is the largest buffer a connection keeps between packets: one big prepared
+// statement must not hold its size for the connection's lifetime.
+const retainedBuffer = 64 << 10
+
+// release empties b for reuse, or drops it when it grew over retainedBuffer.
+func release(b []byte) []byte {
+	if cap(b) > retainedBuffer {
+		return nil
+	}
+	return b[:0]
 }
 
 // Capability flags of a handshake response the reader checks.
@@ -501,11 +514,20 @@ func lenencInt(b []byte) (uint64, int, bool) {
 	if len(b) == 0 {
 		return 0, 0, false
 	}
-	size := map[byte]int{0xfc: 3, 0xfd: 4, 0xfe: 9}[b[0]]
-	switch {
-	case b[0] < 0xfb:
+	var size int
+	switch b[0] {
+	case 0xfc:
+		size = 3
+	case 0xfd:
+		size = 4
+	case 0xfe:
+		size = 9
+	case 0xfb, 0xff:
+		return 0, 0, false
+	default:
 		return uint64(b[0]), 1, true
-	case size == 0 || len(b) < size:
+	}
+	if len(b) < size {
 		return 0, 0, false
 	}
 	var v uint64

@@ -352,3 +352,27 @@ func TestPacketConnTerminatesTLS(t *testing.T) {
 		t.Errorf("packetTooLarge = %d, want 1", counters.packetTooLarge.Load())
 	}
 }
+
+// A big prepared statement does not keep its size in the connection's buffers once it is read.
+func TestPacketConnReleasesBigBuffers(t *testing.T) {
+	limits, _ := testLimits(1 << 20)
+	prepare := packet(0, "\x16SELECT '"+strings.Repeat("x", 4*retainedBuffer)+"'")
+	one := packet(0, "\x03SELECT 1")
+	sock := &chunkConn{data: append(bytes.Clone(prepare), one...), chunk: 16 << 10}
+	c := newPacketConn(sock, limits)
+	c.markAuthenticated()
+	got := make([]byte, len(prepare))
+	if _, err := io.ReadFull(c, got); err != nil || !bytes.Equal(got, prepare) {
+		t.Fatalf("prepare: %d bytes, %v", len(got), err)
+	}
+	got = make([]byte, len(one))
+	if _, err := io.ReadFull(c, got); err != nil || !bytes.Equal(got, one) {
+		t.Fatalf("next command: %q, %v", got, err)
+	}
+	if n, err := c.Read(got); n != 0 || err != io.EOF {
+		t.Fatalf("end of stream: %d bytes, %v", n, err)
+	}
+	if cap(c.prepare) > retainedBuffer || cap(c.out) > retainedBuffer {
+		t.Errorf("kept buffers of %d and %d bytes, want at most %d", cap(c.prepare), cap(c.out), retainedBuffer)
+	}
+}
