@@ -59,7 +59,7 @@ func (s *Server) reload(path string) error {
 		s.logger.Warn("config changes that need a restart are not applied until then", "settings", strings.Join(restart, ", "))
 		keepRestartOnly(next, old)
 	}
-	if err := s.apply(next); err != nil {
+	if err := s.apply(next, true); err != nil {
 		return err
 	}
 	s.variables.applyDefaults(s.fromFile, next)

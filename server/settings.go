@@ -115,7 +115,8 @@ func (s *Server) commitSettings(conn uint32, user string, failed bool, persist m
 			return mysql.NewSQLError(mysql.ERUnknownError, mysql.SSUnknownSQLState, "SET PERSIST: %v; no value was changed", err)
 		}
 	}
-	if err := s.apply(next); err != nil {
+	tlsFiles := next.TLSCertFile != running.TLSCertFile || next.TLSKeyFile != running.TLSKeyFile
+	if err := s.apply(next, tlsFiles); err != nil {
 		s.showGlobals(changes)
 		return errConstraint("%v; no value of the statement was changed", err)
 	}

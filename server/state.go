@@ -164,13 +164,14 @@ func (s *Server) applySuppress(cfg *config.Config) error {
 }
 
 // apply makes cfg the running configuration: every reloadable part takes effect now. The caller
-// holds the settings lock.
-func (s *Server) apply(cfg *config.Config) error {
+// holds the settings lock. readCertificates reads the TLS certificate and key files again: on a
+// reload, so that a renewed certificate under the same name is picked up, and when SET GLOBAL
+// names other files; not on every SET GLOBAL, which would read files under the lock.
+func (s *Server) apply(cfg *config.Config, readCertificates bool) error {
 	if err := s.applySuppress(cfg); err != nil {
 		return err
 	}
-	if cfg.Path != "" || cfg.TLSCertFile != "" {
-		// Read again, so that a renewed certificate under the same name is picked up too.
+	if readCertificates && (cfg.Path != "" || cfg.TLSCertFile != "") {
 		if err := s.certs.load(cfg); err != nil {
 			return err
 		}
