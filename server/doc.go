@@ -34,6 +34,8 @@
 //     non-blocking: a FIFO or a device is refused with a failed-reload warning, not waited on.
 //  2. Server.settingsMu, the settings lock: every change of the running configuration, of the
 //     simulation, and of the engine's globals that show them (reload's apply, commitSettings).
+//     Files read under it: the TLS certificate and key, on a reload and when SET GLOBAL names
+//     other ones (the operator's own files, like the config).
 //  3. persistence.mu: the persisted-settings file, read and replaced under it.
 //  4. The engine's system-variable registry lock (sql.SystemVariables): held by the engine while
 //     it sets a variable and calls the variable's NotifyChanged hook; taken by AssignValues.
