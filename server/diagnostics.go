@@ -38,7 +38,7 @@ func registerDiagnosticVariables() {
 			Default: int64(0),
 			NotifyChanged: func(ctx *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
 				if ctx != nil && ctx.Query() != "" {
-					return mysql.NewSQLError(mysql.ERIncorrectGlobalLocalVar, "HY000", "Variable '%s' is a read only variable", v.Var.GetName())
+					return mysql.NewSQLError(mysql.ERIncorrectGlobalLocalVar, mysql.SSUnknownSQLState, "Variable '%s' is a read only variable", v.Var.GetName())
 				}
 				return nil
 			},
