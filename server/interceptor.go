@@ -73,6 +73,14 @@ func (i *interceptor) serve(ctx context.Context, c *mysql.Conn, stmt *statement.
 	defer forgetThresholdsIfNamed(c, stmt)
 	ctx, done := cancelOnDisconnect(ctx, c.Conn)
 	defer done()
+	turn, err := i.s.enterStorage(ctx, c, stmt)
+	if err != nil {
+		return err
+	}
+	defer i.s.leaveStorage(c, turn)
+	if turn.alone {
+		callback = withoutTransactionFlag(c, callback)
+	}
 	held, err := i.takeSlot(ctx, c, stmt)
 	if err != nil {
 		return err
@@ -146,6 +154,7 @@ func mysqlError(err error) error {
 
 func (i *interceptor) Prepare(ctx context.Context, chain gms.Chain, c *mysql.Conn, query string, prepare *mysql.PrepareData) (fields []*querypb.Field, err error) {
 	defer i.recovered(c, &err)
+	defer i.s.leaveStorageAfterPrepare(c)
 	fields, err = chain.ComPrepare(ctx, c, query, prepare)
 	return fields, mysqlError(err)
 }
