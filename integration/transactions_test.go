@@ -224,3 +224,40 @@ func TestWriteLockWaits(t *testing.T) {
 		t.Errorf("WriteLockHolder = %s with no open transaction, want 0", got)
 	}
 }
+
+// COM_RESET_CONNECTION ends the session's transaction (MySQL rolls it back): the write lock
+// goes with it, even if the client then stays idle.
+func TestResetConnectionReleasesWriteLock(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	for _, q := range []string{"CREATE TABLE kv (id INT PRIMARY KEY, v INT)", "INSERT INTO kv VALUES (1, 1)"} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := rawLogin(t, s.addr, "default")
+	command := func(payload []byte) {
+		t.Helper()
+		if err := c.writePacket(0, payload); err != nil {
+			t.Fatal(err)
+		}
+		if _, p := c.mustReadPacket(); len(p) == 0 || p[0] != 0x00 {
+			t.Fatalf("%q: %s, want OK", payload, describePacket(p))
+		}
+	}
+	const comQuery, comResetConnection = 0x03, 0x1f
+	command(append([]byte{comQuery}, "BEGIN"...))
+	command(append([]byte{comQuery}, "UPDATE main.kv SET v = 7 WHERE id = 1"...))
+	if got := oneValue(t, db, "SELECT value FROM system.metrics WHERE metric = 'WriteLockHolder'"); got == "0" {
+		t.Fatal("no holder of the write lock while a transaction has written")
+	}
+	command([]byte{comResetConnection})
+	if got := oneValue(t, db, "SELECT value FROM system.metrics WHERE metric = 'WriteLockHolder'"); got != "0" {
+		t.Errorf("WriteLockHolder = %s after COM_RESET_CONNECTION, want 0", got)
+	}
+	conn := pinned(t, db)
+	execOn(t, conn, "SET innodb_lock_wait_timeout = 1", "UPDATE kv SET v = v + 1 WHERE id = 1")
+	if got := oneValue(t, db, "SELECT v FROM kv WHERE id = 1"); got != "2" {
+		t.Errorf("v = %s, want 2: the reset transaction's write must be rolled back", got)
+	}
+}
