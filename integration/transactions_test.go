@@ -261,3 +261,23 @@ func TestResetConnectionReleasesWriteLock(t *testing.T) {
 		t.Errorf("v = %s, want 2: the reset transaction's write must be rolled back", got)
 	}
 }
+
+// SET autocommit = 1 in a session where it was 0 commits the open transaction, as in MySQL,
+// also one opened with BEGIN (the engine alone left it open, to be lost at disconnect).
+func TestEnablingAutocommitCommits(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	if _, err := db.Exec("CREATE TABLE kv (id INT PRIMARY KEY)"); err != nil {
+		t.Fatal(err)
+	}
+	conn := pinned(t, db)
+	execOn(t, conn, "SET autocommit = 0", "INSERT INTO kv VALUES (1)", "SET autocommit = 1",
+		"SET autocommit = 0", "BEGIN", "INSERT INTO kv VALUES (2)", "SET autocommit = 1")
+	conn.Close()
+	if got := oneValue(t, db, "SELECT COUNT(*) FROM kv"); got != "2" {
+		t.Errorf("%s rows after the connection closed, want 2: SET autocommit = 1 must commit", got)
+	}
+	if got := oneValue(t, db, "SELECT value FROM system.metrics WHERE metric = 'WriteLockHolder'"); got != "0" {
+		t.Errorf("WriteLockHolder = %s, want 0", got)
+	}
+}

@@ -78,8 +78,11 @@ func (i *interceptor) serve(ctx context.Context, c *mysql.Conn, stmt *statement.
 		return err
 	}
 	defer i.s.leaveStorage(c, turn)
-	if turn.alone {
+	switch {
+	case turn.alone:
 		callback = withoutTransactionFlag(c, callback)
+	case turn.enablesAutocommit:
+		callback = committingAutocommit(c, turn.cl, callback)
 	}
 	held, err := i.takeSlot(ctx, c, stmt)
 	if err != nil {

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"overloadsql/server/statement"
@@ -69,6 +70,9 @@ type storageTurn struct {
 	cl *client
 	// alone: a read in autocommit mode, run without the engine's commit.
 	alone bool
+	// enablesAutocommit: SET autocommit in a session where it was off, which commits the open
+	// transaction in MySQL (the engine does not when the transaction began with BEGIN).
+	enablesAutocommit bool
 }
 
 // enterStorage prepares the session for a statement (see the comment at the top of the file).
@@ -94,6 +98,7 @@ func (s *Server) enterStorage(ctx context.Context, c *mysql.Conn, stmt *statemen
 		if !holder {
 			cl.dropSnapshots(false)
 		}
+		turn.enablesAutocommit = stmt.MayChangeSettings() && c.StatusFlags&mysql.ServerStatusAutocommit == 0
 	case statement.ReadsStorage:
 		if !holder && !sess.GetIgnoreAutoCommit() && c.StatusFlags&mysql.ServerStatusAutocommit != 0 {
 			sess.SetIgnoreAutoCommit(true)
@@ -131,6 +136,21 @@ func (s *Server) leaveStorage(c *mysql.Conn, turn storageTurn) {
 		return
 	}
 	cl.lockedTx = tx
+}
+
+// commit commits the session's open transaction, if any, and ends it.
+func (c *client) commit() error {
+	sess := c.session
+	tx := sess.GetTransaction()
+	if tx == nil {
+		return nil
+	}
+	if err := sess.CommitTransaction(c.sessionContext(), tx); err != nil {
+		return fmt.Errorf("commit the open transaction: %w", err)
+	}
+	sess.SetTransaction(nil)
+	sess.SetIgnoreAutoCommit(false)
+	return nil
 }
 
 // autocommit is the session's @@autocommit; true when it cannot be read, as the engine's default.
@@ -208,6 +228,21 @@ func (c *client) dropSnapshots(end bool) {
 	_ = sess.Rollback(c.sessionContext(), tx)
 	if end {
 		sess.SetTransaction(nil)
+	}
+}
+
+// committingAutocommit commits the open transaction when SET autocommit has turned autocommit
+// on, before the statement's OK goes out (so a failed commit is the statement's error, and the
+// OK's status flags are the ones after the commit).
+func committingAutocommit(c *mysql.Conn, cl *client, callback resultCallback) resultCallback {
+	return func(r *sqltypes.Result, more bool) error {
+		if cl.autocommit() {
+			if err := cl.commit(); err != nil {
+				return err
+			}
+			c.StatusFlags &^= mysql.ServerInTransaction
+		}
+		return callback(r, more)
 	}
 }
 
