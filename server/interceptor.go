@@ -112,6 +112,9 @@ func (i *interceptor) serve(ctx context.Context, c *mysql.Conn, stmt *statement.
 		return i.settling(c, stmt, callback, func(cb resultCallback) error { return mysqlError(run(ctx, cb)) })
 	}
 	err = mysqlError(run(ctx, callback))
+	if err == nil {
+		i.s.interruptKilled(stmt)
+	}
 	return i.settled(c, err, nil)
 }
 

@@ -196,8 +196,19 @@ func (s *Server) waitForWriteLock(ctx context.Context, c *mysql.Conn, cl *client
 		s.counters.lockWaitTimeouts.Add(1)
 		s.counters.failedQueries.Add(1)
 		return mysql.NewSQLError(erLockWaitTimeout, mysql.SSUnknownSQLState, "Lock wait timeout exceeded; try restarting transaction")
+	case errors.Is(err, errWaitInterrupted):
+		return mysql.NewSQLError(mysql.ERQueryInterrupted, "70100", "Query execution was interrupted")
 	default:
 		return mysql.NewSQLError(mysql.ERQueryInterrupted, "70100", "Query execution was interrupted while waiting for the write lock: %v", err)
+	}
+}
+
+// interruptKilled stops the write-lock wait of the connection that a KILL, which succeeded,
+// named: as in MySQL, KILL QUERY ends a statement that waits for a lock with error 1317, and
+// KILL CONNECTION ends it before it can run.
+func (s *Server) interruptKilled(stmt *statement.Summary) {
+	if conn, ok := stmt.KilledConnection(); ok {
+		s.writes.interrupt(conn)
 	}
 }
 

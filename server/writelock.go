@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 )
@@ -17,15 +18,21 @@ type writeLock struct {
 	waiters []*lockWaiter
 }
 
-// lockWaiter is a connection waiting for the lock; granted is closed when it gets it.
+// lockWaiter is a connection waiting for the lock; granted is closed when it gets it, stop
+// when a KILL interrupts the wait (both under mu).
 type lockWaiter struct {
 	conn    uint32
 	granted chan struct{}
+	stop    chan struct{}
+	stopped bool
 }
 
+// errWaitInterrupted is acquire's error when interrupt stopped the wait.
+var errWaitInterrupted = errors.New("interrupted by KILL")
+
 // acquire gives the lock to conn (connection ids are never 0), waiting until the holder and the
-// connections that asked first have released it, or until ctx ends: then it returns ctx's error
-// and conn does not hold the lock.
+// connections that asked first have released it, or until ctx ends or interrupt stops the wait:
+// then it returns ctx's error or errWaitInterrupted, and conn does not hold the lock.
 func (l *writeLock) acquire(ctx context.Context, conn uint32) error {
 	l.mu.Lock()
 	if owner := l.owner.Load(); owner == conn || owner == 0 && len(l.waiters) == 0 {
@@ -33,16 +40,32 @@ func (l *writeLock) acquire(ctx context.Context, conn uint32) error {
 		l.mu.Unlock()
 		return nil
 	}
-	w := &lockWaiter{conn: conn, granted: make(chan struct{})}
+	w := &lockWaiter{conn: conn, granted: make(chan struct{}), stop: make(chan struct{})}
 	l.waiters = append(l.waiters, w)
 	l.mu.Unlock()
+	err := errWaitInterrupted
 	select {
 	case <-w.granted:
 		return nil
 	case <-ctx.Done():
+		err = ctx.Err()
+	case <-w.stop:
 	}
 	l.giveUp(w)
-	return ctx.Err()
+	return err
+}
+
+// interrupt stops conn's wait for the lock, if it waits (a KILL of the connection or of its
+// statement): its acquire returns errWaitInterrupted without the lock.
+func (l *writeLock) interrupt(conn uint32) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, w := range l.waiters {
+		if w.conn == conn && !w.stopped {
+			w.stopped = true
+			close(w.stop)
+		}
+	}
 }
 
 // giveUp takes a waiter that stopped waiting out of the queue; if it was granted the lock in

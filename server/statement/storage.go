@@ -6,7 +6,7 @@ type Storage int
 
 const (
 	// ReadsStorage: changes no stored data and ends no transaction. SELECT without a locking
-	// clause, SHOW, DESCRIBE, EXPLAIN, DO, USE and SET (except SET autocommit).
+	// clause, SHOW, DESCRIBE, EXPLAIN, DO, USE, KILL and SET (except SET autocommit).
 	ReadsStorage Storage = iota
 	// WritesStorage: may change stored data or a table's definition, or locks rows: every
 	// statement that is neither of the other kinds, and SELECT ... FOR UPDATE / FOR SHARE /

@@ -18,6 +18,8 @@ func TestSummaryStorage(t *testing.T) {
 		{"SET @x = 1", ReadsStorage},
 		{"SET NAMES utf8mb4", ReadsStorage},
 		{"USE main", ReadsStorage},
+		{"KILL 7", ReadsStorage},
+		{"kill query 7", ReadsStorage},
 		{"/*!40101 SET NAMES utf8mb4 */", ReadsStorage},
 		{"SELECT * FROM t WHERE id = 1 FOR UPDATE", WritesStorage},
 		{"select * from t for share", WritesStorage},
