@@ -281,3 +281,41 @@ func TestEnablingAutocommitCommits(t *testing.T) {
 		t.Errorf("WriteLockHolder = %s, want 0", got)
 	}
 }
+
+// A transaction's reads repeat also when the client prepares each statement (go-sql-driver does
+// for every statement with parameters: COM_STMT_PREPARE, EXECUTE, CLOSE): preparing took the
+// transaction's snapshots away, so its next read saw another connection's later commit.
+func TestReadOnlyTransactionRepeatsPreparedReads(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	if _, err := db.Exec("CREATE TABLE kv (id INT PRIMARY KEY, v INT)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("INSERT INTO kv VALUES (1, 1)"); err != nil {
+		t.Fatal(err)
+	}
+	read := func(conn *sql.Conn) int {
+		t.Helper()
+		var v int
+		if err := conn.QueryRowContext(context.Background(), "SELECT v FROM kv WHERE id = ?", 1).Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	for _, begin := range []string{"BEGIN", "SET autocommit = 0"} {
+		t.Run(begin, func(t *testing.T) {
+			reader, writer := pinned(t, db), pinned(t, db)
+			execOn(t, reader, begin)
+			before := read(reader)
+			execOn(t, writer, "UPDATE kv SET v = v + 1 WHERE id = 1")
+			if got := read(reader); got != before {
+				t.Errorf("the transaction's second prepared read saw %d, its first %d: reads in a transaction must repeat", got, before)
+			}
+			execOn(t, reader, "COMMIT")
+			if got := read(reader); got != before+1 {
+				t.Errorf("after COMMIT the reader saw %d, want %d", got, before+1)
+			}
+			execOn(t, reader, "SET autocommit = 1")
+		})
+	}
+}

@@ -160,7 +160,7 @@ func mysqlError(err error) error {
 
 func (i *interceptor) Prepare(ctx context.Context, chain gms.Chain, c *mysql.Conn, query string, prepare *mysql.PrepareData) (fields []*querypb.Field, err error) {
 	defer i.recovered(c, &err)
-	defer i.s.leaveStorageAfterPrepare(c)
+	defer i.s.leaveStorageAfterPrepare(c, openTransaction(c))
 	fields, err = chain.ComPrepare(ctx, c, query, prepare)
 	return fields, mysqlError(err)
 }

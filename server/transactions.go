@@ -163,14 +163,28 @@ func (c *client) autocommit() bool {
 	return err != nil || on
 }
 
-// leaveStorageAfterPrepare drops what preparing a statement left in the session: the engine
-// resolves the tables it names, which takes their snapshots, but neither commits nor rolls back.
-func (s *Server) leaveStorageAfterPrepare(c *mysql.Conn) {
+// openTransaction is the session's transaction now, nil when none (or no session).
+func openTransaction(c *mysql.Conn) sql.Transaction {
+	if cl := clientOf(c); cl != nil {
+		return cl.session.GetTransaction()
+	}
+	return nil
+}
+
+// leaveStorageAfterPrepare puts the session's transaction back as it was before a statement was
+// prepared (before): the engine resolves the tables the statement names, which takes their
+// snapshots, in a new transaction when none was open, that it neither commits nor rolls back. A
+// new one is dropped; an open one keeps them, as if it had read the tables (its reads must
+// repeat, and drivers prepare every statement they run with parameters).
+func (s *Server) leaveStorageAfterPrepare(c *mysql.Conn, before sql.Transaction) {
 	cl := clientOf(c)
 	if cl == nil || s.writes.holds(c.ConnectionID) {
 		return
 	}
-	cl.dropSnapshots(!cl.session.GetIgnoreAutoCommit() && c.StatusFlags&mysql.ServerStatusAutocommit != 0)
+	if before != nil && cl.session.GetTransaction() == before {
+		return
+	}
+	cl.dropSnapshots(true)
 }
 
 // forgetConnection releases the write lock of a connection that closed: the engine drops its
