@@ -319,3 +319,91 @@ func TestReadOnlyTransactionRepeatsPreparedReads(t *testing.T) {
 		})
 	}
 }
+
+// rawStatus reads the answer to a command (an OK, an ERR, or a result set ending in EOF, the
+// client not having asked for CLIENT_DEPRECATE_EOF) and returns its last status flags.
+func rawStatus(t *testing.T, c *rawConn) uint16 {
+	t.Helper()
+	_, p := c.mustReadPacket()
+	switch {
+	case len(p) > 0 && p[0] == 0xff:
+		t.Fatalf("error: %s", describePacket(p))
+	case len(p) > 0 && p[0] == 0x00:
+		// OK: header, affected rows and last insert id (one byte each below 251), status.
+		if len(p) < 5 || p[1] >= 0xfb || p[2] >= 0xfb {
+			t.Fatalf("unexpected OK packet %s", describePacket(p))
+		}
+		return uint16(p[3]) | uint16(p[4])<<8
+	}
+	// A result set: column definitions, EOF, rows, EOF.
+	for eofs := 0; ; {
+		_, p := c.mustReadPacket()
+		if len(p) > 0 && p[0] == 0xff {
+			t.Fatalf("error in a result set: %s", describePacket(p))
+		}
+		if len(p) == 5 && p[0] == 0xfe {
+			if eofs++; eofs == 2 {
+				return uint16(p[3]) | uint16(p[4])<<8
+			}
+		}
+	}
+}
+
+// statusInTrans is SERVER_STATUS_IN_TRANS of OK and EOF packets.
+const statusInTrans = 0x1
+
+// COM_RESET_CONNECTION gives the session MySQL's defaults, autocommit on and no transaction: the
+// first read after it runs as a read in autocommit mode. It ran as one in a transaction (the
+// connection's status flags still said autocommit off) and committed the table version it had
+// read, undoing a change another connection committed while it ran; and a SAVEPOINT after the
+// reset was kept as if a transaction were open. (The reset's own OK packet carries status flags
+// 0: the protocol library writes it; the next answer has the right ones.)
+func TestResetConnectionRestoresAutocommit(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	for _, q := range []string{"CREATE TABLE kv (id INT PRIMARY KEY, v INT)", "INSERT INTO kv VALUES (1, 1)"} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := rawLogin(t, s.addr, "default")
+	send := func(payload []byte) {
+		t.Helper()
+		if err := c.writePacket(0, payload); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const comQuery, comResetConnection = 0x03, 0x1f
+	for _, q := range []string{"SET autocommit = 0", "SELECT v FROM main.kv"} {
+		send(append([]byte{comQuery}, q...))
+		if st := rawStatus(t, c); st&statusAutocommit != 0 || st&statusInTrans == 0 {
+			t.Fatalf("status %#x after %s, want autocommit off, in a transaction", st, q)
+		}
+	}
+	send([]byte{comResetConnection})
+	rawStatus(t, c)
+	send(append([]byte{comQuery}, "SAVEPOINT sp"...))
+	rawStatus(t, c)
+	send(append([]byte{comQuery}, "ROLLBACK TO SAVEPOINT sp"...))
+	if _, p := c.mustReadPacket(); errCode(p) != 1305 {
+		t.Errorf("ROLLBACK TO SAVEPOINT after a SAVEPOINT outside a transaction: %s, want error 1305", describePacket(p))
+	}
+
+	send([]byte{comResetConnection})
+	rawStatus(t, c)
+	id := intOn(t, pinned(t, db), "SELECT MAX(id) FROM information_schema.processlist")
+	send(append([]byte{comQuery}, "SELECT v, SLEEP(3) FROM main.kv WHERE id = 1"...))
+	eventually(t, 10*time.Second, "the raw connection's read runs", func() (bool, string) {
+		rows := queryStrings(t, db, "SELECT info FROM information_schema.processlist WHERE id = ?", id)
+		return len(rows) == 1 && rows[0] != "", fmt.Sprint(rows)
+	})
+	if _, err := db.Exec("UPDATE kv SET v = 2 WHERE id = 1"); err != nil {
+		t.Fatal(err)
+	}
+	if st := rawStatus(t, c); st&statusAutocommit == 0 || st&statusInTrans != 0 {
+		t.Errorf("status %#x after a read in autocommit mode, want autocommit on and no transaction", st)
+	}
+	if got := oneValue(t, db, "SELECT v FROM kv WHERE id = 1"); got != "2" {
+		t.Errorf("v = %s, want 2: the read after COM_RESET_CONNECTION undid a concurrent commit", got)
+	}
+}

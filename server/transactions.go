@@ -98,9 +98,11 @@ func (s *Server) enterStorage(ctx context.Context, c *mysql.Conn, stmt *statemen
 		if !holder {
 			cl.dropSnapshots(false)
 		}
-		turn.enablesAutocommit = stmt.MayChangeSettings() && c.StatusFlags&mysql.ServerStatusAutocommit == 0
+		turn.enablesAutocommit = stmt.MayChangeSettings() && !cl.autocommit()
 	case statement.ReadsStorage:
-		if !holder && !sess.GetIgnoreAutoCommit() && c.StatusFlags&mysql.ServerStatusAutocommit != 0 {
+		// The session's @@autocommit, which the engine's commit reads, not the status flags of
+		// the last answer: a COM_RESET_CONNECTION or a failed statement leaves them behind.
+		if !holder && !sess.GetIgnoreAutoCommit() && cl.autocommit() {
 			sess.SetIgnoreAutoCommit(true)
 			turn.alone = true
 		}
