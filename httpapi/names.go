@@ -73,6 +73,7 @@ var Names = []Name{
 	{tableEvents, "AdmissionQueueWaitMicroseconds", prefix + "admission_queue_wait_seconds_total", microToSecond},
 	{tableEvents, "AdmissionRejectedQueries", prefix + "admission_rejected_queries_total", 1},
 	{tableEvents, "MemoryLimitExceededQueries", prefix + "memory_limit_exceeded_queries_total", 1},
+	{tableEvents, "LockWaitTimeoutQueries", prefix + "lock_wait_timeout_queries_total", 1},
 
 	{tableMetrics, "MySQLConnection", prefix + "mysql_connections", 1},
 	{tableMetrics, "Query", prefix + "running_queries", 1},
@@ -80,6 +81,8 @@ var Names = []Name{
 	{tableMetrics, "AdmissionSlots", prefix + "admission_slots", 1},
 	{tableMetrics, "AdmissionRunningStatements", prefix + "admission_running_statements", 1},
 	{tableMetrics, "AdmissionQueuedStatements", prefix + "admission_queued_statements", 1},
+	{tableMetrics, "WriteLockHolder", prefix + "write_lock_holder_connection_id", 1},
+	{tableMetrics, "WriteLockWaitingStatements", prefix + "write_lock_waiting_statements", 1},
 }
 
 // warningMetric is 1 for every resource with a warning in system.warnings.

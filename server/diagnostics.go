@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"math"
 
 	"overloadsql/server/statement"
@@ -61,19 +60,16 @@ func (h *protocolHandler) recordDiagnostics(c *mysql.Conn, err *mysql.SQLError) 
 		sess.Warn(&sql.Warning{Level: "Error", Code: err.Num, Message: err.Message})
 		errors = 1
 	}
-	if cl.diagnosticsCtx == nil {
-		cl.diagnosticsCtx = sql.NewContext(context.Background(), sql.WithSession(sess))
-	}
 	h.setCount(cl, warningCountVariable, int64(sess.WarningCount()))
 	h.setCount(cl, errorCountVariable, int64(errors))
 }
 
 // setCount sets one of the counters of a connection's session, unless it already has that value.
 func (h *protocolHandler) setCount(cl *client, name string, n int64) {
-	if v, _ := cl.session.GetSessionVariable(cl.diagnosticsCtx, name); v == n {
+	if v, _ := cl.session.GetSessionVariable(cl.sessionContext(), name); v == n {
 		return
 	}
-	if err := cl.session.SetSessionVariable(cl.diagnosticsCtx, name, n); err != nil {
+	if err := cl.session.SetSessionVariable(cl.sessionContext(), name, n); err != nil {
 		h.logger.Error("update @@"+name, "err", err)
 	}
 }

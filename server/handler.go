@@ -26,13 +26,20 @@ import (
 type protocolHandler struct {
 	mysql.Handler
 	logger *slog.Logger
+	// closed is told of every connection that closed, after the engine dropped its session.
+	closed func(*mysql.Conn)
 }
 
 // handlerOption installs protocolHandler around the engine's handler (and its interceptors).
-func handlerOption(logger *slog.Logger) gms.Option {
+func handlerOption(logger *slog.Logger, closed func(*mysql.Conn)) gms.Option {
 	return func(e *sqle.Engine, sm *gms.SessionManager, h mysql.Handler) (*sqle.Engine, *gms.SessionManager, mysql.Handler) {
-		return e, sm, &protocolHandler{Handler: h, logger: logger}
+		return e, sm, &protocolHandler{Handler: h, logger: logger, closed: closed}
 	}
+}
+
+func (h *protocolHandler) ConnectionClosed(c *mysql.Conn) {
+	h.Handler.ConnectionClosed(c)
+	h.closed(c)
 }
 
 func (h *protocolHandler) NewConnection(c *mysql.Conn) {

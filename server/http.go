@@ -35,7 +35,8 @@ func (h httpState) Gauges() []overload.Metric {
 
 // gauges are the rows of system.metrics.
 func (s *Server) gauges() []tables.Gauge {
-	return s.counters.gauges(s.registry.Len(), s.admission.State())
+	holder, waiting := s.writes.state()
+	return s.counters.gauges(s.registry.Len(), s.admission.State(), holder, waiting)
 }
 
 // readiness says whether the main listener would accept a new connection now: not while the

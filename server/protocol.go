@@ -20,7 +20,8 @@ const maxLoggedInput = 1024
 // connection's packet reader to the connection's prepared statements (so the reader can refuse
 // a reset of an unknown one), refuses more than maxPreparedStatements per connection, answers a
 // COM_RESET_CONNECTION that comes before any session exists (the engine's handler would
-// dereference the missing session), and logs each failed statement once, as one line.
+// dereference the missing session) and releases the write lock of the transaction a reset ends,
+// and logs each failed statement once, as one line.
 type guardHandler struct {
 	mysql.Handler
 	s *Server
@@ -38,7 +39,10 @@ func (h guardHandler) ComResetConnection(c *mysql.Conn) error {
 	if clientOf(c) == nil {
 		return nil // no session yet: nothing to reset
 	}
-	return h.Handler.ComResetConnection(c)
+	err := h.Handler.ComResetConnection(c)
+	// The engine closed the session, and its transaction with it: the write lock goes too.
+	h.s.forgetConnection(c)
+	return err
 }
 
 func (h guardHandler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {

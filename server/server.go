@@ -67,6 +67,9 @@ type Server struct {
 	// statements running now, which it cancels then (memory.go).
 	memory     *overload.MemoryGuard
 	statements *statements
+	// writes is the write lock of the stored tables: one transaction writes at a time
+	// (transactions.go).
+	writes writeLock
 	// reloadMu makes reloads one at a time; see the lock order in the package comment.
 	reloadMu sync.Mutex
 	// settingsMu is the settings lock: every change of the running configuration, of the
@@ -160,6 +163,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	}
 	s.boundGroupConcat()
 	registerDiagnosticVariables()
+	sql.SystemVariables.AddSystemVariables(lockWaitTimeoutVariables())
 
 	main, err := net.Listen("tcp", running.Listen)
 	if err != nil {
@@ -219,7 +223,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		Version:   MySQLVersion,
 		Listener:  s.listener,
 		TLSConfig: s.certs.tlsConfig(),
-		Options:   []gms.Option{interceptors.Option(), handlerOption(s.logger)},
+		Options:   []gms.Option{interceptors.Option(), handlerOption(s.logger, s.forgetConnection)},
 		ProtocolListenerFactory: func(c gms.Config, lc mysql.ListenerConfig, sel gms.ServerEventListener) (gms.ProtocolListener, error) {
 			lc.AuthServer = s.auth
 			lc.Listener = statisticsListener{Listener: lc.Listener, text: s.statisticsText}
@@ -324,16 +328,28 @@ func (p ownProcesses) Processes() []sql.Process {
 type client struct {
 	session   *memory.Session
 	persisted memory.GlobalsMap
-	// diagnosticsCtx is the context the handler updates @@warning_count and @@error_count
-	// with; only the connection's goroutine uses it.
-	diagnosticsCtx *sql.Context
+	// ctx is the session's context outside a statement (sessionContext); only the connection's
+	// goroutine uses it.
+	ctx *sql.Context
 	// savepoints are the connection's savepoints (savepoint.go).
 	savepoints savepoints
+	// lockedTx is the transaction for which the connection holds the write lock, nil until the
+	// statement that took it has ended (transactions.go).
+	lockedTx sql.Transaction
 
 	cached atomic.Bool
 	lo, hi atomic.Uint64 // math.Float64bits
 
 	errorLog logBudget // failed statements this connection may still log
+}
+
+// sessionContext is a context of the session for what the server does to it between
+// statements: the diagnostics variables, the end of a transaction (transactions.go).
+func (c *client) sessionContext() *sql.Context {
+	if c.ctx == nil {
+		c.ctx = sql.NewContext(context.Background(), sql.WithSession(c.session))
+	}
+	return c.ctx
 }
 
 // thresholds returns the session's min and max ratio to throw. They are read from the session

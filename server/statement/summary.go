@@ -37,6 +37,9 @@ type Summary struct {
 
 	thresholdsRead  bool
 	namesThresholds bool
+
+	storageRead bool
+	storage     Storage
 }
 
 // Summarize reads a statement's leading words once and returns its summary. It does not

@@ -1,0 +1,283 @@
+package integration
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The engine's in-memory sessions put back, when they commit, every table version they saw: a
+// transaction that only read a table undid the changes others committed meanwhile, and two
+// writers kept only the last one's rows. These tests failed before the write lock
+// (transactions.go): concurrent increments lost about a third of their updates.
+
+// pinned is one connection of db, closed with the test.
+func pinned(t *testing.T, db *sql.DB) *sql.Conn {
+	t.Helper()
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
+func execOn(t *testing.T, conn *sql.Conn, queries ...string) {
+	t.Helper()
+	for _, q := range queries {
+		if _, err := conn.ExecContext(context.Background(), q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+func intOn(t *testing.T, conn *sql.Conn, query string) int {
+	t.Helper()
+	var n int
+	if err := conn.QueryRowContext(context.Background(), query).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return n
+}
+
+func TestConcurrentWritesAreNotLost(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	db.SetMaxOpenConns(8)
+	const writers, increments = 3, 60
+	if _, err := db.Exec("CREATE TABLE counts (id INT PRIMARY KEY, v INT)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("INSERT INTO counts VALUES (0, 0), (1, 0), (2, 0), (3, 0)"); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, writers+1)
+	stop := make(chan struct{})
+	for w := 1; w <= writers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range increments {
+				for _, id := range []int{w, 0} {
+					if _, err := db.Exec("UPDATE counts SET v = v + 1 WHERE id = ?", id); err != nil {
+						errs <- fmt.Errorf("writer %d: %w", w, err)
+						return
+					}
+				}
+			}
+		}()
+	}
+	// A reader in autocommit mode and one in a long read-only transaction, committing.
+	readers := sync.WaitGroup{}
+	readers.Add(1)
+	go func() {
+		defer readers.Done()
+		for i := 0; i < 10000; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			var n int
+			if err := db.QueryRow("SELECT SUM(v) FROM counts").Scan(&n); err != nil {
+				errs <- fmt.Errorf("reader: %w", err)
+				return
+			}
+			tx, err := db.Begin()
+			if err != nil {
+				errs <- fmt.Errorf("reader: %w", err)
+				return
+			}
+			if err := tx.QueryRow("SELECT v FROM counts WHERE id = 1").Scan(&n); err != nil {
+				errs <- fmt.Errorf("reader: %w", err)
+				return
+			}
+			if err := tx.Commit(); err != nil {
+				errs <- fmt.Errorf("reader commit: %w", err)
+				return
+			}
+		}
+	}()
+	wg.Wait()
+	close(stop)
+	readers.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	for id, want := range []int{writers * increments, increments, increments, increments} {
+		if got := oneValue(t, db, "SELECT v FROM counts WHERE id = ?", id); got != strconv.Itoa(want) {
+			t.Errorf("row %d: v = %s after %d committed increments; updates were lost", id, got, want)
+		}
+	}
+}
+
+// A transaction that only read a table must not undo, at its COMMIT, a change another
+// connection committed after its read; its own reads stay repeatable.
+func TestReadOnlyTransactionKeepsOthersCommits(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	if _, err := db.Exec("CREATE TABLE kv (id INT PRIMARY KEY, v INT)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("INSERT INTO kv VALUES (1, 1)"); err != nil {
+		t.Fatal(err)
+	}
+	for _, begin := range []string{"BEGIN", "SET autocommit = 0"} {
+		t.Run(begin, func(t *testing.T) {
+			reader, writer := pinned(t, db), pinned(t, db)
+			before := intOn(t, reader, "SELECT v FROM kv WHERE id = 1")
+			execOn(t, reader, begin)
+			if got := intOn(t, reader, "SELECT v FROM kv WHERE id = 1"); got != before {
+				t.Fatalf("read %d in the transaction, %d before it", got, before)
+			}
+			execOn(t, writer, "UPDATE kv SET v = v + 1 WHERE id = 1")
+			if got := intOn(t, reader, "SELECT v FROM kv WHERE id = 1"); got != before {
+				t.Errorf("the transaction's second read saw %d, its first %d: reads in a transaction must repeat", got, before)
+			}
+			execOn(t, reader, "COMMIT")
+			if got := intOn(t, writer, "SELECT v FROM kv WHERE id = 1"); got != before+1 {
+				t.Errorf("after the reader's COMMIT v = %d, want %d: the read-only transaction undid a commit", got, before+1)
+			}
+			execOn(t, reader, "SET autocommit = 1")
+		})
+	}
+}
+
+// One transaction writes at a time: a second writer waits, fails with 1205 after
+// innodb_lock_wait_timeout, and gets the lock when the first ends (ROLLBACK, a failed statement,
+// a disconnect). system.metrics names the holder.
+func TestWriteLockWaits(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	for _, q := range []string{"CREATE TABLE kv (id INT PRIMARY KEY, v INT)", "INSERT INTO kv VALUES (1, 1)"} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	holder, waiter := pinned(t, db), pinned(t, db)
+	execOn(t, holder, "BEGIN", "UPDATE kv SET v = 100 WHERE id = 1")
+	holderID := intOn(t, holder, "SELECT CONNECTION_ID()")
+
+	execOn(t, waiter, "SET innodb_lock_wait_timeout = 1")
+	_, err := waiter.ExecContext(context.Background(), "UPDATE kv SET v = 200 WHERE id = 1")
+	if me := mysqlError(t, err); me.Number != 1205 || string(me.SQLState[:]) != "HY000" {
+		t.Fatalf("second writer: %v, want 1205 (HY000) Lock wait timeout exceeded", err)
+	}
+	if got := oneValue(t, db, "SELECT value FROM system.metrics WHERE metric = 'WriteLockHolder'"); got != strconv.Itoa(holderID) {
+		t.Errorf("WriteLockHolder = %s, want the holder's connection id %d", got, holderID)
+	}
+	if got := oneValue(t, db, "SELECT value FROM system.events WHERE event = 'LockWaitTimeoutQueries'"); got != "1" {
+		t.Errorf("LockWaitTimeoutQueries = %s, want 1", got)
+	}
+	// Reads never wait, and do not see the uncommitted write.
+	if got := oneValue(t, db, "SELECT v FROM kv WHERE id = 1"); got != "1" {
+		t.Errorf("a reader saw v = %s while the writer's transaction was open, want 1", got)
+	}
+
+	// The waiter gets the lock as soon as the holder rolls back.
+	execOn(t, waiter, "SET innodb_lock_wait_timeout = 30")
+	done := make(chan error, 1)
+	go func() {
+		_, err := waiter.ExecContext(context.Background(), "UPDATE kv SET v = v + 1 WHERE id = 1")
+		done <- err
+	}()
+	eventually(t, 10*time.Second, "the second writer waits", func() (bool, string) {
+		got := oneValue(t, db, "SELECT value FROM system.metrics WHERE metric = 'WriteLockWaitingStatements'")
+		return got == "1", "WriteLockWaitingStatements = " + got
+	})
+	execOn(t, holder, "ROLLBACK")
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("second writer after the holder's ROLLBACK: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the second writer still waits after the holder's ROLLBACK")
+	}
+	if got := oneValue(t, db, "SELECT v FROM kv WHERE id = 1"); got != "2" {
+		t.Errorf("v = %s, want 2 (the holder's write rolled back, the waiter's applied)", got)
+	}
+
+	// A failed autocommit write leaves the lock free.
+	if _, err := holder.ExecContext(context.Background(), "INSERT INTO kv VALUES (1, 5)"); err == nil {
+		t.Fatal("a duplicate key was accepted")
+	}
+	execOn(t, waiter, "SET innodb_lock_wait_timeout = 1", "UPDATE kv SET v = 3 WHERE id = 1")
+
+	// A connection that closes in its transaction frees the lock, and its writes are gone.
+	gone := s.open("default", "", s.addr)
+	goneConn := pinned(t, gone)
+	execOn(t, goneConn, "BEGIN", "UPDATE kv SET v = 999 WHERE id = 1")
+	goneConn.Close()
+	gone.Close()
+	execOn(t, waiter, "SET innodb_lock_wait_timeout = 30", "UPDATE kv SET v = v + 1 WHERE id = 1")
+	if got := oneValue(t, db, "SELECT v FROM kv WHERE id = 1"); got != "4" {
+		t.Errorf("v = %s, want 4: the closed connection's uncommitted write must be gone", got)
+	}
+	if got := oneValue(t, db, "SELECT value FROM system.metrics WHERE metric = 'WriteLockHolder'"); got != "0" {
+		t.Errorf("WriteLockHolder = %s with no open transaction, want 0", got)
+	}
+}
+
+// COM_RESET_CONNECTION ends the session's transaction (MySQL rolls it back): the write lock
+// goes with it, even if the client then stays idle.
+func TestResetConnectionReleasesWriteLock(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	for _, q := range []string{"CREATE TABLE kv (id INT PRIMARY KEY, v INT)", "INSERT INTO kv VALUES (1, 1)"} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := rawLogin(t, s.addr, "default")
+	command := func(payload []byte) {
+		t.Helper()
+		if err := c.writePacket(0, payload); err != nil {
+			t.Fatal(err)
+		}
+		if _, p := c.mustReadPacket(); len(p) == 0 || p[0] != 0x00 {
+			t.Fatalf("%q: %s, want OK", payload, describePacket(p))
+		}
+	}
+	const comQuery, comResetConnection = 0x03, 0x1f
+	command(append([]byte{comQuery}, "BEGIN"...))
+	command(append([]byte{comQuery}, "UPDATE main.kv SET v = 7 WHERE id = 1"...))
+	if got := oneValue(t, db, "SELECT value FROM system.metrics WHERE metric = 'WriteLockHolder'"); got == "0" {
+		t.Fatal("no holder of the write lock while a transaction has written")
+	}
+	command([]byte{comResetConnection})
+	if got := oneValue(t, db, "SELECT value FROM system.metrics WHERE metric = 'WriteLockHolder'"); got != "0" {
+		t.Errorf("WriteLockHolder = %s after COM_RESET_CONNECTION, want 0", got)
+	}
+	conn := pinned(t, db)
+	execOn(t, conn, "SET innodb_lock_wait_timeout = 1", "UPDATE kv SET v = v + 1 WHERE id = 1")
+	if got := oneValue(t, db, "SELECT v FROM kv WHERE id = 1"); got != "2" {
+		t.Errorf("v = %s, want 2: the reset transaction's write must be rolled back", got)
+	}
+}
+
+// SET autocommit = 1 in a session where it was 0 commits the open transaction, as in MySQL,
+// also one opened with BEGIN (the engine alone left it open, to be lost at disconnect).
+func TestEnablingAutocommitCommits(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	if _, err := db.Exec("CREATE TABLE kv (id INT PRIMARY KEY)"); err != nil {
+		t.Fatal(err)
+	}
+	conn := pinned(t, db)
+	execOn(t, conn, "SET autocommit = 0", "INSERT INTO kv VALUES (1)", "SET autocommit = 1",
+		"SET autocommit = 0", "BEGIN", "INSERT INTO kv VALUES (2)", "SET autocommit = 1")
+	conn.Close()
+	if got := oneValue(t, db, "SELECT COUNT(*) FROM kv"); got != "2" {
+		t.Errorf("%s rows after the connection closed, want 2: SET autocommit = 1 must commit", got)
+	}
+	if got := oneValue(t, db, "SELECT value FROM system.metrics WHERE metric = 'WriteLockHolder'"); got != "0" {
+		t.Errorf("WriteLockHolder = %s, want 0", got)
+	}
+}

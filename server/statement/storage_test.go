@@ -1,0 +1,52 @@
+package statement
+
+import "testing"
+
+func TestSummaryStorage(t *testing.T) {
+	for _, c := range []struct {
+		sql  string
+		want Storage
+	}{
+		{"SELECT * FROM main.t", ReadsStorage},
+		{"select 1", ReadsStorage},
+		{"SELECT * FROM t WHERE name = 'for update'", ReadsStorage},
+		{"SELECT `for`, `update` FROM t", ReadsStorage},
+		{"SELECT * FROM t /* FOR UPDATE */", ReadsStorage},
+		{"SHOW CREATE TABLE t", ReadsStorage},
+		{"DESCRIBE t", ReadsStorage},
+		{"EXPLAIN SELECT * FROM t", ReadsStorage},
+		{"SET @x = 1", ReadsStorage},
+		{"SET NAMES utf8mb4", ReadsStorage},
+		{"USE main", ReadsStorage},
+		{"/*!40101 SET NAMES utf8mb4 */", ReadsStorage},
+		{"SELECT * FROM t WHERE id = 1 FOR UPDATE", WritesStorage},
+		{"select * from t for share", WritesStorage},
+		{"SELECT * FROM t LOCK IN SHARE MODE", WritesStorage},
+		{"SELECT * FROM (SELECT * FROM t FOR UPDATE) x", WritesStorage},
+		{"INSERT INTO t VALUES (1)", WritesStorage},
+		{"UPDATE t SET v = v + 1", WritesStorage},
+		{"DELETE FROM t", WritesStorage},
+		{"REPLACE INTO t VALUES (1)", WritesStorage},
+		{"CREATE TABLE t (id INT PRIMARY KEY)", WritesStorage},
+		{"ALTER TABLE t ADD COLUMN v INT", WritesStorage},
+		{"TRUNCATE t", WritesStorage},
+		{"WITH x AS (SELECT 1) SELECT * FROM x", WritesStorage},
+		{"(SELECT 1)", WritesStorage},
+		{"CALL p()", WritesStorage},
+		{"BEGIN", EndsTransaction},
+		{"START TRANSACTION WITH CONSISTENT SNAPSHOT", EndsTransaction},
+		{"COMMIT", EndsTransaction},
+		{"rollback work", EndsTransaction},
+		{"SET autocommit = 1", EndsTransaction},
+		{"SET @@SESSION.AUTOCOMMIT = 0", EndsTransaction},
+		{"LOCK TABLES t WRITE", EndsTransaction},
+		{"UNLOCK TABLES", EndsTransaction},
+	} {
+		s := summarize(c.sql)
+		for range 2 {
+			if got := s.Storage(); got != c.want {
+				t.Errorf("Storage(%q) = %v, want %v", c.sql, got, c.want)
+			}
+		}
+	}
+}

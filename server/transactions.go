@@ -1,0 +1,257 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"overloadsql/server/statement"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/mysql"
+	"github.com/dolthub/vitess/go/sqltypes"
+)
+
+// Transactions over the in-memory tables. The engine's in-memory session keeps, for each table a
+// transaction touches, the version of the table it first saw (a snapshot; its own writes go into
+// a copy), and its commit puts every one of those versions back as the table's current one:
+// the tables it only read too. So a transaction that read a table while another one committed a
+// change to it undid that change when it committed, and two transactions writing the same table
+// at once kept only the last one's writes: concurrent clients lost committed rows, silently.
+//
+// The server therefore decides what reaches a commit, from each statement's summary
+// (statement.Summary.Storage), before and after the engine runs it:
+//
+//   - A statement that may write takes the write lock (writeLock) first, and its connection
+//     keeps it until its transaction ends (commit, rollback, an implicit commit, a disconnect).
+//     One transaction writes at a time; the others wait in arrival order, at most
+//     innodb_lock_wait_timeout seconds (then error 1205, as MySQL). When the lock is taken in the
+//     middle of a transaction, the snapshots its reads took before are dropped first, so its
+//     writes start from the current tables.
+//   - A transaction that does not hold the lock has written nothing, so its commit must put
+//     nothing back: before a statement that may end it (COMMIT, ROLLBACK, BEGIN, SET autocommit,
+//     LOCK / UNLOCK TABLES) its snapshots are dropped, and a reading statement in autocommit mode
+//     runs without the engine's commit at its end, its snapshots dropped instead.
+//
+// Reads never wait: a read in autocommit mode sees the tables as last committed; the reads of an
+// explicit transaction that writes nothing see the tables as they were when each was first read
+// in it (a consistent dump); a writing transaction sees the current tables and its own writes.
+
+// Errors of the write lock, MySQL's.
+const (
+	erLockWaitTimeout = mysql.ERLockWaitTimeout // 1205
+)
+
+// lockWaitTimeoutVariable is MySQL's innodb_lock_wait_timeout: the seconds a statement waits
+// for the write lock. The engine declares it global-only with the range 1..1; it is declared
+// again here as MySQL does (session and global, default 50).
+const (
+	lockWaitTimeoutVariable = "innodb_lock_wait_timeout"
+	defaultLockWaitTimeout  = 50
+	maxLockWaitTimeout      = 1073741824
+)
+
+// lockWaitTimeoutVariables declares innodb_lock_wait_timeout as MySQL's.
+func lockWaitTimeoutVariables() []sql.SystemVariable {
+	return []sql.SystemVariable{&sql.MysqlSystemVariable{
+		Name:              lockWaitTimeoutVariable,
+		Scope:             sql.GetMysqlScope(sql.SystemVariableScope_Both),
+		Dynamic:           true,
+		SetVarHintApplies: true,
+		Type:              types.NewSystemIntType(lockWaitTimeoutVariable, 1, maxLockWaitTimeout, false),
+		Default:           int64(defaultLockWaitTimeout),
+	}}
+}
+
+// storageTurn is what enterStorage did for one statement, for leaveStorage to finish.
+type storageTurn struct {
+	cl *client
+	// alone: a read in autocommit mode, run without the engine's commit.
+	alone bool
+	// enablesAutocommit: SET autocommit in a session where it was off, which commits the open
+	// transaction in MySQL (the engine does not when the transaction began with BEGIN).
+	enablesAutocommit bool
+}
+
+// enterStorage prepares the session for a statement (see the comment at the top of the file).
+// It may wait for the write lock; ctx bounds that wait with the client's connection.
+func (s *Server) enterStorage(ctx context.Context, c *mysql.Conn, stmt *statement.Summary) (storageTurn, error) {
+	cl := clientOf(c)
+	if cl == nil {
+		return storageTurn{}, nil
+	}
+	turn := storageTurn{cl: cl}
+	sess := cl.session
+	holder := s.writes.holds(c.ConnectionID)
+	switch stmt.Storage() {
+	case statement.WritesStorage:
+		if holder {
+			break
+		}
+		if err := s.waitForWriteLock(ctx, c, cl); err != nil {
+			return storageTurn{}, err
+		}
+		cl.dropSnapshots(false)
+	case statement.EndsTransaction:
+		if !holder {
+			cl.dropSnapshots(false)
+		}
+		turn.enablesAutocommit = stmt.MayChangeSettings() && c.StatusFlags&mysql.ServerStatusAutocommit == 0
+	case statement.ReadsStorage:
+		if !holder && !sess.GetIgnoreAutoCommit() && c.StatusFlags&mysql.ServerStatusAutocommit != 0 {
+			sess.SetIgnoreAutoCommit(true)
+			turn.alone = true
+		}
+	}
+	return turn, nil
+}
+
+// leaveStorage finishes a statement: a read in autocommit mode ends its transaction without
+// the commit, and the write lock is released when the transaction that took it has ended.
+func (s *Server) leaveStorage(c *mysql.Conn, turn storageTurn) {
+	cl := turn.cl
+	if cl == nil {
+		return
+	}
+	if turn.alone {
+		cl.session.SetIgnoreAutoCommit(false)
+		cl.dropSnapshots(true)
+		c.StatusFlags &^= mysql.ServerInTransaction
+	}
+	if !s.writes.holds(c.ConnectionID) {
+		return
+	}
+	tx := cl.session.GetTransaction()
+	if tx != nil && !cl.session.GetIgnoreAutoCommit() && cl.autocommit() {
+		// A statement in autocommit mode that failed: the engine neither committed nor rolled
+		// back its transaction. MySQL rolls the statement back.
+		cl.dropSnapshots(true)
+		tx = nil
+	}
+	if tx == nil || cl.lockedTx != nil && tx != cl.lockedTx {
+		cl.lockedTx = nil
+		s.writes.release(c.ConnectionID)
+		return
+	}
+	cl.lockedTx = tx
+}
+
+// commit commits the session's open transaction, if any, and ends it.
+func (c *client) commit() error {
+	sess := c.session
+	tx := sess.GetTransaction()
+	if tx == nil {
+		return nil
+	}
+	if err := sess.CommitTransaction(c.sessionContext(), tx); err != nil {
+		return fmt.Errorf("commit the open transaction: %w", err)
+	}
+	sess.SetTransaction(nil)
+	sess.SetIgnoreAutoCommit(false)
+	return nil
+}
+
+// autocommit is the session's @@autocommit; true when it cannot be read, as the engine's default.
+func (c *client) autocommit() bool {
+	v, err := c.session.GetSessionVariable(c.sessionContext(), sql.AutoCommitSessionVar)
+	if err != nil {
+		return true
+	}
+	on, err := sql.ConvertToBool(c.sessionContext(), v)
+	return err != nil || on
+}
+
+// leaveStorageAfterPrepare drops what preparing a statement left in the session: the engine
+// resolves the tables it names, which takes their snapshots, but neither commits nor rolls back.
+func (s *Server) leaveStorageAfterPrepare(c *mysql.Conn) {
+	cl := clientOf(c)
+	if cl == nil || s.writes.holds(c.ConnectionID) {
+		return
+	}
+	cl.dropSnapshots(!cl.session.GetIgnoreAutoCommit() && c.StatusFlags&mysql.ServerStatusAutocommit != 0)
+}
+
+// forgetConnection releases the write lock of a connection that closed: the engine drops its
+// session and with it the transaction's writes.
+func (s *Server) forgetConnection(c *mysql.Conn) {
+	s.writes.release(c.ConnectionID)
+}
+
+// waitForWriteLock takes the write lock for the connection, waiting at most the session's
+// innodb_lock_wait_timeout, and less if the client closes its connection.
+func (s *Server) waitForWriteLock(ctx context.Context, c *mysql.Conn, cl *client) error {
+	timeout := time.Duration(lockWaitTimeout(cl)) * time.Second
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	ctx, stop := cancelWhenPeerCloses(ctx, c.Conn)
+	defer stop()
+	err := s.writes.acquire(ctx, c.ConnectionID)
+	switch {
+	case err == nil:
+		cl.lockedTx = nil
+		return nil
+	case errors.Is(err, context.DeadlineExceeded):
+		s.counters.lockWaitTimeouts.Add(1)
+		s.counters.failedQueries.Add(1)
+		return mysql.NewSQLError(erLockWaitTimeout, mysql.SSUnknownSQLState, "Lock wait timeout exceeded; try restarting transaction")
+	default:
+		return mysql.NewSQLError(mysql.ERQueryInterrupted, "70100", "Query execution was interrupted while waiting for the write lock: %v", err)
+	}
+}
+
+// lockWaitTimeout is the session's innodb_lock_wait_timeout in seconds.
+func lockWaitTimeout(cl *client) int64 {
+	v, err := cl.session.GetSessionVariable(cl.sessionContext(), lockWaitTimeoutVariable)
+	if err != nil {
+		return defaultLockWaitTimeout
+	}
+	n, ok := v.(int64)
+	if !ok || n < 1 {
+		return defaultLockWaitTimeout
+	}
+	return n
+}
+
+// dropSnapshots rolls the session's transaction back: it forgets the tables the transaction
+// has read, and what it wrote (a transaction without the write lock wrote nothing), so that a
+// commit after this puts nothing back. end also ends the transaction, as the commit of an
+// autocommit statement would have.
+func (c *client) dropSnapshots(end bool) {
+	sess := c.session
+	tx := sess.GetTransaction()
+	if tx == nil {
+		return
+	}
+	// The in-memory session's Rollback forgets the transaction's tables and edits and cannot fail.
+	_ = sess.Rollback(c.sessionContext(), tx)
+	if end {
+		sess.SetTransaction(nil)
+	}
+}
+
+// committingAutocommit commits the open transaction when SET autocommit has turned autocommit
+// on, before the statement's OK goes out (so a failed commit is the statement's error, and the
+// OK's status flags are the ones after the commit).
+func committingAutocommit(c *mysql.Conn, cl *client, callback resultCallback) resultCallback {
+	return func(r *sqltypes.Result, more bool) error {
+		if cl.autocommit() {
+			if err := cl.commit(); err != nil {
+				return err
+			}
+			c.StatusFlags &^= mysql.ServerInTransaction
+		}
+		return callback(r, more)
+	}
+}
+
+// withoutTransactionFlag clears the in-transaction status flag before each result of a read
+// run without the engine's commit: the engine sets the flag from the transaction it still has
+// when it answers, and an OK packet carries it to the client.
+func withoutTransactionFlag(c *mysql.Conn, callback resultCallback) resultCallback {
+	return func(r *sqltypes.Result, more bool) error {
+		c.StatusFlags &^= mysql.ServerInTransaction
+		return callback(r, more)
+	}
+}

@@ -1,0 +1,127 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+// waitFor polls cond until it holds; the lock's waiters are goroutines, so the tests wait for
+// them to be queued before they go on. Bounded: fails after 10 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestWriteLockIsReentrantAndFIFO(t *testing.T) {
+	var l writeLock
+	ctx := context.Background()
+	if err := l.acquire(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.acquire(ctx, 1); err != nil {
+		t.Fatalf("re-entry: %v", err)
+	}
+	order := make(chan uint32, 2)
+	for _, conn := range []uint32{2, 3} {
+		go func() {
+			if err := l.acquire(ctx, conn); err != nil {
+				t.Error(err)
+			}
+			order <- conn
+		}()
+		waitFor(t, "the waiter to queue", func() bool { _, n := l.state(); return int(n) == int(conn)-1 })
+	}
+	l.release(3) // not the holder: nothing happens
+	if owner, waiting := l.state(); owner != 1 || waiting != 2 {
+		t.Fatalf("state = %d, %d after a release by a non-holder; want 1, 2", owner, waiting)
+	}
+	l.release(1)
+	if got := <-order; got != 2 {
+		t.Fatalf("connection %d got the lock first, want 2 (arrival order)", got)
+	}
+	if !l.holds(2) || l.holds(1) {
+		t.Fatal("the lock did not pass to connection 2")
+	}
+	l.release(2)
+	if got := <-order; got != 3 {
+		t.Fatalf("got %d, want 3", got)
+	}
+	l.release(3)
+	if owner, waiting := l.state(); owner != 0 || waiting != 0 {
+		t.Fatalf("state = %d, %d after every release; want free", owner, waiting)
+	}
+}
+
+func TestWriteLockWaiterGivesUp(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		ctx  func() (context.Context, context.CancelFunc)
+		want error
+	}{
+		{"deadline", func() (context.Context, context.CancelFunc) {
+			return context.WithDeadline(context.Background(), time.Unix(0, 0))
+		}, context.DeadlineExceeded},
+		{"cancelled", func() (context.Context, context.CancelFunc) {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			return ctx, cancel
+		}, context.Canceled},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var l writeLock
+			if err := l.acquire(context.Background(), 1); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := c.ctx()
+			defer cancel()
+			if err := l.acquire(ctx, 2); !errors.Is(err, c.want) {
+				t.Fatalf("acquire = %v, want %v", err, c.want)
+			}
+			if owner, waiting := l.state(); owner != 1 || waiting != 0 {
+				t.Fatalf("state = %d, %d after the waiter gave up; want 1, 0", owner, waiting)
+			}
+			l.release(1)
+			if err := l.acquire(context.Background(), 3); err != nil || !l.holds(3) {
+				t.Fatalf("the lock is not free after the holder released it: %v", err)
+			}
+		})
+	}
+}
+
+// A waiter granted the lock at the moment it gives up passes it on instead of keeping it; one
+// not granted leaves the queue.
+func TestWriteLockGiveUp(t *testing.T) {
+	var l writeLock
+	if err := l.acquire(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	granted := &lockWaiter{conn: 2, granted: make(chan struct{})}
+	queued := &lockWaiter{conn: 3, granted: make(chan struct{})}
+	last := &lockWaiter{conn: 4, granted: make(chan struct{})}
+	l.waiters = []*lockWaiter{granted, queued, last}
+	l.release(1)
+	if !l.holds(2) {
+		t.Fatal("the release did not grant connection 2")
+	}
+	l.giveUp(queued)
+	if _, waiting := l.state(); waiting != 1 {
+		t.Fatalf("%d waiting after connection 3 gave up, want 1", waiting)
+	}
+	l.giveUp(granted)
+	select {
+	case <-last.granted:
+	default:
+		t.Fatal("connection 2 gave up its grant, but the lock did not pass to connection 4")
+	}
+	if !l.holds(4) {
+		t.Fatal("connection 4 does not hold the lock")
+	}
+}
