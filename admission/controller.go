@@ -17,6 +17,11 @@ const AdaptiveCeiling = 10000
 type Limits struct {
 	MaxSlots  int // max_concurrent_statements: the slot count's ceiling; 0 = AdaptiveCeiling
 	MaxQueued int // max_queued_statements: statements that may wait at once; 0 = none may wait
+	// StandingInterval and StandingTarget detect a standing queue (CoDel; see the package
+	// comment): a queue whose shortest wait over a whole interval exceeded the target keeps
+	// one waiter per slot and refuses the others at once. StandingInterval 0 = off.
+	StandingInterval time.Duration // queue_codel_interval_ms
+	StandingTarget   time.Duration // queue_codel_target_ms
 }
 
 func (l Limits) ceiling() int {
@@ -34,9 +39,10 @@ type Options struct {
 
 // State is what the Controller shows as gauges.
 type State struct {
-	Slots   int // current slot count
-	Running int // statements holding a slot
-	Queued  int // statements waiting for one
+	Slots    int  // current slot count
+	Running  int  // statements holding a slot
+	Queued   int  // statements waiting for one
+	Standing bool // the queue stands: one waiter per slot, the others are refused
 }
 
 // Stats are the Controller's cumulative counts.
@@ -45,6 +51,7 @@ type Stats struct {
 	TimedOut  uint64 // left the queue at their deadline
 	Full      uint64 // found the queue full
 	Cancelled uint64 // left the queue because their context ended
+	Standing  uint64 // refused because the queue stood and held one waiter per slot
 }
 
 // Controller hands out CPU slots to statements; see the package comment. Safe for concurrent
@@ -68,6 +75,7 @@ type Controller struct {
 	waited   time.Duration
 	enqueued int64
 	stats    Stats
+	standing standing
 }
 
 // New returns a Controller with limits.
@@ -90,6 +98,9 @@ func New(limits Limits, opts Options) *Controller {
 func (c *Controller) SetLimits(l Limits) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if l.StandingInterval != c.limits.StandingInterval || l.StandingTarget != c.limits.StandingTarget {
+		c.standing = standing{}
+	}
 	c.limits = l
 	c.slots = min(c.slots, l.ceiling())
 	c.grant()
@@ -109,6 +120,7 @@ func (c *Controller) TryAcquire() bool {
 	ok := c.running < c.slots && c.queue.len == 0
 	if ok {
 		c.running++
+		c.observeWait(0)
 	}
 	first := ok && c.running == 1
 	c.mu.Unlock()
@@ -128,6 +140,7 @@ func (c *Controller) Acquire(ctx context.Context, maxWait time.Duration) error {
 	c.mu.Lock()
 	if c.running < c.slots && c.queue.len == 0 {
 		c.running++ // a slot came free since TryAcquire
+		c.observeWait(0)
 		c.mu.Unlock()
 		return nil
 	}
@@ -140,6 +153,13 @@ func (c *Controller) Acquire(ctx context.Context, maxWait time.Duration) error {
 	if c.queue.len >= c.limits.MaxQueued {
 		c.stats.Full++
 		err := c.rejected(QueueFull, maxWait)
+		c.mu.Unlock()
+		return err
+	}
+	if c.queue.len >= c.slots && c.standingQueue() {
+		c.stats.Standing++
+		c.standing.refused = true
+		err := c.rejected(StandingQueue, maxWait)
 		c.mu.Unlock()
 		return err
 	}
@@ -209,17 +229,19 @@ func (c *Controller) leave(w *waiter, state waiterState) {
 func (c *Controller) grant() {
 	for c.running < c.slots && c.queue.len > 0 {
 		w := c.queue.pop()
-		c.dequeued(w)
+		c.observeWait(c.dequeued(w))
 		c.running++
 		w.state = granted
 		close(w.ready)
 	}
 }
 
-// dequeued accounts w's wait once it left the queue. Called with mu held.
-func (c *Controller) dequeued(w *waiter) {
+// dequeued accounts w's wait once it left the queue and returns it (ns). Called with mu held.
+func (c *Controller) dequeued(w *waiter) int64 {
+	wait := c.sinceEpoch() - w.at
 	c.enqueued -= w.at
-	c.waited += time.Duration(c.sinceEpoch() - w.at)
+	c.waited += time.Duration(wait)
+	return wait
 }
 
 func (c *Controller) sinceEpoch() int64 { return int64(c.clock.Now().Sub(c.epoch)) }
@@ -229,6 +251,7 @@ func (c *Controller) rejected(reason Reason, maxWait time.Duration) *RejectedErr
 	return &RejectedError{
 		Reason: reason, Running: c.running, Queued: c.queue.len, Slots: c.slots,
 		MaxWait: maxWait, MaxSlots: c.limits.MaxSlots, MaxQueued: c.limits.MaxQueued,
+		StandingInterval: c.limits.StandingInterval, StandingTarget: c.limits.StandingTarget,
 	}
 }
 
@@ -236,7 +259,7 @@ func (c *Controller) rejected(reason Reason, maxWait time.Duration) *RejectedErr
 func (c *Controller) State() State {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return State{Slots: c.slots, Running: c.running, Queued: c.queue.len}
+	return State{Slots: c.slots, Running: c.running, Queued: c.queue.len, Standing: c.standingQueue()}
 }
 
 // Stats returns the cumulative counts.
@@ -269,8 +292,9 @@ func (c *Controller) signal() {
 type Reason int
 
 const (
-	Timeout   Reason = iota + 1 // it waited its maximum (or might not wait at all)
-	QueueFull                   // the queue was full when it arrived
+	Timeout       Reason = iota + 1 // it waited its maximum (or might not wait at all)
+	QueueFull                       // the queue was full when it arrived
+	StandingQueue                   // the queue stood and already held one waiter per slot
 )
 
 // RejectedError is a statement's failure to get a slot, with the state at that moment.
@@ -279,11 +303,17 @@ type RejectedError struct {
 	Running, Queued, Slots int
 	MaxWait                time.Duration
 	MaxSlots, MaxQueued    int // the limits in force
+	// StandingInterval and StandingTarget are the standing-queue limits in force.
+	StandingInterval, StandingTarget time.Duration
 }
 
 func (e *RejectedError) Error() string {
-	if e.Reason == QueueFull {
+	switch e.Reason {
+	case QueueFull:
 		return fmt.Sprintf("admission queue full: %d statements running (%d slots), %d queued (max %d)", e.Running, e.Slots, e.Queued, e.MaxQueued)
+	case StandingQueue:
+		return fmt.Sprintf("admission queue standing (waits over %v for %v): %d statements running (%d slots), %d queued (one per slot)",
+			e.StandingTarget, e.StandingInterval, e.Running, e.Slots, e.Queued)
 	}
 	return fmt.Sprintf("no CPU slot within %v: %d statements running (%d slots), %d queued", e.MaxWait, e.Running, e.Slots, e.Queued)
 }

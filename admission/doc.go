@@ -53,6 +53,23 @@
 // c processors it settles at c or c+1 (it moves between the two on one processor); for
 // statements that block it grows by one a tick until nobody waits.
 //
+// # Standing queue
+//
+// In a closed loop (clients that send the next statement when the last one ends) a
+// first-come-first-served queue that refuses nobody cannot shorten anyone's wait: by Little's
+// law the time in the server is clients / throughput, however the slots are handed out. Only
+// refusing some statements early shortens it. Which ones, and when, is CoDel's answer
+// (Nichols and Jacobson; Facebook's and folly's request queues): a queue that absorbs a burst
+// drains, and its shortest wait falls under a small target now and then; a queue whose
+// shortest wait stayed above the target for a whole interval is standing, and its wait is
+// pure delay. While the queue stands, it keeps one waiter per slot — enough for every slot
+// that comes free to be taken at once, so the CPU does not idle — and refuses the others at
+// once (Reason StandingQueue) instead of letting them wait. The shortest wait counts the
+// statements that took a slot in the interval (0 for one that found a free slot) and the one
+// still waiting at the head. It stops standing after an interval whose shortest wait was under
+// the target and in which nobody was refused: refusals show that the demand that made it stand
+// is still there. StandingInterval 0 turns it off.
+//
 // # Accounting
 //
 // A queued statement is work waiting for a CPU, like a runnable goroutine: QueueWait is the

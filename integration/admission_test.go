@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/go-sql-driver/mysql"
 )
 
 // admissionGauges reads the admission rows of system.metrics on the admin listener.
@@ -262,5 +264,64 @@ max = 1000
 	}
 	if err := holder(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestStandingQueueRefusesAtOnce: with queue_codel_interval_ms on, a queue whose shortest wait
+// stayed over queue_codel_target_ms for a whole interval keeps one waiting statement per slot
+// and refuses the next one at once with error 202, whatever its queue_max_wait_ms; turned off,
+// the next one waits again. The probe waits at most 50 ms, so before the queue stands it times
+// out instead (another message) and the poll tries again.
+func TestStandingQueueRefusesAtOnce(t *testing.T) {
+	s := startServer(t, serverOptions{top: "max_concurrent_statements = 1\nqueue_codel_interval_ms = 100\n"})
+	admin := s.adminDB()
+	db := s.db()
+	rows := queryStrings(t, admin, "SELECT name, value, changeable_without_restart FROM system.server_settings WHERE name LIKE 'queue_codel%' ORDER BY name")
+	if want := []string{"queue_codel_interval_ms\t100\tYes", "queue_codel_target_ms\t5\tYes"}; strings.Join(rows, "|") != strings.Join(want, "|") {
+		t.Errorf("system.server_settings: %q, want %q", rows, want)
+	}
+
+	// The slot holder sleeps until the test cancels it (its client disconnects).
+	holderCtx, stopHolder := context.WithCancel(context.Background())
+	defer stopHolder()
+	holder := make(chan error, 1)
+	go func() {
+		var n int
+		holder <- db.QueryRowContext(holderCtx, "SELECT SLEEP(60)").Scan(&n)
+	}()
+	waitForGauges(t, admin, 1, 0)
+	waiting := make(chan error, 1)
+	go func() {
+		_, err := session(t, db, "SET queue_max_wait_ms = 60000").ExecContext(context.Background(), "SELECT 1")
+		waiting <- err
+	}()
+	waitForGauges(t, admin, 1, 1)
+
+	probe := session(t, db, "SET queue_max_wait_ms = 50")
+	var refused *mysql.MySQLError
+	eventually(t, 20*time.Second, "error 202 for a standing queue", func() (bool, string) {
+		_, err := probe.ExecContext(context.Background(), "SELECT 1")
+		if err == nil {
+			t.Fatal("the probe ran while the only slot was held")
+		}
+		refused = mysqlError(t, err)
+		return refused.Number == 202 && strings.Contains(refused.Message, "the queue is standing"), refused.Message
+	})
+	want202(t, refused, "the queue is standing (the shortest wait for a CPU slot stayed over queue_codel_target_ms = 5 for queue_codel_interval_ms = 100)",
+		"Running: 1 on 1 CPU slots", "queued: 1")
+	// A statement that would wait a minute is refused as well: the bound is the queue's.
+	_, err := session(t, db, "SET queue_max_wait_ms = 60000").ExecContext(context.Background(), "SELECT 1")
+	want202(t, err, "the queue is standing")
+
+	mustExec(t, admin, "SET GLOBAL queue_codel_interval_ms = 0")
+	_, err = probe.ExecContext(context.Background(), "SELECT 1")
+	want202(t, err, "no CPU slot came free within queue_max_wait_ms = 50", "queued: 1")
+
+	stopHolder()
+	if err := <-holder; err == nil {
+		t.Error("the slot holder's SLEEP(60) ended without error when its client went away")
+	}
+	if err := <-waiting; err != nil {
+		t.Errorf("the queued statement: %v", err)
 	}
 }

@@ -69,16 +69,22 @@ func admissionMessage(e *admission.RejectedError) string {
 	switch {
 	case e.Reason == admission.QueueFull:
 		why = "the queue is full"
+	case e.Reason == admission.StandingQueue:
+		why = "the queue is standing (the shortest wait for a CPU slot stayed over queue_codel_target_ms = " + millis(e.StandingTarget) +
+			" for queue_codel_interval_ms = " + millis(e.StandingInterval) + ") and holds one statement per CPU slot"
 	case e.MaxWait <= 0:
 		why = "no CPU slot was free and queue_max_wait_ms = 0 does not wait"
 	default:
-		why = "no CPU slot came free within queue_max_wait_ms = " + number(float64(e.MaxWait)/float64(time.Millisecond))
+		why = "no CPU slot came free within queue_max_wait_ms = " + millis(e.MaxWait)
 	}
 	return "Too many simultaneous queries: " + why + ". Running: " + strconv.Itoa(e.Running) +
 		" on " + strconv.Itoa(e.Slots) + " CPU slots (max_concurrent_statements = " + bound + "), queued: " +
 		strconv.Itoa(e.Queued) + " (max_queued_statements = " + strconv.Itoa(e.MaxQueued) + ")" +
 		". Retry later, or raise queue_max_wait_ms, max_queued_statements or max_concurrent_statements. (TOO_MANY_SIMULTANEOUS_QUERIES)"
 }
+
+// millis prints d in milliseconds, as the settings give them.
+func millis(d time.Duration) string { return number(float64(d) / float64(time.Millisecond)) }
 
 // queueMaxWait is the statement's queue_max_wait_ms: its SET_VAR hint, else the session's value.
 // A hint that breaks one of constraints (a non-admin's; nil for admins) is ignored, with the
@@ -101,5 +107,6 @@ func queueMaxWait(c *mysql.Conn, stmt *statement.Summary, constraints map[string
 
 // admissionLimits are the controller's limits in cfg.
 func admissionLimits(cfg *config.Config) admission.Limits {
-	return admission.Limits{MaxSlots: cfg.MaxConcurrentStatements, MaxQueued: cfg.MaxQueuedStatements}
+	return admission.Limits{MaxSlots: cfg.MaxConcurrentStatements, MaxQueued: cfg.MaxQueuedStatements,
+		StandingInterval: cfg.QueueCodelInterval, StandingTarget: cfg.QueueCodelTarget}
 }

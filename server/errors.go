@@ -79,6 +79,12 @@ var engineMessages = []engineMessage{
 		"Column count doesn't match value count at row 1"},
 	{regexp.MustCompile("^cannot add or update a child row - Foreign key violation on fk: `(.*)`, table: `(.*)`, referenced table: `(.*)`, key: `.*`$"),
 		mysql.ErNoReferencedRow2, "Cannot add or update a child row: a foreign key constraint fails (`$2`, CONSTRAINT `$1` REFERENCES `$3`)"},
+	// The engine's privilege checks outside the authorization handler, and SET of a
+	// global-only variable without GLOBAL: MySQL's numbers, the engine's words.
+	{regexp.MustCompile(`^Access denied for user .* to database .*$`), mysql.ERDBAccessDenied, "$0"},
+	{regexp.MustCompile(`^Access denied for user .* to table .*$`), errTableAccessDenied, "$0"},
+	{regexp.MustCompile(`^command denied to user .*$`), mysql.ERSpecifiedAccessDenied, "$0"},
+	{regexp.MustCompile(`^.* is a GLOBAL variable and should be set with SET GLOBAL$`), mysql.ERGlobalVariable, "$0"},
 	{regexp.MustCompile("^cannot delete or update a parent row - Foreign key violation on fk: `(.*)`, table: `(.*)`, referenced table: `(.*)`, key: `.*`$"),
 		mysql.ERRowIsReferenced2, "Cannot delete or update a parent row: a foreign key constraint fails (`$2`, CONSTRAINT `$1` REFERENCES `$3`)"},
 }

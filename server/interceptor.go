@@ -6,7 +6,6 @@ import (
 	"math"
 	"runtime/debug"
 	"strconv"
-	"strings"
 
 	"overloadsql/overload"
 	"overloadsql/server/config"
@@ -109,9 +108,9 @@ func (i *interceptor) serve(ctx context.Context, c *mysql.Conn, stmt *statement.
 	i.s.counters.running.Add(1)
 	defer i.s.counters.running.Add(-1)
 	if stmt.MayChangeSettings() {
-		return i.settling(c, stmt, callback, func(cb resultCallback) error { return mysqlError(run(ctx, cb)) })
+		return i.settling(c, stmt, callback, func(cb resultCallback) error { return run(ctx, cb) })
 	}
-	err = mysqlError(run(ctx, callback))
+	err = run(ctx, callback)
 	if err == nil {
 		i.s.interruptKilled(stmt)
 	}
@@ -137,32 +136,11 @@ func (i *interceptor) recovered(c *mysql.Conn, err *error) {
 	}
 }
 
-// mysqlError gives the engine's errors that reach the client without a MySQL number (1105) the
-// number MySQL uses: privilege errors of its database wrapper 1044, 1142 or 1227, and 1229 for
-// SET of a global-only variable without GLOBAL.
-func mysqlError(err error) error {
-	se, ok := err.(*mysql.SQLError)
-	if !ok || se.Num != mysql.ERUnknownError {
-		return err
-	}
-	switch msg := se.Message; {
-	case strings.HasPrefix(msg, "Access denied for user ") && strings.Contains(msg, " to database "):
-		return mysql.NewSQLError(mysql.ERDBAccessDenied, sqlStateAccessDenied, "%s", msg)
-	case strings.HasPrefix(msg, "Access denied for user ") && strings.Contains(msg, " to table "):
-		return mysql.NewSQLError(errTableAccessDenied, sqlStateAccessDenied, "%s", msg)
-	case strings.HasPrefix(msg, "command denied to user "):
-		return mysql.NewSQLError(mysql.ERSpecifiedAccessDenied, sqlStateAccessDenied, "%s", msg)
-	case strings.HasSuffix(msg, "is a GLOBAL variable and should be set with SET GLOBAL"):
-		return mysql.NewSQLError(mysql.ERGlobalVariable, mysql.SSUnknownSQLState, "%s", msg)
-	}
-	return err
-}
-
 func (i *interceptor) Prepare(ctx context.Context, chain gms.Chain, c *mysql.Conn, query string, prepare *mysql.PrepareData) (fields []*querypb.Field, err error) {
 	defer i.recovered(c, &err)
 	defer i.s.leaveStorageAfterPrepare(c, openTransaction(c))
 	fields, err = chain.ComPrepare(ctx, c, query, prepare)
-	return fields, mysqlError(err)
+	return fields, err
 }
 
 // StmtExecute takes the text statements' path: a prepared statement that names the session's

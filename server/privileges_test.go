@@ -192,17 +192,18 @@ func TestMySQLErrorNumbers(t *testing.T) {
 		{unknown("Access denied for user 'app'@'%' to table 'user'"), errTableAccessDenied},
 		{unknown("command denied to user 'app'@'%'"), mysql.ERSpecifiedAccessDenied},
 		{unknown("Variable 'max_connections' is a GLOBAL variable and should be set with SET GLOBAL"), mysql.ERGlobalVariable},
-		{unknown("table not found: t"), mysql.ERUnknownError},
-		{mysql.NewSQLError(mysql.ERNoSuchTable, "42S02", "Access denied for user x to database y"), mysql.ERNoSuchTable},
+		{unknown("table not found: t"), mysql.ERNoSuchTable},
+		{unknown("something else"), mysql.ERUnknownError},
+		{mysql.NewSQLError(mysql.ERDupEntry, "23000", "Access denied for user x to database y"), mysql.ERDupEntry},
 		{nil, 0},
 	}
 	for _, tt := range tests {
-		if got := sqlErrorNum(mysqlError(tt.err)); got != tt.want {
-			t.Errorf("mysqlError(%v) = %d, want %d", tt.err, got, tt.want)
+		if got := sqlErrorNum(errorOrNil(clientError(tt.err))); got != tt.want {
+			t.Errorf("clientError(%v) = %d, want %d", tt.err, got, tt.want)
 		}
 	}
 	for _, e := range []error{
-		mysqlError(unknown("Access denied for user 'app'@'%' to database 'mysql'")),
+		clientError(unknown("Access denied for user 'app'@'%' to database 'mysql'")),
 		mysqlPrivilegeError(sql.ErrDatabaseAccessDeniedForUser.New("'app'@'%'", "mysql")),
 		mysqlPrivilegeError(sql.ErrTableAccessDeniedForUser.New("'app'@'%'", "user")),
 		mysqlPrivilegeError(sql.ErrPrivilegeCheckFailed.New("'app'@'%'")),

@@ -12,8 +12,9 @@ import (
 
 // MySQL error numbers the server uses to shed load.
 const (
-	errServerOverloaded  = 745  // statement rejected (ClickHouse's SERVER_OVERLOADED)
-	errTooManyConnection = 1040 // connection dropped before the handshake
+	errServerOverloaded           = 745  // statement rejected (ClickHouse's SERVER_OVERLOADED)
+	errTooManySimultaneousQueries = 202  // statement got no CPU slot (admission control)
+	errTooManyConnection          = 1040 // connection dropped before the handshake
 )
 
 const (

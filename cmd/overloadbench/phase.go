@@ -25,8 +25,9 @@ type closedLoop struct {
 	// overload sums the overload figures sampled during the phases.
 	overload overloadParts
 
-	ok, rejected, failed int64
-	elapsed              time.Duration
+	// rejected counts errors 745, refused errors 202, failed everything else.
+	ok, rejected, refused, failed int64
+	elapsed                       time.Duration
 	// serverCPU is the CPU time the server used during the phases.
 	serverCPU     time.Duration
 	adminFailures int
@@ -89,6 +90,7 @@ func (m *closedLoop) phase(ctx context.Context, b *bench, label string, d time.D
 	ok := counts.ok.Load()
 	m.ok += ok
 	m.rejected += counts.rejected.Load()
+	m.refused += counts.refused.Load()
 	m.failed += counts.failed.Load() + counts.dropped.Load()
 	m.elapsed += elapsed
 	m.phaseRates = append(m.phaseRates, ratio(float64(ok), elapsed.Seconds()))
@@ -114,7 +116,7 @@ func (m *closedLoop) reset() {
 	for _, r := range m.latency {
 		r.samples, r.seen = r.samples[:0], 0
 	}
-	m.ok, m.rejected, m.failed, m.elapsed, m.serverCPU, m.adminFailures, m.phaseRates = 0, 0, 0, 0, 0, 0, nil
+	m.ok, m.rejected, m.refused, m.failed, m.elapsed, m.serverCPU, m.adminFailures, m.phaseRates = 0, 0, 0, 0, 0, 0, 0, nil
 	m.overload = overloadParts{}
 }
 

@@ -14,6 +14,7 @@ import (
 type outcomes struct {
 	ok       atomic.Int64 // statement succeeded or connection accepted
 	rejected atomic.Int64 // error 745
+	refused  atomic.Int64 // error 202: no CPU slot (admission control)
 	dropped  atomic.Int64 // error 1040
 	failed   atomic.Int64 // anything else
 }
@@ -25,6 +26,8 @@ func (o *outcomes) record(err error) {
 		o.ok.Add(1)
 	case mysqlErrorNumber(err) == errServerOverloaded:
 		o.rejected.Add(1)
+	case mysqlErrorNumber(err) == errTooManySimultaneousQueries:
+		o.refused.Add(1)
 	case mysqlErrorNumber(err) == errTooManyConnection:
 		o.dropped.Add(1)
 	default:
@@ -33,7 +36,7 @@ func (o *outcomes) record(err error) {
 }
 
 func (o *outcomes) attempts() int64 {
-	return o.ok.Load() + o.rejected.Load() + o.dropped.Load() + o.failed.Load()
+	return o.ok.Load() + o.rejected.Load() + o.refused.Load() + o.dropped.Load() + o.failed.Load()
 }
 
 // progress prints one line a second to w about the phase that is running: on a terminal the
@@ -100,9 +103,9 @@ func (p *progress) printLocked() {
 	if p.counts != nil {
 		elapsed := time.Since(p.start)
 		ok := p.counts.ok.Load()
-		line += fmt.Sprintf("  %5.1fs  ok %d (%.0f/s)  745 %d  1040 %d  other errors %d",
+		line += fmt.Sprintf("  %5.1fs  ok %d (%.0f/s)  745 %d  202 %d  1040 %d  other errors %d",
 			elapsed.Seconds(), ok, float64(ok)/max(elapsed.Seconds(), 1e-3),
-			p.counts.rejected.Load(), p.counts.dropped.Load(), p.counts.failed.Load())
+			p.counts.rejected.Load(), p.counts.refused.Load(), p.counts.dropped.Load(), p.counts.failed.Load())
 	}
 	if p.terminal {
 		fmt.Fprintf(p.w, "\r\033[K%s", line)

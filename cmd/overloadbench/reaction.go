@@ -165,7 +165,7 @@ func (b *bench) reactionRun(ctx context.Context, admin *adminSession, probe *sql
 	}
 	stop()
 	wg.Wait()
-	run.ProbeErrors = counts.failed.Load() + counts.dropped.Load()
+	run.ProbeErrors = counts.failed.Load() + counts.refused.Load() + counts.dropped.Load()
 	return run, ctx.Err()
 }
 

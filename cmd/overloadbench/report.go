@@ -152,15 +152,15 @@ func writeOverhead(w io.Writer, o *overheadResult) {
 }
 
 func writeShed(w io.Writer, s *shedResult) {
-	fmt.Fprintf(w, "\nSHED  %d closed-loop clients, server pinned to CPU %q, %d rounds x %.0f s per mode (alternating), 50 ms back-off after 745\n",
+	fmt.Fprintf(w, "\nSHED  %d closed-loop clients, server pinned to CPU %q, %d rounds x %.0f s per mode (rotating), 50 ms back-off after an error\n",
 		s.Clients, s.PinnedCPU, s.Rounds, s.PhaseSeconds)
 	fmt.Fprintf(w, "  statement: %s\n  alone: p50 %.1f ms (%s/s on one core)\n",
 		s.Statement, s.SingleClient.P50, ratio(1000, s.SingleClient.P50).format(1))
-	fmt.Fprintf(w, "mode\tgoodput/s\tp50 ms\tp99 ms\tok\t745/s\t745 share\tother errors\tadmin p50 ms\tadmin p99 ms\tserver CPU cores\toverload (kernel + Go + queue)\tp99 / unprotected\tgoodput / unprotected\n")
+	fmt.Fprintf(w, "mode\tgoodput/s\tp50 ms\tp99 ms\tok\t745/s\t745 share\t202/s\t202 share\tother errors\tadmin p50 ms\tadmin p99 ms\tserver CPU cores\toverload (kernel + Go + queue)\tp99 / unprotected\tgoodput / unprotected\n")
 	for _, m := range s.Modes {
-		fmt.Fprintf(w, "%s\t%s\t%.1f\t%.1f\t%d\t%s\t%s%%\t%d\t%.1f\t%.1f\t%s\t%.2f (%.2f + %.2f + %.2f)\t%s\t%s\n",
+		fmt.Fprintf(w, "%s\t%s\t%.1f\t%.1f\t%d\t%s\t%s%%\t%s\t%s%%\t%d\t%.1f\t%.1f\t%s\t%.2f (%.2f + %.2f + %.2f)\t%s\t%s\n",
 			m.Settings, m.Goodput.format(2), m.Latency.P50, m.Latency.P99, m.Latency.Count, m.RejectedPerS.format(1),
-			(100 * m.RejectionRate).format(1), m.Failed, m.Admin.P50, m.Admin.P99, m.ServerBusy.format(2),
+			(100 * m.RejectionRate).format(1), m.RefusedPerS.format(1), (100 * m.RefusedShare).format(1), m.Failed, m.Admin.P50, m.Admin.P99, m.ServerBusy.format(2),
 			m.Overload.Overload, m.Overload.Kernel, m.Overload.Go, m.Overload.Queue, m.P99Ratio.format(2), m.GoodputRatio.format(2))
 	}
 }

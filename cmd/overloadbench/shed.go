@@ -19,8 +19,12 @@ const (
 	// threshold (1 s of CPU per 1 s window) can never be exceeded by a server on one core.
 	pinnedBusyThreshold = "os_cpu_busy_time_threshold = 100000"
 
-	shedMinRatio         = 1
-	shedMaxRatio         = 3
+	shedMinRatio = 1
+	shedMaxRatio = 3
+	// CoDel's published constants (Nichols and Jacobson; Facebook's request queues use the same
+	// two): a 100 ms interval and a 5 ms target, not fitted to this scenario.
+	shedCodelIntervalMs  = 100
+	shedCodelTargetMs    = 5
 	shedLatencyCapacity  = 1 << 12
 	adminLatencyCapacity = 1 << 12
 	calibrationRuns      = 5
@@ -39,12 +43,16 @@ type shedResult struct {
 }
 
 type shedMode struct {
-	Settings      string        `json:"settings"`
-	Goodput       measure       `json:"goodput_per_s"`
-	Latency       summary       `json:"latency"`
-	Rejected      int64         `json:"rejected"`
-	RejectedPerS  measure       `json:"rejected_per_s"`
-	RejectionRate measure       `json:"rejection_rate"`
+	Settings      string  `json:"settings"`
+	Goodput       measure `json:"goodput_per_s"`
+	Latency       summary `json:"latency"`
+	Rejected      int64   `json:"rejected"`
+	RejectedPerS  measure `json:"rejected_per_s"`
+	RejectionRate measure `json:"rejection_rate"`
+	// Refused are the errors 202 (no CPU slot: the standing queue's refusals).
+	Refused       int64         `json:"refused"`
+	RefusedPerS   measure       `json:"refused_per_s"`
+	RefusedShare  measure       `json:"refused_share"`
 	Failed        int64         `json:"failed"`
 	Admin         summary       `json:"admin_select1"`
 	AdminFailures int           `json:"admin_failures"`
@@ -56,19 +64,22 @@ type shedMode struct {
 	GoodputRatio measure `json:"goodput_ratio_to_unprotected"`
 }
 
-// shedSetting is one mode of the shed scenario: admission control on or off (server-wide, set
-// before each of its phases) and the sessions' thresholds.
+// shedSetting is one mode of the shed scenario: admission control on or off and its standing
+// queue (server-wide, set before each of the mode's phases), and the sessions' thresholds.
 type shedSetting struct {
 	name      string
 	admission string // admission_control
-	min, max  float64
+	// codelIntervalMs is queue_codel_interval_ms (0 = off); the target is shedCodelTargetMs.
+	codelIntervalMs int
+	min, max        float64
 }
 
 var shedSettings = []shedSetting{
-	{"no admission, no thresholds", "off", 0, 0},
-	{fmt.Sprintf("no admission, min %v / max %v", shedMinRatio, shedMaxRatio), "off", shedMinRatio, shedMaxRatio},
-	{"admission, no thresholds", "on", 0, 0},
-	{fmt.Sprintf("admission, min %v / max %v", shedMinRatio, shedMaxRatio), "on", shedMinRatio, shedMaxRatio},
+	{"no admission, no thresholds", "off", 0, 0, 0},
+	{fmt.Sprintf("no admission, min %v / max %v", shedMinRatio, shedMaxRatio), "off", 0, shedMinRatio, shedMaxRatio},
+	{"admission, no thresholds", "on", 0, 0, 0},
+	{fmt.Sprintf("admission, min %v / max %v", shedMinRatio, shedMaxRatio), "on", 0, shedMinRatio, shedMaxRatio},
+	{fmt.Sprintf("admission + CoDel %d/%d ms, no thresholds", shedCodelIntervalMs, shedCodelTargetMs), "on", shedCodelIntervalMs, 0, 0},
 }
 
 func (b *bench) shed(ctx context.Context) (*shedResult, error) {
@@ -115,7 +126,10 @@ func (b *bench) runShed(ctx context.Context, s *benchServer, admin *adminSession
 		// neighbour meets each mode at every position.
 		for k := range modes {
 			i := (r + k) % len(modes)
-			if err := admin.exec(ctx, fmt.Sprintf("SET GLOBAL admission_control = '%s'", shedSettings[i].admission)); err != nil {
+			st := shedSettings[i]
+			if err := admin.exec(ctx, fmt.Sprintf("SET GLOBAL admission_control = '%s'", st.admission),
+				fmt.Sprintf("SET GLOBAL queue_codel_target_ms = %d", shedCodelTargetMs),
+				fmt.Sprintf("SET GLOBAL queue_codel_interval_ms = %d", st.codelIntervalMs)); err != nil {
 				return nil, err
 			}
 			if err := modes[i].phase(ctx, b, roundLabel("shed", modes[i].name, r, rounds), b.opts.phase, s, admin); err != nil {
@@ -163,7 +177,7 @@ func (b *bench) calibrate(ctx context.Context, pool *sql.DB) (summary, error) {
 }
 
 func (m *closedLoop) shedMode(settings string) shedMode {
-	attempts := m.ok + m.rejected + m.failed
+	attempts := m.ok + m.rejected + m.refused + m.failed
 	return shedMode{
 		Settings:      settings,
 		Goodput:       m.goodput(),
@@ -171,6 +185,9 @@ func (m *closedLoop) shedMode(settings string) shedMode {
 		Rejected:      m.rejected,
 		RejectedPerS:  ratio(float64(m.rejected), m.elapsed.Seconds()),
 		RejectionRate: ratio(float64(m.rejected), float64(attempts)),
+		Refused:       m.refused,
+		RefusedPerS:   ratio(float64(m.refused), m.elapsed.Seconds()),
+		RefusedShare:  ratio(float64(m.refused), float64(attempts)),
 		Failed:        m.failed,
 		Admin:         summarize(merged(m.admin)),
 		AdminFailures: m.adminFailures,

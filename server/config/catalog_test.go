@@ -10,8 +10,8 @@ import (
 
 func TestServerSettingsCatalog(t *testing.T) {
 	settings := ServerSettings()
-	if len(settings) != 35 {
-		t.Errorf("ServerSettings: %d settings, want 35 (29 top-level + 6 warnings)", len(settings))
+	if len(settings) != 37 {
+		t.Errorf("ServerSettings: %d settings, want 37 (31 top-level + 6 warnings)", len(settings))
 	}
 	want := map[string]ServerSetting{
 		"listen":                          {Type: "String", Default: "127.0.0.1:9004", Reloadable: false},
@@ -33,6 +33,8 @@ func TestServerSettingsCatalog(t *testing.T) {
 		"admission_control":                               {Type: "String", Default: "on", Reloadable: true},
 		"max_concurrent_statements":                       {Type: "UInt64", Default: "0", Reloadable: true},
 		"max_queued_statements":                           {Type: "UInt64", Default: "1000", Reloadable: true},
+		"queue_codel_interval_ms":                         {Type: "UInt64", Default: "0", Reloadable: true},
+		"queue_codel_target_ms":                           {Type: "UInt64", Default: "5", Reloadable: true},
 		"warning_suppress_regexp":                         {Type: "String", Default: "", Reloadable: true},
 		"tls_cert_file":                                   {Type: "String", Default: "", Reloadable: true},
 		"tls_key_file":                                    {Type: "String", Default: "", Reloadable: true},

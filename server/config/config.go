@@ -41,6 +41,8 @@ type Config struct {
 	AdmissionControl                string        // admission_control: AdmissionOn | AdmissionOff
 	MaxConcurrentStatements         int           // max_concurrent_statements, 0 = adaptive only
 	MaxQueuedStatements             int           // max_queued_statements
+	QueueCodelInterval              time.Duration // queue_codel_interval_ms, 0 = off
+	QueueCodelTarget                time.Duration // queue_codel_target_ms
 	OverloadEnforcement             string        // overload_enforcement: EnforcementEnforce | EnforcementDryRun
 	MaxServerMemoryUsage            uint64        // max_server_memory_usage, bytes, 0 = none
 	WarningSuppressRegexp           string        // warning_suppress_regexp, "" = none
@@ -140,6 +142,7 @@ func Default() *Config {
 		OverloadSampleInterval:          100 * time.Millisecond,
 		AdmissionControl:                AdmissionOn,
 		MaxQueuedStatements:             1000,
+		QueueCodelTarget:                5 * time.Millisecond,
 		OverloadEnforcement:             EnforcementEnforce,
 		RequireSecureTransport:          SwitchOff,
 		CollationServer:                 DefaultCollation,
@@ -201,6 +204,10 @@ const warningsSection = "resource_overload_warnings"
 // maxQueuedStatementsLimit bounds max_queued_statements: a queued statement holds a connection,
 // and a million connections is beyond any server of this kind.
 const maxQueuedStatementsLimit = 1_000_000
+
+// maxQueueCodelMillis bounds queue_codel_interval_ms and queue_codel_target_ms: a queue that
+// stands for a minute is long past any burst.
+const maxQueueCodelMillis = 60_000
 
 // Validate checks every value and every relation between values. All problems are reported,
 // joined, each naming its key.
@@ -265,6 +272,7 @@ func (c *Config) Validate() error {
 		add(keyErrorf([]string{"max_queued_statements"}, "max_queued_statements (%d) must be between 0 and %d",
 			c.MaxQueuedStatements, maxQueuedStatementsLimit))
 	}
+	add(c.validateQueueCodel())
 	add(checkRatio([]string{"min_os_cpu_wait_time_ratio_to_drop_connection"}, c.MinDropRatio))
 	add(checkRatio([]string{"max_os_cpu_wait_time_ratio_to_drop_connection"}, c.MaxDropRatio))
 	if c.OverloadEnforcement != EnforcementEnforce && c.OverloadEnforcement != EnforcementDryRun {
@@ -513,4 +521,22 @@ func appendNonNil(errs []error, more ...error) []error {
 		}
 	}
 	return errs
+}
+
+// validateQueueCodel checks the standing-queue settings: each within 0..maxQueueCodelMillis
+// whole milliseconds, and the target below the interval when the interval is on.
+func (c *Config) validateQueueCodel() error {
+	for _, v := range []struct {
+		key string
+		d   time.Duration
+	}{{"queue_codel_interval_ms", c.QueueCodelInterval}, {"queue_codel_target_ms", c.QueueCodelTarget}} {
+		if v.d < 0 || v.d > maxQueueCodelMillis*time.Millisecond {
+			return keyErrorf([]string{v.key}, "%s (%s) must be between 0 and %d", v.key, formatMillis(v.d), maxQueueCodelMillis)
+		}
+	}
+	if c.QueueCodelInterval > 0 && c.QueueCodelTarget >= c.QueueCodelInterval {
+		return pairErrorf([]string{"queue_codel_target_ms"}, []string{"queue_codel_interval_ms"},
+			"queue_codel_target_ms (%s) must be below queue_codel_interval_ms (%s)", formatMillis(c.QueueCodelTarget), formatMillis(c.QueueCodelInterval))
+	}
+	return nil
 }

@@ -289,6 +289,16 @@ func TestParseErrors(t *testing.T) {
 			want: "config.toml:1: max_queued_statements (-1) must be between 0 and 1000000",
 		},
 		{
+			name: "queue_codel_interval_ms over a minute",
+			file: "queue_codel_interval_ms = 60001\n",
+			want: "config.toml:1: queue_codel_interval_ms (60001) must be between 0 and 60000",
+		},
+		{
+			name: "queue_codel_target_ms not below the interval",
+			file: "queue_codel_interval_ms = 100\nqueue_codel_target_ms = 100\n",
+			want: "config.toml:2: queue_codel_target_ms (100) must be below queue_codel_interval_ms (100)",
+		},
+		{
 			name: "queue_max_wait_ms over an hour",
 			file: "[settings]\nqueue_max_wait_ms = 3600001\n",
 			want: "config.toml:2: settings.queue_max_wait_ms (3600001) must be <= 3600000",
