@@ -118,3 +118,35 @@ func TestWriteLockWaiterCanBeKilled(t *testing.T) {
 		t.Errorf("v = %s, want 1: a killed writer's UPDATE ran when the lock came free", got)
 	}
 }
+
+// Queries written with a WITH clause or in parentheses are reads: they neither wait for the
+// write lock (they did, and failed with 1205 behind a writer) nor take it, which kept every
+// writer out for as long as a reporting transaction stayed open.
+func TestWriteLockLetsEveryQueryThrough(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	kvTable(t, db)
+	holder, reader := pinned(t, db), pinned(t, db)
+	execOn(t, holder, "BEGIN", "UPDATE kv SET v = 100 WHERE id = 1")
+	holderID := strconv.Itoa(intOn(t, holder, "SELECT CONNECTION_ID()"))
+	execOn(t, reader, "SET innodb_lock_wait_timeout = 1")
+	for _, begin := range []string{"", "BEGIN"} {
+		if begin != "" {
+			execOn(t, reader, begin)
+		}
+		for _, q := range []string{
+			"WITH x AS (SELECT v FROM kv WHERE id = 1) SELECT v FROM x",
+			"WITH RECURSIVE r (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3), x AS (SELECT v FROM kv) SELECT MAX(n) * 0 + MIN(v) FROM r, x",
+			"(SELECT v FROM kv WHERE id = 1) UNION (SELECT v FROM kv WHERE id = 1)",
+		} {
+			if got := intOn(t, reader, q); got != 1 {
+				t.Errorf("%s%s: %d, want 1 (the committed value)", begin, q, got)
+			}
+			if got := writeLockGauge(t, db, "WriteLockHolder"); got != holderID {
+				t.Errorf("after %s: WriteLockHolder = %s, want the writer %s", q, got, holderID)
+			}
+		}
+	}
+	execOn(t, reader, "COMMIT")
+	execOn(t, holder, "COMMIT")
+}
