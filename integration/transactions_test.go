@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -405,5 +406,85 @@ func TestResetConnectionRestoresAutocommit(t *testing.T) {
 	}
 	if got := oneValue(t, db, "SELECT v FROM kv WHERE id = 1"); got != "2" {
 		t.Errorf("v = %s, want 2: the read after COM_RESET_CONNECTION undid a concurrent commit", got)
+	}
+}
+
+// Point reads in autocommit mode are answered from a map of the committed rows while no
+// transaction writes (committedkeys.go): they must still see every commit, in order. Each
+// reader's values of a counter never go back, and the last read sees the last increment.
+func TestPointReadsFollowCommits(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	db.SetMaxOpenConns(6)
+	if _, err := db.Exec("CREATE TABLE kv (id INT PRIMARY KEY, v INT)"); err != nil {
+		t.Fatal(err)
+	}
+	for id := 1; id <= 200; id += 50 {
+		var values []string
+		for i := id; i < id+50; i++ {
+			values = append(values, fmt.Sprintf("(%d, 0)", i))
+		}
+		if _, err := db.Exec("INSERT INTO kv VALUES " + strings.Join(values, ", ")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const increments = 150
+	writerDone := make(chan struct{})
+	errs := make(chan error, 4)
+	go func() {
+		defer close(writerDone)
+		for i := range increments {
+			if _, err := db.Exec("UPDATE kv SET v = v + 1 WHERE id = 7"); err != nil {
+				errs <- fmt.Errorf("writer: %w", err)
+				return
+			}
+			if i%10 == 0 {
+				// Quiet spells, so that reads take the map between the writes.
+				for range 5 {
+					if _, err := db.Exec("SELECT v FROM kv WHERE id = 8"); err != nil {
+						errs <- fmt.Errorf("writer's read: %w", err)
+						return
+					}
+				}
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for _, query := range []string{"SELECT v FROM kv WHERE id = ?", "SELECT v FROM kv WHERE id BETWEEN 7 AND 7"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			last := -1
+			for i := 0; i < 100000; i++ {
+				var args []any
+				if strings.Contains(query, "?") {
+					args = append(args, 7)
+				}
+				var v int
+				if err := db.QueryRow(query, args...).Scan(&v); err != nil {
+					errs <- fmt.Errorf("%s: %w", query, err)
+					return
+				}
+				if v < last {
+					errs <- fmt.Errorf("%s read %d after %d: a read saw an older version than the one before it", query, v, last)
+					return
+				}
+				last = v
+				select {
+				case <-writerDone:
+					if v == increments {
+						return
+					}
+				default:
+				}
+			}
+			errs <- fmt.Errorf("%s: the last increment never became visible (last read %d)", query, last)
+		}()
+	}
+	wg.Wait()
+	<-writerDone
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }

@@ -70,6 +70,9 @@ type Server struct {
 	// writes is the write lock of the stored tables: one transaction writes at a time
 	// (transactions.go).
 	writes writeLock
+	// keys answers primary-key lookups of reads that see the committed tables
+	// (committedkeys.go).
+	keys *committedKeys
 	// reloadMu makes reloads one at a time; see the lock order in the package comment.
 	reloadMu sync.Mutex
 	// settingsMu is the settings lock: every change of the running configuration, of the
@@ -251,6 +254,7 @@ func (s *Server) buildEngine(cfg *config.Config, collation sql.CollationID) *sql
 	main.SetCollation(nil, collation)
 	provider := memory.NewDBProvider(main, s.systemDatabase())
 	provider.WithOption(memory.NativeIndexProvider(true))
+	s.keys = newCommittedKeys(provider, &s.writes)
 	addAnalyzerRules()
 	engine := sqle.NewDefault(newBoundedProvider(provider, func() int { return s.cfg.Load().MaxAllowedPacket }))
 	engine.Parser = systemParser{next: engine.Parser}

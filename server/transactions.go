@@ -105,6 +105,9 @@ func (s *Server) enterStorage(ctx context.Context, c *mysql.Conn, stmt *statemen
 		if !holder && !sess.GetIgnoreAutoCommit() && cl.autocommit() {
 			sess.SetIgnoreAutoCommit(true)
 			turn.alone = true
+			if f, ok := ctx.Value(inFlightKey{}).(*inFlight); ok {
+				f.read = s.keys.startCommittedRead()
+			}
 		}
 	}
 	return turn, nil
