@@ -308,7 +308,7 @@ func TestStandingQueueRefusesAtOnce(t *testing.T) {
 		return refused.Number == 202 && strings.Contains(refused.Message, "the queue is standing"), refused.Message
 	})
 	want202(t, refused, "the queue is standing (the shortest wait for a CPU slot stayed over queue_codel_target_ms = 5 for queue_codel_interval_ms = 100)",
-		"Running: 1 on 1 CPU slots", "queued: 1")
+		"Running: 1 on 1 CPU slots", "queued: 1", "queue_codel_interval_ms = 0 lets statements wait up to queue_max_wait_ms.")
 	// A statement that would wait a minute is refused as well: the bound is the queue's.
 	_, err := session(t, db, "SET queue_max_wait_ms = 60000").ExecContext(context.Background(), "SELECT 1")
 	want202(t, err, "the queue is standing")
