@@ -190,3 +190,25 @@ func TestStandingQueue(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkFastPath is the cost of TryAcquire and Release on a free slot, without and with
+// the standing queue (which reads the clock on every slot taken).
+func BenchmarkFastPath(b *testing.B) {
+	for _, bc := range []struct {
+		name   string
+		limits Limits
+	}{
+		{"standing off", Limits{MaxQueued: 10}},
+		{"standing on", Limits{MaxQueued: 10, StandingInterval: ms(100), StandingTarget: ms(5)}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			c := New(bc.limits, Options{InitialSlots: 1})
+			for b.Loop() {
+				if !c.TryAcquire() {
+					b.Fatal("no free slot")
+				}
+				c.Release()
+			}
+		})
+	}
+}
