@@ -488,3 +488,28 @@ func TestPointReadsFollowCommits(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// The engine builds a connection's session only inside its own handler, after the server's
+// checks: a connection's first statement found no session and skipped the write lock, so a
+// short-lived connection's single UPDATE ran beside another transaction's writes.
+func TestFirstStatementOfAConnectionTakesTheWriteLock(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	for _, q := range []string{"CREATE TABLE kv (id INT PRIMARY KEY, v INT)", "INSERT INTO kv VALUES (1, 1)", "SET GLOBAL innodb_lock_wait_timeout = 1"} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	holder := pinned(t, db)
+	execOn(t, holder, "BEGIN", "UPDATE kv SET v = 100 WHERE id = 1")
+	fresh := s.open("default", "", s.addr)
+	defer fresh.Close()
+	_, err := fresh.Exec("UPDATE kv SET v = 5 WHERE id = 1")
+	if me := mysqlError(t, err); me.Number != 1205 {
+		t.Fatalf("a new connection's first UPDATE beside an open writing transaction: %v, want 1205", err)
+	}
+	execOn(t, holder, "COMMIT")
+	if got := oneValue(t, db, "SELECT v FROM kv WHERE id = 1"); got != "100" {
+		t.Errorf("v = %s, want 100 (the holder's commit)", got)
+	}
+}
