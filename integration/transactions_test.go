@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -279,5 +280,236 @@ func TestEnablingAutocommitCommits(t *testing.T) {
 	}
 	if got := oneValue(t, db, "SELECT value FROM system.metrics WHERE metric = 'WriteLockHolder'"); got != "0" {
 		t.Errorf("WriteLockHolder = %s, want 0", got)
+	}
+}
+
+// A transaction's reads repeat also when the client prepares each statement (go-sql-driver does
+// for every statement with parameters: COM_STMT_PREPARE, EXECUTE, CLOSE): preparing took the
+// transaction's snapshots away, so its next read saw another connection's later commit.
+func TestReadOnlyTransactionRepeatsPreparedReads(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	if _, err := db.Exec("CREATE TABLE kv (id INT PRIMARY KEY, v INT)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("INSERT INTO kv VALUES (1, 1)"); err != nil {
+		t.Fatal(err)
+	}
+	read := func(conn *sql.Conn) int {
+		t.Helper()
+		var v int
+		if err := conn.QueryRowContext(context.Background(), "SELECT v FROM kv WHERE id = ?", 1).Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	for _, begin := range []string{"BEGIN", "SET autocommit = 0"} {
+		t.Run(begin, func(t *testing.T) {
+			reader, writer := pinned(t, db), pinned(t, db)
+			execOn(t, reader, begin)
+			before := read(reader)
+			execOn(t, writer, "UPDATE kv SET v = v + 1 WHERE id = 1")
+			if got := read(reader); got != before {
+				t.Errorf("the transaction's second prepared read saw %d, its first %d: reads in a transaction must repeat", got, before)
+			}
+			execOn(t, reader, "COMMIT")
+			if got := read(reader); got != before+1 {
+				t.Errorf("after COMMIT the reader saw %d, want %d", got, before+1)
+			}
+			execOn(t, reader, "SET autocommit = 1")
+		})
+	}
+}
+
+// rawStatus reads the answer to a command (an OK, an ERR, or a result set ending in EOF, the
+// client not having asked for CLIENT_DEPRECATE_EOF) and returns its last status flags.
+func rawStatus(t *testing.T, c *rawConn) uint16 {
+	t.Helper()
+	_, p := c.mustReadPacket()
+	switch {
+	case len(p) > 0 && p[0] == 0xff:
+		t.Fatalf("error: %s", describePacket(p))
+	case len(p) > 0 && p[0] == 0x00:
+		// OK: header, affected rows and last insert id (one byte each below 251), status.
+		if len(p) < 5 || p[1] >= 0xfb || p[2] >= 0xfb {
+			t.Fatalf("unexpected OK packet %s", describePacket(p))
+		}
+		return uint16(p[3]) | uint16(p[4])<<8
+	}
+	// A result set: column definitions, EOF, rows, EOF.
+	for eofs := 0; ; {
+		_, p := c.mustReadPacket()
+		if len(p) > 0 && p[0] == 0xff {
+			t.Fatalf("error in a result set: %s", describePacket(p))
+		}
+		if len(p) == 5 && p[0] == 0xfe {
+			if eofs++; eofs == 2 {
+				return uint16(p[3]) | uint16(p[4])<<8
+			}
+		}
+	}
+}
+
+// statusInTrans is SERVER_STATUS_IN_TRANS of OK and EOF packets.
+const statusInTrans = 0x1
+
+// COM_RESET_CONNECTION gives the session MySQL's defaults, autocommit on and no transaction: the
+// first read after it runs as a read in autocommit mode. It ran as one in a transaction (the
+// connection's status flags still said autocommit off) and committed the table version it had
+// read, undoing a change another connection committed while it ran; and a SAVEPOINT after the
+// reset was kept as if a transaction were open. (The reset's own OK packet carries status flags
+// 0: the protocol library writes it; the next answer has the right ones.)
+func TestResetConnectionRestoresAutocommit(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	for _, q := range []string{"CREATE TABLE kv (id INT PRIMARY KEY, v INT)", "INSERT INTO kv VALUES (1, 1)"} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := rawLogin(t, s.addr, "default")
+	send := func(payload []byte) {
+		t.Helper()
+		if err := c.writePacket(0, payload); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const comQuery, comResetConnection = 0x03, 0x1f
+	for _, q := range []string{"SET autocommit = 0", "SELECT v FROM main.kv"} {
+		send(append([]byte{comQuery}, q...))
+		if st := rawStatus(t, c); st&statusAutocommit != 0 || st&statusInTrans == 0 {
+			t.Fatalf("status %#x after %s, want autocommit off, in a transaction", st, q)
+		}
+	}
+	send([]byte{comResetConnection})
+	rawStatus(t, c)
+	send(append([]byte{comQuery}, "SAVEPOINT sp"...))
+	rawStatus(t, c)
+	send(append([]byte{comQuery}, "ROLLBACK TO SAVEPOINT sp"...))
+	if _, p := c.mustReadPacket(); errCode(p) != 1305 {
+		t.Errorf("ROLLBACK TO SAVEPOINT after a SAVEPOINT outside a transaction: %s, want error 1305", describePacket(p))
+	}
+
+	send([]byte{comResetConnection})
+	rawStatus(t, c)
+	id := intOn(t, pinned(t, db), "SELECT MAX(id) FROM information_schema.processlist")
+	send(append([]byte{comQuery}, "SELECT v, SLEEP(3) FROM main.kv WHERE id = 1"...))
+	eventually(t, 10*time.Second, "the raw connection's read runs", func() (bool, string) {
+		rows := queryStrings(t, db, "SELECT info FROM information_schema.processlist WHERE id = ?", id)
+		return len(rows) == 1 && rows[0] != "", fmt.Sprint(rows)
+	})
+	if _, err := db.Exec("UPDATE kv SET v = 2 WHERE id = 1"); err != nil {
+		t.Fatal(err)
+	}
+	if st := rawStatus(t, c); st&statusAutocommit == 0 || st&statusInTrans != 0 {
+		t.Errorf("status %#x after a read in autocommit mode, want autocommit on and no transaction", st)
+	}
+	if got := oneValue(t, db, "SELECT v FROM kv WHERE id = 1"); got != "2" {
+		t.Errorf("v = %s, want 2: the read after COM_RESET_CONNECTION undid a concurrent commit", got)
+	}
+}
+
+// Point reads in autocommit mode are answered from a map of the committed rows while no
+// transaction writes (committedkeys.go): they must still see every commit, in order. Each
+// reader's values of a counter never go back, and the last read sees the last increment.
+func TestPointReadsFollowCommits(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	db.SetMaxOpenConns(6)
+	if _, err := db.Exec("CREATE TABLE kv (id INT PRIMARY KEY, v INT)"); err != nil {
+		t.Fatal(err)
+	}
+	for id := 1; id <= 200; id += 50 {
+		var values []string
+		for i := id; i < id+50; i++ {
+			values = append(values, fmt.Sprintf("(%d, 0)", i))
+		}
+		if _, err := db.Exec("INSERT INTO kv VALUES " + strings.Join(values, ", ")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const increments = 150
+	writerDone := make(chan struct{})
+	errs := make(chan error, 4)
+	go func() {
+		defer close(writerDone)
+		for i := range increments {
+			if _, err := db.Exec("UPDATE kv SET v = v + 1 WHERE id = 7"); err != nil {
+				errs <- fmt.Errorf("writer: %w", err)
+				return
+			}
+			if i%10 == 0 {
+				// Quiet spells, so that reads take the map between the writes.
+				for range 5 {
+					if _, err := db.Exec("SELECT v FROM kv WHERE id = 8"); err != nil {
+						errs <- fmt.Errorf("writer's read: %w", err)
+						return
+					}
+				}
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for _, query := range []string{"SELECT v FROM kv WHERE id = ?", "SELECT v FROM kv WHERE id BETWEEN 7 AND 7"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			last := -1
+			for i := 0; i < 100000; i++ {
+				var args []any
+				if strings.Contains(query, "?") {
+					args = append(args, 7)
+				}
+				var v int
+				if err := db.QueryRow(query, args...).Scan(&v); err != nil {
+					errs <- fmt.Errorf("%s: %w", query, err)
+					return
+				}
+				if v < last {
+					errs <- fmt.Errorf("%s read %d after %d: a read saw an older version than the one before it", query, v, last)
+					return
+				}
+				last = v
+				select {
+				case <-writerDone:
+					if v == increments {
+						return
+					}
+				default:
+				}
+			}
+			errs <- fmt.Errorf("%s: the last increment never became visible (last read %d)", query, last)
+		}()
+	}
+	wg.Wait()
+	<-writerDone
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+// The engine builds a connection's session only inside its own handler, after the server's
+// checks: a connection's first statement found no session and skipped the write lock, so a
+// short-lived connection's single UPDATE ran beside another transaction's writes.
+func TestFirstStatementOfAConnectionTakesTheWriteLock(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	for _, q := range []string{"CREATE TABLE kv (id INT PRIMARY KEY, v INT)", "INSERT INTO kv VALUES (1, 1)", "SET GLOBAL innodb_lock_wait_timeout = 1"} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	holder := pinned(t, db)
+	execOn(t, holder, "BEGIN", "UPDATE kv SET v = 100 WHERE id = 1")
+	fresh := s.open("default", "", s.addr)
+	defer fresh.Close()
+	_, err := fresh.Exec("UPDATE kv SET v = 5 WHERE id = 1")
+	if me := mysqlError(t, err); me.Number != 1205 {
+		t.Fatalf("a new connection's first UPDATE beside an open writing transaction: %v, want 1205", err)
+	}
+	execOn(t, holder, "COMMIT")
+	if got := oneValue(t, db, "SELECT v FROM kv WHERE id = 1"); got != "100" {
+		t.Errorf("v = %s, want 100 (the holder's commit)", got)
 	}
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"net"
 	"sync/atomic"
 	"syscall"
@@ -93,7 +94,8 @@ func peerClosed(raw syscall.RawConn) bool {
 // the socket to become readable is the network poller's, so it costs no timer and no polling.
 // Nothing else reads the connection meanwhile: the protocol layer is blocked in this statement.
 // stop ends the watch and must be called before the connection is read again. When the client
-// sends something instead (a pipelined command), the watch ends without cancelling.
+// sends something instead (a pipelined command), the watch ends without cancelling. A socket the
+// server closed (KILL CONNECTION) cancels too: nobody will read an answer.
 func cancelWhenPeerCloses(ctx context.Context, c net.Conn) (context.Context, func()) {
 	tcp, raw, ok := socketOf(c)
 	if !ok {
@@ -115,7 +117,7 @@ func cancelWhenPeerCloses(ctx context.Context, c net.Conn) (context.Context, fun
 			closed = n == 0 || err != nil
 			return true
 		})
-		if err == nil && closed {
+		if err == nil && closed || errors.Is(err, net.ErrClosed) {
 			cancel()
 		}
 	}()

@@ -14,7 +14,12 @@
 // of package overload, the warning registry of package warnings, the running configuration and
 // the counters. The engine's in-memory tables answer a primary-key lookup with a scan of every
 // row plus a sort of the whole table; an analyzer rule (lookup.go) gives their indexed accesses a
-// lookup that reads each row once and sorts only the matches.
+// lookup that reads each row once and sorts only the matches, or, for a read that sees the
+// committed tables, looks an integer key up in a map of the committed rows (committedkeys.go).
+//
+// The engine's in-memory sessions would put back, at commit, every table version a transaction
+// saw; transactions.go makes one transaction write at a time (the write lock) and keeps the
+// others from putting anything back, so no committed change is lost.
 //
 // Who may do what is stated in one table in privileges.go: the engine's privilege tables hold
 // the grants, and a guard checks every plan before it runs for what grants cannot express.
@@ -40,7 +45,12 @@
 //  4. The engine's system-variable registry lock (sql.SystemVariables): held by the engine while
 //     it sets a variable and calls the variable's NotifyChanged hook; taken by AssignValues.
 //  5. Leaf locks that take nothing else: staging.mu, the sampler's, the warning registry's, the
-//     admission controller's, statements.mu (the memory guard's registry of running statements).
+//     admission controller's, statements.mu (the memory guard's registry of running statements),
+//     writeLock.mu and committedKeys.mu.
+//
+// The write lock itself (transactions.go) is not a mutex of this list: a connection waits for it
+// on its own goroutine before its statement takes a CPU slot, holding none of the locks above,
+// and keeps it across statements until its transaction ends.
 //
 // The NotifyChanged hooks therefore never take the settings lock: a client's SET GLOBAL or SET
 // PERSIST only checks privileges and stages the value by connection; when the statement ends,

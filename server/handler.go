@@ -26,20 +26,30 @@ import (
 type protocolHandler struct {
 	mysql.Handler
 	logger *slog.Logger
-	// closed is told of every connection that closed, after the engine dropped its session.
-	closed func(*mysql.Conn)
+	life   connectionLife
+}
+
+// connectionLife is what the server does when a connection starts its first statement and when
+// it closes.
+type connectionLife interface {
+	// ensureSession builds the connection's session if it has none yet: the engine builds it
+	// only inside its handler, after the interceptors, which need it from the first statement
+	// on (the write lock, the session's thresholds).
+	ensureSession(ctx context.Context, c *mysql.Conn) error
+	// forgetConnection is called after the engine dropped a closed connection's session.
+	forgetConnection(c *mysql.Conn)
 }
 
 // handlerOption installs protocolHandler around the engine's handler (and its interceptors).
-func handlerOption(logger *slog.Logger, closed func(*mysql.Conn)) gms.Option {
+func handlerOption(logger *slog.Logger, life connectionLife) gms.Option {
 	return func(e *sqle.Engine, sm *gms.SessionManager, h mysql.Handler) (*sqle.Engine, *gms.SessionManager, mysql.Handler) {
-		return e, sm, &protocolHandler{Handler: h, logger: logger, closed: closed}
+		return e, sm, &protocolHandler{Handler: h, logger: logger, life: life}
 	}
 }
 
 func (h *protocolHandler) ConnectionClosed(c *mysql.Conn) {
 	h.Handler.ConnectionClosed(c)
-	h.closed(c)
+	h.life.forgetConnection(c)
 }
 
 func (h *protocolHandler) NewConnection(c *mysql.Conn) {
@@ -72,6 +82,9 @@ func (h *protocolHandler) ComInitDB(c *mysql.Conn, schemaName string) error {
 }
 
 func (h *protocolHandler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
+	if err := h.life.ensureSession(ctx, c); err != nil {
+		return errorOrNil(clientError(err))
+	}
 	stmt := newInFlight(ctx, query, false)
 	if handled, err := h.answerDiagnostics(c, &stmt.summary, callback, false); handled {
 		return err
@@ -84,6 +97,9 @@ func (h *protocolHandler) ComQuery(ctx context.Context, c *mysql.Conn, query str
 
 // ComMultiQuery runs the first statement of query and returns the rest.
 func (h *protocolHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
+	if err := h.life.ensureSession(ctx, c); err != nil {
+		return "", errorOrNil(clientError(err))
+	}
 	stmt := newInFlight(ctx, query, true)
 	more := stmt.rest != ""
 	if handled, err := h.answerDiagnostics(c, &stmt.summary, callback, more); handled {
@@ -102,6 +118,9 @@ func (h *protocolHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, quer
 }
 
 func (h *protocolHandler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, prepare *mysql.PrepareData) ([]*querypb.Field, error) {
+	if err := h.life.ensureSession(ctx, c); err != nil {
+		return nil, errorOrNil(clientError(err))
+	}
 	var fields []*querypb.Field
 	summary := statement.Summarize(query)
 	err := h.run(c, &summary, func() error {

@@ -111,6 +111,9 @@ func (i *interceptor) serve(ctx context.Context, c *mysql.Conn, stmt *statement.
 		return i.settling(c, stmt, callback, func(cb resultCallback) error { return run(ctx, cb) })
 	}
 	err = run(ctx, callback)
+	if err == nil {
+		i.s.interruptKilled(stmt)
+	}
 	return i.settled(c, err, nil)
 }
 
@@ -135,7 +138,7 @@ func (i *interceptor) recovered(c *mysql.Conn, err *error) {
 
 func (i *interceptor) Prepare(ctx context.Context, chain gms.Chain, c *mysql.Conn, query string, prepare *mysql.PrepareData) (fields []*querypb.Field, err error) {
 	defer i.recovered(c, &err)
-	defer i.s.leaveStorageAfterPrepare(c)
+	defer i.s.leaveStorageAfterPrepare(c, openTransaction(c))
 	fields, err = chain.ComPrepare(ctx, c, query, prepare)
 	return fields, err
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 
 	"github.com/dolthub/go-mysql-server/memory"
@@ -123,32 +124,17 @@ func (t *primaryKeyLookup) PartitionRows(ctx *sql.Context, partition sql.Partiti
 	if !ok {
 		return nil, fmt.Errorf("rows of %s: unexpected table type %T", t.Name(), t.Table.WithProjections(nil))
 	}
-	rows, err := whole.PartitionRows(ctx, memory.NewPartition(p.key))
-	if err != nil {
-		return nil, fmt.Errorf("rows of %s: %w", t.Name(), err)
-	}
-	defer rows.Close(ctx)
 	keys := make([]*expression.GetField, len(p.index.Exprs))
 	for i, e := range p.index.Exprs {
 		keys[i] = e.(*expression.GetField)
 	}
 	ranges := keyRanges(p.ranges, keys)
-	var matched []sql.Row
-	for {
-		row, err := rows.Next(ctx)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("rows of %s: %w", t.Name(), err)
-		}
-		in, err := inRanges(ctx, ranges, row)
-		if err != nil {
-			return nil, fmt.Errorf("primary key lookup in %s: %w", t.Name(), err)
-		}
-		if in {
-			matched = append(matched, row)
-		}
+	matched, done, err := fromCommitted(ctx, p, ranges, whole)
+	if err == nil && !done {
+		matched, err = scanRanges(ctx, whole, p.key, ranges)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("primary key lookup in %s: %w", t.Name(), err)
 	}
 	if err := sortByKey(ctx, matched, keys, p.reverse); err != nil {
 		return nil, fmt.Errorf("primary key order of %s: %w", t.Name(), err)
@@ -161,6 +147,73 @@ func (t *primaryKeyLookup) PartitionRows(ctx *sql.Context, partition sql.Partiti
 	return sql.RowsToRowIter(matched...), nil
 }
 
+// scanRanges reads every row of one partition of the table and keeps those whose key lies in
+// one of the ranges.
+func scanRanges(ctx *sql.Context, whole *memory.Table, partition []byte, ranges [][]keyRange) ([]sql.Row, error) {
+	rows, err := whole.PartitionRows(ctx, memory.NewPartition(partition))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close(ctx)
+	var matched []sql.Row
+	for {
+		row, err := rows.Next(ctx)
+		if err == io.EOF {
+			return matched, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		in, err := inRanges(ctx, ranges, row)
+		if err != nil {
+			return nil, err
+		}
+		if in {
+			matched = append(matched, row)
+		}
+	}
+}
+
+// fromCommitted answers a lookup of one integer key column from the map of the committed rows
+// (committedkeys.go) when the statement reads the committed tables and each range holds at most
+// maxKeyProbes keys; done is false when it does not, and the rows are then scanned.
+func fromCommitted(ctx *sql.Context, p *primaryKeyPartition, ranges [][]keyRange, whole *memory.Table) (matched []sql.Row, done bool, err error) {
+	read := committedReadOf(ctx)
+	if read == nil || len(p.index.Exprs) != 1 || len(ranges) == 0 {
+		return nil, false, nil
+	}
+	for _, r := range ranges {
+		if len(r) != 1 || !r[0].ints || r[0].hi < r[0].lo || uint64(r[0].hi)-uint64(r[0].lo) >= maxKeyProbes {
+			return nil, false, nil
+		}
+	}
+	for _, c := range whole.Schema() {
+		if c.Virtual {
+			return nil, false, nil // stored rows lack the virtual columns
+		}
+	}
+	rows, ok, err := read.keys.rows(ctx, whole.Database(), whole.Name(), ranges[0][0].ord)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	if committedReadOf(ctx) == nil {
+		return nil, false, nil // a writer came in: the map may be of a newer version
+	}
+	seen := map[int64]bool{}
+	for _, r := range ranges {
+		for v := r[0].lo; ; v++ {
+			if kr, ok := rows[v]; ok && kr.partition == string(p.key) && !seen[v] {
+				seen[v] = true
+				matched = append(matched, kr.row)
+			}
+			if v == r[0].hi {
+				break
+			}
+		}
+	}
+	return matched, true, nil
+}
+
 // keyRange is a range of one key column: the column's place in the row, its type and the cuts.
 type keyRange struct {
 	ord          int
@@ -169,6 +222,10 @@ type keyRange struct {
 	// signed is set for signed integer columns, whose Compare is a comparison of int64 values:
 	// integer values are compared without it.
 	signed bool
+	// ints is set when the column is a signed integer and both cuts are integers or unbounded:
+	// a non-NULL value is then in the range when lo <= value <= hi (see intBounds).
+	ints   bool
+	lo, hi int64
 }
 
 // keyRanges are the lookup's ranges by key column, in the key's order.
@@ -177,7 +234,11 @@ func keyRanges(ranges sql.MySQLRangeCollection, keys []*expression.GetField) [][
 	for i, r := range ranges {
 		out[i] = make([]keyRange, len(r))
 		for j, c := range r {
-			out[i][j] = keyRange{ord: keys[j].Index(), typ: c.Typ, lower: c.LowerBound, upper: c.UpperBound, signed: types.IsSigned(c.Typ)}
+			r := keyRange{ord: keys[j].Index(), typ: c.Typ, lower: c.LowerBound, upper: c.UpperBound, signed: types.IsSigned(c.Typ)}
+			if r.signed {
+				r.lo, r.hi, r.ints = intBounds(r.lower, r.upper)
+			}
+			out[i][j] = r
 		}
 	}
 	return out
@@ -201,8 +262,53 @@ next:
 	return false, nil
 }
 
+// intBounds turns cuts of integer keys into inclusive bounds for non-NULL values; ok is false
+// when a cut is not an integer, or the range holds NULL, or no integer.
+func intBounds(lower, upper sql.MySQLRangeCut) (lo, hi int64, ok bool) {
+	lo, hi = math.MinInt64, math.MaxInt64
+	switch c := lower.(type) {
+	case sql.AboveNull: // every value but NULL
+	case sql.Below:
+		if lo, ok = signedInt(c.Key); !ok {
+			return 0, 0, false
+		}
+	case sql.Above:
+		k, ok := signedInt(c.Key)
+		if !ok || k == math.MaxInt64 {
+			return 0, 0, false
+		}
+		lo = k + 1
+	default: // BelowNull: NULL is in the range, left to the general path
+		return 0, 0, false
+	}
+	switch c := upper.(type) {
+	case sql.AboveAll:
+	case sql.Below:
+		k, ok := signedInt(c.Key)
+		if !ok || k == math.MinInt64 {
+			return 0, 0, false
+		}
+		hi = k - 1
+	case sql.Above:
+		if hi, ok = signedInt(c.Key); !ok {
+			return 0, 0, false
+		}
+	default:
+		return 0, 0, false
+	}
+	return lo, hi, true
+}
+
 // contains tells whether v lies between the range's cuts; NULL lies below every value.
 func (r keyRange) contains(ctx *sql.Context, v any) (bool, error) {
+	if r.ints {
+		if a, ok := signedInt(v); ok {
+			return r.lo <= a && a <= r.hi, nil
+		}
+		if v == nil {
+			return false, nil
+		}
+	}
 	switch c := r.lower.(type) {
 	case sql.BelowNull:
 	case sql.AboveNull:

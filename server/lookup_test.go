@@ -1,8 +1,10 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"math"
 	"math/rand"
 	"reflect"
 	"strings"
@@ -11,6 +13,7 @@ import (
 	sqle "github.com/dolthub/go-mysql-server"
 	"github.com/dolthub/go-mysql-server/memory"
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 )
@@ -18,10 +21,11 @@ import (
 // lookupFixture is an engine over one in-memory database configured as `main` is, with a
 // session of its own.
 type lookupFixture struct {
-	t      testing.TB
-	db     *memory.Database
-	engine *sqle.Engine
-	ctx    *sql.Context
+	t        testing.TB
+	db       *memory.Database
+	provider *memory.DbProvider
+	engine   *sqle.Engine
+	ctx      *sql.Context
 }
 
 func newLookupFixture(t testing.TB) *lookupFixture {
@@ -32,7 +36,7 @@ func newLookupFixture(t testing.TB) *lookupFixture {
 	engine := sqle.NewDefault(provider)
 	ctx := sql.NewContext(t.Context(), sql.WithSession(memory.NewSession(sql.NewBaseSession(), provider)))
 	ctx.SetCurrentDatabase(mainDatabase)
-	return &lookupFixture{t: t, db: db, engine: engine, ctx: ctx}
+	return &lookupFixture{t: t, db: db, provider: provider, engine: engine, ctx: ctx}
 }
 
 func (f *lookupFixture) query(q string) []sql.Row {
@@ -325,4 +329,131 @@ func BenchmarkPrimaryKeyLookup(b *testing.B) {
 			})
 		}
 	}
+}
+
+func TestIntBounds(t *testing.T) {
+	const minI, maxI = math.MinInt64, math.MaxInt64
+	for _, c := range []struct {
+		name         string
+		lower, upper sql.MySQLRangeCut
+		lo, hi       int64
+		ok           bool
+	}{
+		{"point", sql.Below{Key: int32(5)}, sql.Above{Key: int32(5)}, 5, 5, true},
+		{"open", sql.Above{Key: int64(5)}, sql.Below{Key: int64(9)}, 6, 8, true},
+		{"not null", sql.AboveNull{}, sql.AboveAll{}, minI, maxI, true},
+		{"at most", sql.AboveNull{}, sql.Above{Key: int8(-3)}, minI, -3, true},
+		{"null included", sql.BelowNull{}, sql.AboveAll{}, 0, 0, false},
+		{"only null", sql.BelowNull{}, sql.AboveNull{}, 0, 0, false},
+		{"above the largest", sql.Above{Key: int64(maxI)}, sql.AboveAll{}, 0, 0, false},
+		{"below the smallest", sql.AboveNull{}, sql.Below{Key: int64(minI)}, 0, 0, false},
+		{"not an integer", sql.Below{Key: 2.5}, sql.AboveAll{}, 0, 0, false},
+		{"string key", sql.Below{Key: "7"}, sql.Above{Key: "7"}, 0, 0, false},
+	} {
+		lo, hi, ok := intBounds(c.lower, c.upper)
+		if ok != c.ok || ok && (lo != c.lo || hi != c.hi) {
+			t.Errorf("%s: intBounds = %d, %d, %v; want %d, %d, %v", c.name, lo, hi, ok, c.lo, c.hi, c.ok)
+		}
+	}
+}
+
+// claimed is the fixture's context for a statement that claims to read the committed tables.
+func (f *lookupFixture) claimed(keys *committedKeys) *sql.Context {
+	return f.ctx.WithContext(&inFlight{Context: f.ctx.Context, read: keys.startCommittedRead()})
+}
+
+// The map of committed keys answers what the scan answers, for every integer-key lookup of a
+// read that sees the committed tables, and stops answering (the scan takes over) as soon as a
+// transaction takes the write lock; after a commit it answers from the new version.
+func TestCommittedKeysAnswerLikeTheScan(t *testing.T) {
+	f := newLookupFixture(t)
+	rng := rand.New(rand.NewSource(7))
+	f.seed(rng, 300)
+	var lock writeLock
+	keys := newCommittedKeys(f.provider, &lock)
+	check := func(ctx *sql.Context, wantDone bool) int {
+		t.Helper()
+		table, index := f.table("t1")
+		whole := table.WithProjections(nil).(*memory.Table)
+		typ := index.Exprs[0].Type()
+		key := []*expression.GetField{index.Exprs[0].(*expression.GetField)}
+		found := 0
+		for range 40 {
+			lo := int32(rng.Intn(1500) - 400)
+			for _, r := range []sql.MySQLRangeCollection{
+				{{sql.ClosedRangeColumnExpr(lo, lo, typ)}},
+				{{sql.ClosedRangeColumnExpr(lo, lo+int32(rng.Intn(200)), typ)}},
+				{{sql.OpenRangeColumnExpr(lo, lo+50, typ)}, {sql.ClosedRangeColumnExpr(lo+20, lo+80, typ)}},
+			} {
+				ranges := keyRanges(r, key)
+				p := &primaryKeyPartition{key: firstPartition(t, ctx, whole), index: index, ranges: r}
+				got, done, err := fromCommitted(ctx, p, ranges, whole)
+				if err != nil || done != wantDone {
+					t.Fatalf("%s: done = %v, %v; want done = %v", r.DebugString(), done, err, wantDone)
+				}
+				if !done {
+					continue
+				}
+				want, err := scanRanges(ctx, whole, p.key, ranges)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sortRows := func(rows []sql.Row) {
+					if err := sortByKey(ctx, rows, key, false); err != nil {
+						t.Fatal(err)
+					}
+				}
+				sortRows(got)
+				sortRows(want)
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("%s:\n got %v\nwant %v", r.DebugString(), got, want)
+				}
+				found += len(got)
+			}
+		}
+		return found
+	}
+	if check(f.claimed(keys), true) == 0 {
+		t.Fatal("no lookup found a row: the comparison proves nothing")
+	}
+	// Through primaryKeyLookup, every partition, projections and reverse order, as the engine.
+	_, index := f.table("t1")
+	plain := f.ctx
+	f.ctx = f.claimed(keys)
+	typ := index.Exprs[0].Type()
+	f.compareWithEngine("t1", lookups(index,
+		sql.MySQLRange{sql.ClosedRangeColumnExpr(int32(3), int32(90), typ)},
+		sql.MySQLRange{sql.ClosedRangeColumnExpr(int32(-20), int32(-20), typ)},
+		sql.MySQLRange{sql.ClosedRangeColumnExpr(int32(50), int32(50), typ)},
+	), [][]string{nil, {"c"}, {"c", "id"}})
+	f.ctx = plain
+
+	ctx := f.claimed(keys)
+	if err := lock.acquire(context.Background(), 7); err != nil {
+		t.Fatal(err)
+	}
+	check(ctx, false)
+	lock.release(7)
+	check(ctx, false) // a transaction held the lock since the claim: it may have committed
+
+	f.query("UPDATE t1 SET c = 'changed' WHERE id % 2 = 0")
+	f.query("DELETE FROM t1 WHERE id % 7 = 0")
+	if check(f.claimed(keys), true) == 0 {
+		t.Fatal("no lookup found a row after the writes")
+	}
+}
+
+// firstPartition is the key of the table's first partition that has rows.
+func firstPartition(t *testing.T, ctx *sql.Context, table *memory.Table) []byte {
+	t.Helper()
+	parts, err := table.Partitions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer parts.Close(ctx)
+	p, err := parts.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.Key()
 }

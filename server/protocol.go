@@ -20,8 +20,9 @@ const maxLoggedInput = 1024
 // connection's packet reader to the connection's prepared statements (so the reader can refuse
 // a reset of an unknown one), refuses more than maxPreparedStatements per connection, answers a
 // COM_RESET_CONNECTION that comes before any session exists (the engine's handler would
-// dereference the missing session) and releases the write lock of the transaction a reset ends,
-// and logs each failed statement once, as one line.
+// dereference the missing session), releases the write lock of the transaction a reset ends and
+// gives the reset's OK the new session's status flags, and logs each failed statement once, as
+// one line.
 type guardHandler struct {
 	mysql.Handler
 	s *Server
@@ -42,6 +43,12 @@ func (h guardHandler) ComResetConnection(c *mysql.Conn) error {
 	err := h.Handler.ComResetConnection(c)
 	// The engine closed the session, and its transaction with it: the write lock goes too.
 	h.s.forgetConnection(c)
+	// The OK of the reset carries the new session's status, as MySQL's does: no transaction,
+	// autocommit as the new session's @@autocommit (the engine left the old session's flags).
+	c.StatusFlags &^= mysql.ServerInTransaction | mysql.ServerStatusAutocommit
+	if cl := clientOf(c); cl == nil || cl.autocommit() {
+		c.StatusFlags |= mysql.ServerStatusAutocommit
+	}
 	return err
 }
 

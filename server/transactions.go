@@ -98,11 +98,16 @@ func (s *Server) enterStorage(ctx context.Context, c *mysql.Conn, stmt *statemen
 		if !holder {
 			cl.dropSnapshots(false)
 		}
-		turn.enablesAutocommit = stmt.MayChangeSettings() && c.StatusFlags&mysql.ServerStatusAutocommit == 0
+		turn.enablesAutocommit = stmt.MayChangeSettings() && !cl.autocommit()
 	case statement.ReadsStorage:
-		if !holder && !sess.GetIgnoreAutoCommit() && c.StatusFlags&mysql.ServerStatusAutocommit != 0 {
+		// The session's @@autocommit, which the engine's commit reads, not the status flags of
+		// the last answer: a COM_RESET_CONNECTION or a failed statement leaves them behind.
+		if !holder && !sess.GetIgnoreAutoCommit() && cl.autocommit() {
 			sess.SetIgnoreAutoCommit(true)
 			turn.alone = true
+			if f, ok := ctx.Value(inFlightKey{}).(*inFlight); ok {
+				f.read = s.keys.startCommittedRead()
+			}
 		}
 	}
 	return turn, nil
@@ -163,14 +168,39 @@ func (c *client) autocommit() bool {
 	return err != nil || on
 }
 
-// leaveStorageAfterPrepare drops what preparing a statement left in the session: the engine
-// resolves the tables it names, which takes their snapshots, but neither commits nor rolls back.
-func (s *Server) leaveStorageAfterPrepare(c *mysql.Conn) {
+// openTransaction is the session's transaction now, nil when none (or no session).
+func openTransaction(c *mysql.Conn) sql.Transaction {
+	if cl := clientOf(c); cl != nil {
+		return cl.session.GetTransaction()
+	}
+	return nil
+}
+
+// leaveStorageAfterPrepare puts the session's transaction back as it was before a statement was
+// prepared (before): the engine resolves the tables the statement names, which takes their
+// snapshots, in a new transaction when none was open, that it neither commits nor rolls back. A
+// new one is dropped; an open one keeps them, as if it had read the tables (its reads must
+// repeat, and drivers prepare every statement they run with parameters).
+func (s *Server) leaveStorageAfterPrepare(c *mysql.Conn, before sql.Transaction) {
 	cl := clientOf(c)
 	if cl == nil || s.writes.holds(c.ConnectionID) {
 		return
 	}
-	cl.dropSnapshots(!cl.session.GetIgnoreAutoCommit() && c.StatusFlags&mysql.ServerStatusAutocommit != 0)
+	if before != nil && cl.session.GetTransaction() == before {
+		return
+	}
+	cl.dropSnapshots(true)
+}
+
+// ensureSession builds the connection's session if the engine has not built it yet.
+func (s *Server) ensureSession(ctx context.Context, c *mysql.Conn) error {
+	if clientOf(c) != nil {
+		return nil
+	}
+	if _, err := s.protocol.SessionManager().NewContextWithQuery(ctx, c, ""); err != nil {
+		return fmt.Errorf("build the session of connection %d: %w", c.ConnectionID, err)
+	}
+	return nil
 }
 
 // forgetConnection releases the write lock of a connection that closed: the engine drops its
@@ -196,8 +226,19 @@ func (s *Server) waitForWriteLock(ctx context.Context, c *mysql.Conn, cl *client
 		s.counters.lockWaitTimeouts.Add(1)
 		s.counters.failedQueries.Add(1)
 		return mysql.NewSQLError(erLockWaitTimeout, mysql.SSUnknownSQLState, "Lock wait timeout exceeded; try restarting transaction")
+	case errors.Is(err, errWaitInterrupted):
+		return mysql.NewSQLError(mysql.ERQueryInterrupted, "70100", "Query execution was interrupted")
 	default:
 		return mysql.NewSQLError(mysql.ERQueryInterrupted, "70100", "Query execution was interrupted while waiting for the write lock: %v", err)
+	}
+}
+
+// interruptKilled stops the write-lock wait of the connection that a KILL, which succeeded,
+// named: as in MySQL, KILL QUERY ends a statement that waits for a lock with error 1317, and
+// KILL CONNECTION ends it before it can run.
+func (s *Server) interruptKilled(stmt *statement.Summary) {
+	if conn, ok := stmt.KilledConnection(); ok {
+		s.writes.interrupt(conn)
 	}
 }
 

@@ -125,3 +125,31 @@ func TestWriteLockGiveUp(t *testing.T) {
 		t.Fatal("connection 4 does not hold the lock")
 	}
 }
+
+// interrupt (a KILL) stops only the named connection's wait; a connection that does not wait is
+// not affected, and the lock passes on in order.
+func TestWriteLockInterrupt(t *testing.T) {
+	var l writeLock
+	ctx := context.Background()
+	if err := l.acquire(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	results := map[uint32]chan error{2: make(chan error, 1), 3: make(chan error, 1)}
+	for _, conn := range []uint32{2, 3} {
+		go func() { results[conn] <- l.acquire(ctx, conn) }()
+		waitFor(t, "the waiter to queue", func() bool { _, n := l.state(); return int(n) == int(conn)-1 })
+	}
+	l.interrupt(1) // the holder does not wait: nothing happens
+	l.interrupt(2)
+	l.interrupt(2) // twice: still one stop
+	if err := <-results[2]; !errors.Is(err, errWaitInterrupted) {
+		t.Fatalf("the interrupted waiter's acquire = %v, want errWaitInterrupted", err)
+	}
+	if owner, waiting := l.state(); owner != 1 || waiting != 1 {
+		t.Fatalf("state = %d, %d after the interrupt; want 1, 1", owner, waiting)
+	}
+	l.release(1)
+	if err := <-results[3]; err != nil || !l.holds(3) {
+		t.Fatalf("connection 3 after the release: %v, holds %v; want the lock", err, l.holds(3))
+	}
+}

@@ -6,11 +6,12 @@ type Storage int
 
 const (
 	// ReadsStorage: changes no stored data and ends no transaction. SELECT without a locking
-	// clause, SHOW, DESCRIBE, EXPLAIN, DO, USE and SET (except SET autocommit).
+	// clause (also behind a WITH clause or opening parentheses), SHOW, DESCRIBE, EXPLAIN, DO,
+	// USE, KILL and SET (except SET autocommit).
 	ReadsStorage Storage = iota
 	// WritesStorage: may change stored data or a table's definition, or locks rows: every
 	// statement that is neither of the other kinds, and SELECT ... FOR UPDATE / FOR SHARE /
-	// LOCK IN SHARE MODE.
+	// LOCK IN SHARE MODE (also behind a WITH clause or parentheses).
 	WritesStorage
 	// EndsTransaction: may end the session's transaction (commit or roll it back) without
 	// writing itself: BEGIN, START TRANSACTION, COMMIT, ROLLBACK, SET autocommit, LOCK TABLES and
@@ -41,10 +42,76 @@ func (s *Summary) readStorage() Storage {
 		return EndsTransaction
 	case first.is(sql, "select") && locksRows(s.after):
 		return WritesStorage
-	case s.mayWrite:
+	case s.mayWrite && !s.isQuery():
 		return WritesStorage
 	}
 	return ReadsStorage
+}
+
+// isQuery reports whether a statement that starts with neither SELECT nor another read-only
+// word is a query all the same: a SELECT behind opening parentheses ((SELECT ...) UNION
+// (SELECT ...)) or behind a WITH clause, without a locking clause anywhere.
+func (s *Summary) isQuery() bool {
+	sql, lx := s.sql, s.after
+	t := skipOpening(&lx, s.verb)
+	if t.is(sql, "with") {
+		t = skipOpening(&lx, afterWith(&lx))
+	}
+	return t.is(sql, "select") && !locksRows(s.after)
+}
+
+// skipOpening returns the first token from t on that is not an opening parenthesis.
+func skipOpening(lx *lexer, t token) token {
+	for t.isPunct(lx.sql, '(') {
+		t = lx.nextSignificant()
+	}
+	return t
+}
+
+// afterWith reads a WITH clause, lx just after WITH, and returns the token that follows its
+// last common table expression: the first word of the statement it introduces. A clause it
+// cannot read gives the end token.
+func afterWith(lx *lexer) token {
+	sql := lx.sql
+	t := lx.nextSignificant()
+	if t.is(sql, "recursive") {
+		t = lx.nextSignificant()
+	}
+	for {
+		if _, ok := t.name(sql); !ok {
+			return token{}
+		}
+		t = lx.nextSignificant()
+		if t.isPunct(sql, '(') { // the column list
+			if !skipParenthesized(lx) {
+				return token{}
+			}
+			t = lx.nextSignificant()
+		}
+		if !t.is(sql, "as") || !lx.nextSignificant().isPunct(sql, '(') || !skipParenthesized(lx) {
+			return token{}
+		}
+		if t = lx.nextSignificant(); !t.isPunct(sql, ',') {
+			return t
+		}
+		t = lx.nextSignificant()
+	}
+}
+
+// skipParenthesized reads up to the parenthesis that closes the one just read; false when the
+// text ends first.
+func skipParenthesized(lx *lexer) bool {
+	for depth := 1; depth > 0; {
+		switch t := lx.nextSignificant(); {
+		case t.kind == kindEnd:
+			return false
+		case t.isPunct(lx.sql, '('):
+			depth++
+		case t.isPunct(lx.sql, ')'):
+			depth--
+		}
+	}
+	return true
 }
 
 // locksRows reports whether a SELECT has a locking read clause: FOR UPDATE, FOR SHARE or LOCK IN

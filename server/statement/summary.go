@@ -87,7 +87,7 @@ func (s *Summary) Transaction() (Transaction, string) { return s.transaction, s.
 func (s *Summary) Diagnostics() Diagnostics { return s.diagnostics }
 
 // MayWrite reports whether the statement may change data: every statement except SELECT, SHOW,
-// DESCRIBE, EXPLAIN, SET, USE, DO, LOCK / UNLOCK TABLES and SAVEPOINT / RELEASE SAVEPOINT. A
+// DESCRIBE, EXPLAIN, SET, USE, DO, KILL, LOCK / UNLOCK TABLES and SAVEPOINT / RELEASE SAVEPOINT. A
 // statement that is a /*!NNNNN ... */ comment is judged by the SQL inside.
 func (s *Summary) MayWrite() bool { return s.mayWrite }
 
@@ -179,7 +179,7 @@ func setsOrCalls(sql string, first token, lx lexer) bool {
 }
 
 // readOnlyWords start the statements that never change data.
-var readOnlyWords = []string{"select", "show", "describe", "desc", "explain", "set", "use", "do", "lock", "unlock", "savepoint", "release"}
+var readOnlyWords = []string{"select", "show", "describe", "desc", "explain", "set", "use", "do", "kill", "lock", "unlock", "savepoint", "release"}
 
 // hintFollows reports whether a /*+ ... */ comment follows the first keyword (comments aside).
 func hintFollows(lx lexer) bool {
