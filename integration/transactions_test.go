@@ -455,7 +455,13 @@ func TestPointReadsFollowCommits(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			last := -1
-			for i := 0; i < 100000; i++ {
+			deadline := time.Now().Add(2 * time.Minute)
+			for finished := false; time.Now().Before(deadline); {
+				select {
+				case <-writerDone:
+					finished = true // the read below starts after the last commit
+				default:
+				}
 				var args []any
 				if strings.Contains(query, "?") {
 					args = append(args, 7)
@@ -470,12 +476,11 @@ func TestPointReadsFollowCommits(t *testing.T) {
 					return
 				}
 				last = v
-				select {
-				case <-writerDone:
-					if v == increments {
-						return
+				if finished {
+					if v != increments {
+						errs <- fmt.Errorf("%s read %d after the last of %d increments", query, v, increments)
 					}
-				default:
+					return
 				}
 			}
 			errs <- fmt.Errorf("%s: the last increment never became visible (last read %d)", query, last)
