@@ -190,6 +190,11 @@ func (c *Controller) Acquire(ctx context.Context, maxWait time.Duration) error {
 		err := c.rejected(Timeout, maxWait)
 		c.mu.Unlock()
 		return err
+	case shed:
+		c.mu.Lock()
+		err := c.rejected(StandingQueue, maxWait)
+		c.mu.Unlock()
+		return err
 	default:
 		return ctx.Err()
 	}
@@ -294,7 +299,7 @@ type Reason int
 const (
 	Timeout       Reason = iota + 1 // it waited its maximum (or might not wait at all)
 	QueueFull                       // the queue was full when it arrived
-	StandingQueue                   // the queue stood and already held one waiter per slot
+	StandingQueue                   // the queue stood and held one waiter per slot without it
 )
 
 // RejectedError is a statement's failure to get a slot, with the state at that moment.

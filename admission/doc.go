@@ -64,7 +64,9 @@
 // shortest wait stayed above the target for a whole interval is standing, and its wait is
 // pure delay. While the queue stands, it keeps one waiter per slot — enough for every slot
 // that comes free to be taken at once, so the CPU does not idle — and refuses the others at
-// once (Reason StandingQueue) instead of letting them wait. The shortest wait counts the
+// once (Reason StandingQueue) instead of letting them wait; waiters beyond one per slot that
+// queued before it stood (a burst that did not drain) or before the slot count fell are
+// refused from the head, the oldest first, as CoDel drops. The shortest wait counts the
 // statements that took a slot in the interval (0 for one that found a free slot) and the one
 // still waiting at the head. It stops standing after an interval whose shortest wait was under
 // the target and in which nobody was refused: refusals show that the demand that made it stand

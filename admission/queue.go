@@ -7,6 +7,7 @@ const (
 	granted
 	expired
 	cancelled
+	shed // refused from the queue when it stood with more than one waiter per slot
 )
 
 // waiter is one statement in the queue. state and the links are guarded by the Controller's

@@ -56,6 +56,24 @@ func (c *Controller) advanceStanding(now int64) {
 		c.closeInterval(now)
 	}
 	s.end = now + interval
+	if s.on {
+		c.shedExcess()
+	}
+}
+
+// shedExcess refuses the oldest waiters while the standing queue holds more than one per slot:
+// those that queued before it stood (a burst that did not drain), or before the slot count
+// fell. Like CoDel it drops at the head: the oldest have waited longest for a statement that
+// is least likely still wanted, and the newer ones then wait least. Called with mu held.
+func (c *Controller) shedExcess() {
+	for c.queue.len > c.slots {
+		w := c.queue.pop()
+		c.dequeued(w)
+		c.stats.Standing++
+		c.standing.refused = true
+		w.state = shed
+		close(w.ready)
+	}
 }
 
 // closeInterval gives the verdict of the interval that ended at end and starts a new one.

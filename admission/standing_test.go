@@ -10,7 +10,10 @@ import (
 
 // standingStep is one event of a standing-queue scenario, on the fake clock.
 type standingStep struct {
-	op string // take, queue, refuse, release, advance, standing, off
+	// take, queue, refuse, shed (the oldest waiter is refused), release (the oldest waiter gets
+	// the slot), free (a release that grants nothing), fewer (one slot less), advance,
+	// standing, off
+	op string
 	d  time.Duration
 	// want is the expected State().Standing of a "standing" step.
 	want bool
@@ -24,6 +27,9 @@ func advance(d time.Duration) standingStep { return standingStep{op: "advance", 
 func isStanding(want bool) standingStep    { return standingStep{op: "standing", want: want} }
 func turnStandingOff() standingStep        { return standingStep{op: "off"} }
 func ms(n int) time.Duration               { return time.Duration(n) * time.Millisecond }
+func shedOldest() standingStep             { return standingStep{op: "shed"} }
+func slotLess() standingStep               { return standingStep{op: "fewer"} }
+func releaseOnly() standingStep            { return standingStep{op: "free"} }
 
 func concat(parts ...[]standingStep) []standingStep {
 	var all []standingStep
@@ -96,6 +102,19 @@ func TestStandingQueue(t *testing.T) {
 			refused: 1,
 		},
 		{
+			name: "a burst that did not drain: the oldest waiters beyond one per slot are shed", slots: 1, limits: codel,
+			steps: []standingStep{take(), enqueue(), enqueue(), enqueue(), advance(ms(100)), isStanding(false),
+				advance(ms(100)), isStanding(true), shedOldest(), shedOldest(), release(), enqueue(), refuse()},
+			refused: 3,
+		},
+		{
+			name: "fewer slots: the excess is shed when the next interval ends", slots: 2, limits: codel,
+			steps: []standingStep{take(), take(), enqueue(), enqueue(), advance(ms(200)), isStanding(true),
+				slotLess(), advance(ms(50)), isStanding(true), advance(ms(50)), isStanding(true), shedOldest(),
+				releaseOnly(), release()},
+			refused: 1,
+		},
+		{
 			name: "turning it off ends it at once", slots: 1, limits: codel,
 			steps: concat(standsAfterTwoIntervals, []standingStep{turnStandingOff(), isStanding(false), enqueue(), enqueue()}),
 		},
@@ -112,7 +131,10 @@ func TestStandingQueue(t *testing.T) {
 				case "queue":
 					waiters = append(waiters, h.queued(context.Background(), time.Hour))
 				case "refuse":
-					err := h.c.Acquire(context.Background(), time.Hour)
+					// A statement that queues instead must not hang the test.
+					ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+					err := h.c.Acquire(ctx, time.Hour)
+					cancel()
 					var re *RejectedError
 					if !errors.As(err, &re) || re.Reason != StandingQueue {
 						t.Fatalf("step %d: want a refusal for the standing queue, got %v", i, err)
@@ -123,6 +145,20 @@ func TestStandingQueue(t *testing.T) {
 					if !strings.Contains(re.Error(), "admission queue standing (waits over 5ms for 100ms)") {
 						t.Errorf("step %d: message %q", i, re.Error())
 					}
+				case "shed":
+					err := result(t, waiters[0])
+					var re *RejectedError
+					if !errors.As(err, &re) || re.Reason != StandingQueue {
+						t.Fatalf("step %d: want the oldest waiter shed for the standing queue, got %v", i, err)
+					}
+					waiters = waiters[1:]
+				case "free":
+					h.c.Release()
+					if len(waiters) > 0 {
+						pending(waiters[0])
+					}
+				case "fewer":
+					h.c.Adjust(Load{Runnable: 3, Procs: 1})
 				case "release":
 					h.c.Release()
 					if len(waiters) > 0 {
@@ -150,6 +186,28 @@ func TestStandingQueue(t *testing.T) {
 			}
 			if got := h.c.Stats().Standing; got != tc.refused {
 				t.Errorf("Stats().Standing = %d, want %d", got, tc.refused)
+			}
+		})
+	}
+}
+
+// BenchmarkFastPath is the cost of TryAcquire and Release on a free slot, without and with
+// the standing queue (which reads the clock on every slot taken).
+func BenchmarkFastPath(b *testing.B) {
+	for _, bc := range []struct {
+		name   string
+		limits Limits
+	}{
+		{"standing off", Limits{MaxQueued: 10}},
+		{"standing on", Limits{MaxQueued: 10, StandingInterval: ms(100), StandingTarget: ms(5)}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			c := New(bc.limits, Options{InitialSlots: 1})
+			for b.Loop() {
+				if !c.TryAcquire() {
+					b.Fatal("no free slot")
+				}
+				c.Release()
 			}
 		})
 	}

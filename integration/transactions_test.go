@@ -455,7 +455,13 @@ func TestPointReadsFollowCommits(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			last := -1
-			for i := 0; i < 100000; i++ {
+			deadline := time.Now().Add(2 * time.Minute)
+			for finished := false; time.Now().Before(deadline); {
+				select {
+				case <-writerDone:
+					finished = true // the read below starts after the last commit
+				default:
+				}
 				var args []any
 				if strings.Contains(query, "?") {
 					args = append(args, 7)
@@ -470,12 +476,11 @@ func TestPointReadsFollowCommits(t *testing.T) {
 					return
 				}
 				last = v
-				select {
-				case <-writerDone:
-					if v == increments {
-						return
+				if finished {
+					if v != increments {
+						errs <- fmt.Errorf("%s read %d after the last of %d increments", query, v, increments)
 					}
-				default:
+					return
 				}
 			}
 			errs <- fmt.Errorf("%s: the last increment never became visible (last read %d)", query, last)
@@ -486,6 +491,31 @@ func TestPointReadsFollowCommits(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Error(err)
+	}
+}
+
+// The engine builds a connection's session only inside its own handler, after the server's
+// checks: a connection's first statement found no session and skipped the write lock, so a
+// short-lived connection's single UPDATE ran beside another transaction's writes.
+func TestFirstStatementOfAConnectionTakesTheWriteLock(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	for _, q := range []string{"CREATE TABLE kv (id INT PRIMARY KEY, v INT)", "INSERT INTO kv VALUES (1, 1)", "SET GLOBAL innodb_lock_wait_timeout = 1"} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	holder := pinned(t, db)
+	execOn(t, holder, "BEGIN", "UPDATE kv SET v = 100 WHERE id = 1")
+	fresh := s.open("default", "", s.addr)
+	defer fresh.Close()
+	_, err := fresh.Exec("UPDATE kv SET v = 5 WHERE id = 1")
+	if me := mysqlError(t, err); me.Number != 1205 {
+		t.Fatalf("a new connection's first UPDATE beside an open writing transaction: %v, want 1205", err)
+	}
+	execOn(t, holder, "COMMIT")
+	if got := oneValue(t, db, "SELECT v FROM kv WHERE id = 1"); got != "100" {
+		t.Errorf("v = %s, want 100 (the holder's commit)", got)
 	}
 }
 

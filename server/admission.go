@@ -65,13 +65,14 @@ func admissionMessage(e *admission.RejectedError) string {
 	if e.MaxSlots == 0 {
 		bound = "0, adaptive only"
 	}
-	var why string
+	why, advice := "", "Retry later, or raise queue_max_wait_ms, max_queued_statements or max_concurrent_statements."
 	switch {
 	case e.Reason == admission.QueueFull:
 		why = "the queue is full"
 	case e.Reason == admission.StandingQueue:
 		why = "the queue is standing (the shortest wait for a CPU slot stayed over queue_codel_target_ms = " + millis(e.StandingTarget) +
 			" for queue_codel_interval_ms = " + millis(e.StandingInterval) + ") and holds one statement per CPU slot"
+		advice = "Retry later with a back-off; queue_codel_interval_ms = 0 lets statements wait up to queue_max_wait_ms."
 	case e.MaxWait <= 0:
 		why = "no CPU slot was free and queue_max_wait_ms = 0 does not wait"
 	default:
@@ -80,7 +81,7 @@ func admissionMessage(e *admission.RejectedError) string {
 	return "Too many simultaneous queries: " + why + ". Running: " + strconv.Itoa(e.Running) +
 		" on " + strconv.Itoa(e.Slots) + " CPU slots (max_concurrent_statements = " + bound + "), queued: " +
 		strconv.Itoa(e.Queued) + " (max_queued_statements = " + strconv.Itoa(e.MaxQueued) + ")" +
-		". Retry later, or raise queue_max_wait_ms, max_queued_statements or max_concurrent_statements. (TOO_MANY_SIMULTANEOUS_QUERIES)"
+		". " + advice + " (TOO_MANY_SIMULTANEOUS_QUERIES)"
 }
 
 // millis prints d in milliseconds, as the settings give them.

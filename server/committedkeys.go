@@ -11,6 +11,18 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 )
 
+// Reads of the committed tables.
+//
+// The engine's in-memory database gives each transaction a copy of every table it touches (of
+// the list of rows and of each secondary index, not of the rows themselves): that is how a
+// transaction's writes stay its own until it commits. A session that does not hold the write
+// lock writes nothing (transactions.go), so committedDatabase gives it the committed table
+// itself, without the copy: on a 10 000-row table the two copies made a point SELECT allocate
+// about half a megabyte, and the server spent its time collecting the garbage. What the session
+// reads stays its transaction's: the engine reads a table's rows from the version the session
+// registered when it first read the table (a committed version is never changed; a commit puts
+// a new one in place), and the session drops those registrations before it takes the write lock.
+//
 // Point lookups by an integer primary key, answered from a map of the committed rows.
 //
 // The engine's in-memory table has no index structure: primaryKeyLookup reads every row of the
@@ -166,4 +178,39 @@ func keyRows(ctx *sql.Context, version *memory.Table, ord int) (map[int64]keyedR
 			rows[v] = keyedRow{partition: key, row: row}
 		}
 	}
+}
+
+// committedProvider is the engine's provider with its in-memory databases wrapped in
+// committedDatabase.
+type committedProvider struct {
+	boundedProvider
+	lock *writeLock
+}
+
+// Database implements sql.DatabaseProvider.
+func (p committedProvider) Database(ctx *sql.Context, name string) (sql.Database, error) {
+	db, err := p.boundedProvider.Database(ctx, name)
+	if mdb, ok := db.(*memory.Database); ok && err == nil {
+		return committedDatabase{Database: mdb, lock: p.lock}, nil
+	}
+	return db, err
+}
+
+// committedDatabase is an in-memory database whose tables a session without the write lock
+// gets as they are committed, without the transaction's copy (see the top of this file).
+type committedDatabase struct {
+	*memory.Database
+	lock *writeLock
+}
+
+// GetTableInsensitive implements sql.Database.
+func (d committedDatabase) GetTableInsensitive(ctx *sql.Context, name string) (sql.Table, bool, error) {
+	if id := ctx.Session.ID(); id != 0 && !d.lock.holds(id) {
+		if t, ok := sql.GetTableInsensitive(name, d.Tables()); ok {
+			if mt, ok := t.(*memory.Table); ok && !mt.IgnoreSessionData() {
+				return mt, true, nil
+			}
+		}
+	}
+	return d.Database.GetTableInsensitive(ctx, name)
 }

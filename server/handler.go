@@ -22,27 +22,34 @@ import (
 // (clientError) and is kept for SHOW WARNINGS / SHOW ERRORS (diagnostics.go).
 // The engine updates a connection's flags after each statement, but starts them at zero, so
 // clients that trust the handshake (PyMySQL, mysqlclient) believed autocommit was off and
-// their ROLLBACK did nothing. A connection gets its session before its first statement
-// (withSession).
+// their ROLLBACK did nothing.
 type protocolHandler struct {
 	mysql.Handler
 	logger *slog.Logger
-	// closed is told of every connection that closed, after the engine dropped its session.
-	closed func(*mysql.Conn)
-	// sessions makes a connection's session (withSession).
-	sessions *gms.SessionManager
+	life   connectionLife
+}
+
+// connectionLife is what the server does when a connection starts its first statement and when
+// it closes.
+type connectionLife interface {
+	// ensureSession builds the connection's session if it has none yet: the engine builds it
+	// only inside its handler, after the interceptors, which need it from the first statement
+	// on (the write lock, the session's thresholds).
+	ensureSession(ctx context.Context, c *mysql.Conn) error
+	// forgetConnection is called after the engine dropped a closed connection's session.
+	forgetConnection(c *mysql.Conn)
 }
 
 // handlerOption installs protocolHandler around the engine's handler (and its interceptors).
-func handlerOption(logger *slog.Logger, closed func(*mysql.Conn)) gms.Option {
+func handlerOption(logger *slog.Logger, life connectionLife) gms.Option {
 	return func(e *sqle.Engine, sm *gms.SessionManager, h mysql.Handler) (*sqle.Engine, *gms.SessionManager, mysql.Handler) {
-		return e, sm, &protocolHandler{Handler: h, logger: logger, closed: closed, sessions: sm}
+		return e, sm, &protocolHandler{Handler: h, logger: logger, life: life}
 	}
 }
 
 func (h *protocolHandler) ConnectionClosed(c *mysql.Conn) {
 	h.Handler.ConnectionClosed(c)
-	h.closed(c)
+	h.life.forgetConnection(c)
 }
 
 func (h *protocolHandler) NewConnection(c *mysql.Conn) {
@@ -70,28 +77,13 @@ func globalAutocommit() (bool, error) {
 	return on, nil
 }
 
-// withSession makes the connection's session if it has none yet: the engine makes it only when
-// it runs the connection's first statement (or COM_INIT_DB, which a client that names no
-// database at login never sends), after the interceptor's checks, and those need it (the write
-// lock of transactions.go: a first statement without a session ran unguarded).
-func (h *protocolHandler) withSession(ctx context.Context, c *mysql.Conn) *mysql.SQLError {
-	if clientOf(c) != nil {
-		return nil
-	}
-	if err := h.sessions.NewSession(ctx, c); err != nil {
-		h.logger.Error("new connection: no session", "connection", c.ConnectionID, "user", truncate(c.User, maxLoggedInput), "err", err)
-		return clientError(fmt.Errorf("new session: %w", err))
-	}
-	return nil
-}
-
 func (h *protocolHandler) ComInitDB(c *mysql.Conn, schemaName string) error {
 	return errorOrNil(clientError(h.Handler.ComInitDB(c, schemaName)))
 }
 
 func (h *protocolHandler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
-	if err := h.withSession(ctx, c); err != nil {
-		return err
+	if err := h.life.ensureSession(ctx, c); err != nil {
+		return errorOrNil(clientError(err))
 	}
 	stmt := newInFlight(ctx, query, false)
 	if handled, err := h.answerDiagnostics(c, &stmt.summary, callback, false); handled {
@@ -105,8 +97,8 @@ func (h *protocolHandler) ComQuery(ctx context.Context, c *mysql.Conn, query str
 
 // ComMultiQuery runs the first statement of query and returns the rest.
 func (h *protocolHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
-	if err := h.withSession(ctx, c); err != nil {
-		return "", err
+	if err := h.life.ensureSession(ctx, c); err != nil {
+		return "", errorOrNil(clientError(err))
 	}
 	stmt := newInFlight(ctx, query, true)
 	more := stmt.rest != ""
@@ -126,8 +118,8 @@ func (h *protocolHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, quer
 }
 
 func (h *protocolHandler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, prepare *mysql.PrepareData) ([]*querypb.Field, error) {
-	if err := h.withSession(ctx, c); err != nil {
-		return nil, err
+	if err := h.life.ensureSession(ctx, c); err != nil {
+		return nil, errorOrNil(clientError(err))
 	}
 	var fields []*querypb.Field
 	summary := statement.Summarize(query)
@@ -142,9 +134,6 @@ func (h *protocolHandler) ComPrepare(ctx context.Context, c *mysql.Conn, query s
 // ComStmtExecute summarizes the prepared statement's text at each execution: the summary
 // remembers answers that depend on the session (the exemption), so it is not kept between them.
 func (h *protocolHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) error {
-	if err := h.withSession(ctx, c); err != nil {
-		return err
-	}
 	stmt := newInFlight(ctx, prepare.PrepareStmt, false)
 	return errorOrNil(h.run(c, &stmt.summary, func() error { return h.Handler.ComStmtExecute(stmt, c, prepare, callback) }))
 }

@@ -73,6 +73,8 @@ type Server struct {
 	// keys answers primary-key lookups of reads that see the committed tables
 	// (committedkeys.go).
 	keys *committedKeys
+	// databases is the engine's provider of in-memory databases, unwrapped.
+	databases *memory.DbProvider
 	// reloadMu makes reloads one at a time; see the lock order in the package comment.
 	reloadMu sync.Mutex
 	// settingsMu is the settings lock: every change of the running configuration, of the
@@ -226,7 +228,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		Version:   MySQLVersion,
 		Listener:  s.listener,
 		TLSConfig: s.certs.tlsConfig(),
-		Options:   []gms.Option{interceptors.Option(), handlerOption(s.logger, s.forgetConnection)},
+		Options:   []gms.Option{interceptors.Option(), handlerOption(s.logger, s)},
 		ProtocolListenerFactory: func(c gms.Config, lc mysql.ListenerConfig, sel gms.ServerEventListener) (gms.ProtocolListener, error) {
 			lc.AuthServer = s.auth
 			lc.Listener = statisticsListener{Listener: lc.Listener, text: s.statisticsText}
@@ -255,8 +257,12 @@ func (s *Server) buildEngine(cfg *config.Config, collation sql.CollationID) *sql
 	provider := memory.NewDBProvider(main, s.systemDatabase())
 	provider.WithOption(memory.NativeIndexProvider(true))
 	s.keys = newCommittedKeys(provider, &s.writes)
+	s.databases = provider
 	addAnalyzerRules()
-	engine := sqle.NewDefault(newBoundedProvider(provider, func() int { return s.cfg.Load().MaxAllowedPacket }))
+	engine := sqle.NewDefault(committedProvider{
+		boundedProvider: newBoundedProvider(provider, func() int { return s.cfg.Load().MaxAllowedPacket }),
+		lock:            &s.writes,
+	})
 	engine.Parser = systemParser{next: engine.Parser}
 	allowViewsOverReadOnlyTables(engine.Analyzer)
 	grantPrivileges(engine.Analyzer.Catalog.MySQLDb, cfg.Users)
@@ -290,7 +296,9 @@ func (s *Server) sessionBuilder(ctx context.Context, conn *mysql.Conn, addr stri
 		return nil, err
 	}
 	client := &client{persisted: memory.GlobalsMap{}}
-	client.session = memory.NewSession(base, s.engine.Analyzer.Catalog.DbProvider).SetGlobals(client.persisted)
+	// The session commits into the engine's own databases, not the committedProvider's
+	// wrappers of them (the in-memory session accepts only its own database types).
+	client.session = memory.NewSession(base, s.databases).SetGlobals(client.persisted)
 	conn.ClientData = client
 	// The engine names a connection's user in its process list only after a COM_INIT_DB.
 	s.engine.ProcessList.ConnectionReady(client.session)

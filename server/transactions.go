@@ -195,6 +195,17 @@ func (s *Server) leaveStorageAfterPrepare(c *mysql.Conn, before sql.Transaction)
 	cl.dropSnapshots(true)
 }
 
+// ensureSession builds the connection's session if the engine has not built it yet.
+func (s *Server) ensureSession(ctx context.Context, c *mysql.Conn) error {
+	if clientOf(c) != nil {
+		return nil
+	}
+	if _, err := s.protocol.SessionManager().NewContextWithQuery(ctx, c, ""); err != nil {
+		return fmt.Errorf("build the session of connection %d: %w", c.ConnectionID, err)
+	}
+	return nil
+}
+
 // forgetConnection releases the write lock of a connection that closed: the engine drops its
 // session and with it the transaction's writes.
 func (s *Server) forgetConnection(c *mysql.Conn) {

@@ -128,7 +128,7 @@ var serverSettings = []serverSettingDef{
 		description: "Most statements that wait for a CPU slot at once; one more gets error 202 (TOO_MANY_SIMULTANEOUS_QUERIES); 0 = none waits.",
 		field:       func(c *Config) any { return &c.MaxQueuedStatements }},
 	{name: "queue_codel_interval_ms", kind: kindMillis, reloadable: true,
-		description: "CoDel interval (milliseconds) of the admission queue: when the shortest wait for a CPU slot stayed above queue_codel_target_ms for a whole interval, the queue stands, keeps one waiting statement per slot and refuses the others at once with error 202; 0 = off.",
+		description: "CoDel interval (milliseconds) of the admission queue: when the shortest wait for a CPU slot stayed above queue_codel_target_ms for a whole interval, the queue stands, keeps one waiting statement per slot and refuses the others (the oldest first among those already waiting) with error 202; 0 = off.",
 		field:       func(c *Config) any { return &c.QueueCodelInterval }},
 	{name: "queue_codel_target_ms", kind: kindMillis, reloadable: true,
 		description: "CoDel target (milliseconds) of the admission queue: the wait for a CPU slot that counts as a burst being absorbed; below queue_codel_interval_ms.",
