@@ -242,3 +242,30 @@ func TestWriteLockGuardsFirstStatement(t *testing.T) {
 		t.Errorf("v = %s, want 110: one of the two committed updates was lost", got)
 	}
 }
+
+// A statement's SET_VAR hint sets its own innodb_lock_wait_timeout, as in MySQL: the hint was
+// ignored (the wait comes before the engine applies hints), so the statement waited the
+// session's 50 seconds instead of the one it asked for.
+func TestWriteLockWaitHonoursSetVarHint(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	kvTable(t, db)
+	holder, waiter := pinned(t, db), pinned(t, db)
+	execOn(t, holder, "BEGIN", "UPDATE kv SET v = 100 WHERE id = 1")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err := waiter.ExecContext(ctx, "UPDATE /*+ SET_VAR(innodb_lock_wait_timeout = 1) */ kv SET v = 2 WHERE id = 1")
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		t.Fatal("the statement with SET_VAR(innodb_lock_wait_timeout = 1) still waited after 30 s")
+	}
+	if me := mysqlError(t, err); me.Number != 1205 {
+		t.Fatalf("%v, want 1205", err)
+	}
+	// An invalid value is ignored, as MySQL ignores invalid hints: the session's value applies.
+	execOn(t, waiter, "SET innodb_lock_wait_timeout = 1")
+	_, err = waiter.ExecContext(ctx, "UPDATE /*+ SET_VAR(innodb_lock_wait_timeout = 0) */ kv SET v = 2 WHERE id = 1")
+	if me := mysqlError(t, err); me.Number != 1205 {
+		t.Fatalf("%v, want 1205 after the session's 1 s", err)
+	}
+	execOn(t, holder, "ROLLBACK")
+}

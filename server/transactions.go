@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"overloadsql/server/statement"
@@ -96,7 +97,7 @@ func (s *Server) enterStorage(ctx context.Context, c *mysql.Conn, stmt *statemen
 		if holder {
 			break
 		}
-		if err := s.waitForWriteLock(ctx, c, cl); err != nil {
+		if err := s.waitForWriteLock(ctx, c, cl, stmt); err != nil {
 			return storageTurn{}, err
 		}
 		cl.dropSnapshots(false)
@@ -212,10 +213,10 @@ func (s *Server) forgetConnection(c *mysql.Conn) {
 	s.writes.release(c.ConnectionID)
 }
 
-// waitForWriteLock takes the write lock for the connection, waiting at most the session's
+// waitForWriteLock takes the write lock for the connection, waiting at most the statement's
 // innodb_lock_wait_timeout, and less if the client closes its connection.
-func (s *Server) waitForWriteLock(ctx context.Context, c *mysql.Conn, cl *client) error {
-	timeout := time.Duration(lockWaitTimeout(cl)) * time.Second
+func (s *Server) waitForWriteLock(ctx context.Context, c *mysql.Conn, cl *client, stmt *statement.Summary) error {
+	timeout := time.Duration(lockWaitTimeout(cl, stmt)) * time.Second
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	ctx, stop := cancelWhenPeerCloses(ctx, c.Conn)
@@ -245,8 +246,18 @@ func (s *Server) interruptKilled(stmt *statement.Summary) {
 	}
 }
 
-// lockWaitTimeout is the session's innodb_lock_wait_timeout in seconds.
-func lockWaitTimeout(cl *client) int64 {
+// lockWaitTimeout is the statement's innodb_lock_wait_timeout in seconds: its SET_VAR hint (the
+// wait comes before the engine applies hints), else the session's. A hint whose value is not an
+// integer in the variable's range is ignored, as MySQL ignores invalid hints.
+func lockWaitTimeout(cl *client, stmt *statement.Summary) int64 {
+	for _, h := range stmt.Hints() {
+		if h.Name != lockWaitTimeoutVariable {
+			continue
+		}
+		if n, err := strconv.ParseInt(h.Value, 10, 64); err == nil && n >= 1 && n <= maxLockWaitTimeout {
+			return n
+		}
+	}
 	v, err := cl.session.GetSessionVariable(cl.sessionContext(), lockWaitTimeoutVariable)
 	if err != nil {
 		return defaultLockWaitTimeout
