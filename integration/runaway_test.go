@@ -52,3 +52,26 @@ func TestExpressionsTooBigAreRefused(t *testing.T) {
 	mustExec(t, db, "SHOW VARIABLES WHERE "+strings.Repeat("1+", 31)+"1=0")
 	mustExec(t, db, "SELECT * FROM system.metrics WHERE "+strings.Repeat("value = 1 OR ", 900)+"0")
 }
+
+// TestNestedVersionCommentsAreAnsweredPromptly: the server reads a statement's leading words
+// before any check, looking into a /*!NNNNN ... */ comment for the SQL inside; it read a nested
+// one again at each level, each time to the end of the text, so a megabyte of "/*!" kept a core
+// busy for most of a minute (a max_allowed_packet of them for days), before the overload check
+// and deaf to KILL. A nested version comment is now judged without being read again.
+func TestNestedVersionCommentsAreAnsweredPromptly(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	nested := strings.Repeat("/*!", 400_000)
+	for _, q := range []string{nested, "SET " + nested} {
+		ctx, cancel := context.WithTimeout(context.Background(), answerBound)
+		_, err := db.ExecContext(ctx, q)
+		timedOut := errors.Is(ctx.Err(), context.DeadlineExceeded)
+		cancel()
+		if timedOut {
+			t.Fatalf("%.20s... (%d bytes): no answer within %v", q, len(q), answerBound)
+		}
+		if me := mysqlError(t, err); me.Number != 1064 {
+			t.Errorf("%.20s...: error %d %s, want 1064 (a syntax error)", q, me.Number, me.Message)
+		}
+	}
+}

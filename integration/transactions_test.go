@@ -455,7 +455,13 @@ func TestPointReadsFollowCommits(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			last := -1
-			for i := 0; i < 100000; i++ {
+			deadline := time.Now().Add(2 * time.Minute)
+			for finished := false; time.Now().Before(deadline); {
+				select {
+				case <-writerDone:
+					finished = true // the read below starts after the last commit
+				default:
+				}
 				var args []any
 				if strings.Contains(query, "?") {
 					args = append(args, 7)
@@ -470,12 +476,11 @@ func TestPointReadsFollowCommits(t *testing.T) {
 					return
 				}
 				last = v
-				select {
-				case <-writerDone:
-					if v == increments {
-						return
+				if finished {
+					if v != increments {
+						errs <- fmt.Errorf("%s read %d after the last of %d increments", query, v, increments)
 					}
-				default:
+					return
 				}
 			}
 			errs <- fmt.Errorf("%s: the last increment never became visible (last read %d)", query, last)
@@ -511,5 +516,42 @@ func TestFirstStatementOfAConnectionTakesTheWriteLock(t *testing.T) {
 	execOn(t, holder, "COMMIT")
 	if got := oneValue(t, db, "SELECT v FROM kv WHERE id = 1"); got != "100" {
 		t.Errorf("v = %s, want 100 (the holder's commit)", got)
+	}
+}
+
+// Autocommit turned on in any form commits the open transaction at once, as in MySQL: inside a
+// version comment (as dump files write it) and through a prepared statement too. Those forms left
+// a BEGIN transaction open, holding the write lock until the connection closed and losing its
+// rows then. A transaction that only read puts nothing back.
+func TestEnablingAutocommitCommitsInEveryForm(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	for _, q := range []string{"CREATE TABLE kv (id INT PRIMARY KEY, v INT)", "INSERT INTO kv VALUES (1, 1)"} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, enable := range []string{"/*!40101 SET autocommit = 1 */", "EXECUTE enable"} {
+		pool := s.open("default", "", s.addr)
+		conn := pinned(t, pool)
+		execOn(t, conn, "PREPARE enable FROM 'SET autocommit = 1'", "SET autocommit = 0", "BEGIN",
+			fmt.Sprintf("INSERT INTO kv VALUES (%d, 0)", 10+i), enable)
+		if got := writeLockGauge(t, db, "WriteLockHolder"); got != "0" {
+			t.Errorf("WriteLockHolder = %s after %s, want 0: the transaction must have ended", got, enable)
+		}
+		conn.Close()
+		pool.Close()
+		if got := oneValue(t, db, "SELECT COUNT(*) FROM kv WHERE id = ?", 10+i); got != "1" {
+			t.Errorf("the row inserted before %s is gone after the connection closed: it must have been committed", enable)
+		}
+	}
+
+	reader, writer := pinned(t, db), pinned(t, db)
+	execOn(t, reader, "SET autocommit = 0", "BEGIN")
+	intOn(t, reader, "SELECT v FROM kv WHERE id = 1")
+	execOn(t, writer, "UPDATE kv SET v = 2 WHERE id = 1")
+	execOn(t, reader, "/*!40101 SET autocommit = 1 */")
+	if got := oneValue(t, db, "SELECT v FROM kv WHERE id = 1"); got != "2" {
+		t.Errorf("v = %s, want 2: the reading transaction's commit undid another connection's", got)
 	}
 }

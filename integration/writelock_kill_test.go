@@ -150,3 +150,122 @@ func TestWriteLockLetsEveryQueryThrough(t *testing.T) {
 	execOn(t, reader, "COMMIT")
 	execOn(t, holder, "COMMIT")
 }
+
+// A locking read keeps other writers out until its transaction ends, wherever it stands: also as
+// the subquery of a SET (SET @v = (SELECT ... FOR UPDATE), the read-modify-write of a stored
+// procedure or an ORM) and inside a version comment. Those ran as plain reads: another writer
+// committed meanwhile, and the transaction's write from the value it had read undid that commit.
+func TestWriteLockTakenByEveryLockingRead(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	kvTable(t, db)
+	for _, read := range []string{
+		"SET @v = (SELECT v FROM kv WHERE id = 1 FOR UPDATE)",
+		"SET @v = (SELECT v FROM kv WHERE id = 1 LOCK IN SHARE MODE)",
+		"/*!50000 SELECT v INTO @v FROM kv WHERE id = 1 FOR UPDATE */",
+	} {
+		t.Run(read, func(t *testing.T) {
+			tx, other := pinned(t, db), pinned(t, db)
+			before := intOn(t, tx, "SELECT v FROM kv WHERE id = 1")
+			execOn(t, tx, "BEGIN", read)
+			done := make(chan error, 1)
+			go func() {
+				_, err := other.ExecContext(context.Background(), "UPDATE kv SET v = v + 10 WHERE id = 1")
+				done <- err
+			}()
+			var otherErr error
+			finished := false
+			eventually(t, 10*time.Second, "the other writer waits or is done", func() (bool, string) {
+				select {
+				case otherErr = <-done:
+					finished = true
+					return true, ""
+				default:
+				}
+				got := writeLockGauge(t, db, "WriteLockWaitingStatements")
+				return got == "1", "WriteLockWaitingStatements = " + got
+			})
+			execOn(t, tx, "UPDATE kv SET v = @v + 1 WHERE id = 1", "COMMIT")
+			if !finished {
+				otherErr = <-done
+			}
+			if otherErr != nil {
+				t.Fatalf("the other writer: %v", otherErr)
+			}
+			if got := oneValue(t, db, "SELECT v FROM kv WHERE id = 1"); got != strconv.Itoa(before+11) {
+				t.Errorf("v = %s, want %d: one of the two committed updates was lost", got, before+11)
+			}
+		})
+	}
+}
+
+// The first statement of a connection that named no database at login is guarded like any
+// other: the engine makes a connection's session only when it runs that statement, and the
+// write lock, which needs the session, let it through unguarded. Such a write committed beside
+// the holder's open transaction, whose commit then undid it.
+func TestWriteLockGuardsFirstStatement(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	kvTable(t, db)
+	holder := pinned(t, db)
+	execOn(t, holder, "BEGIN", "UPDATE kv SET v = 100 WHERE id = 1")
+	fresh := s.open("default", "", s.addr) // no database named: no COM_INIT_DB at login
+	defer fresh.Close()
+	done := make(chan error, 1)
+	go func() {
+		_, err := fresh.Exec("UPDATE kv SET v = v + 10 WHERE id = 1")
+		done <- err
+	}()
+	var err error
+	finished := false
+	eventually(t, 10*time.Second, "the new connection's write waits or is done", func() (bool, string) {
+		select {
+		case err = <-done:
+			finished = true
+			return true, ""
+		default:
+		}
+		got := writeLockGauge(t, db, "WriteLockWaitingStatements")
+		return got == "1", "WriteLockWaitingStatements = " + got
+	})
+	if finished {
+		t.Errorf("the first statement of a new connection wrote while another transaction held the write lock (%v)", err)
+	}
+	execOn(t, holder, "COMMIT")
+	if !finished {
+		err = <-done
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := oneValue(t, db, "SELECT v FROM kv WHERE id = 1"); got != "110" {
+		t.Errorf("v = %s, want 110: one of the two committed updates was lost", got)
+	}
+}
+
+// A statement's SET_VAR hint sets its own innodb_lock_wait_timeout, as in MySQL: the hint was
+// ignored (the wait comes before the engine applies hints), so the statement waited the
+// session's 50 seconds instead of the one it asked for.
+func TestWriteLockWaitHonoursSetVarHint(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	kvTable(t, db)
+	holder, waiter := pinned(t, db), pinned(t, db)
+	execOn(t, holder, "BEGIN", "UPDATE kv SET v = 100 WHERE id = 1")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err := waiter.ExecContext(ctx, "UPDATE /*+ SET_VAR(innodb_lock_wait_timeout = 1) */ kv SET v = 2 WHERE id = 1")
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		t.Fatal("the statement with SET_VAR(innodb_lock_wait_timeout = 1) still waited after 30 s")
+	}
+	if me := mysqlError(t, err); me.Number != 1205 {
+		t.Fatalf("%v, want 1205", err)
+	}
+	// An invalid value is ignored, as MySQL ignores invalid hints: the session's value applies.
+	execOn(t, waiter, "SET innodb_lock_wait_timeout = 1")
+	_, err = waiter.ExecContext(ctx, "UPDATE /*+ SET_VAR(innodb_lock_wait_timeout = 0) */ kv SET v = 2 WHERE id = 1")
+	if me := mysqlError(t, err); me.Number != 1205 {
+		t.Fatalf("%v, want 1205 after the session's 1 s", err)
+	}
+	execOn(t, holder, "ROLLBACK")
+}

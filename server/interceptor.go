@@ -80,8 +80,8 @@ func (i *interceptor) serve(ctx context.Context, c *mysql.Conn, stmt *statement.
 	switch {
 	case turn.alone:
 		callback = withoutTransactionFlag(c, callback)
-	case turn.enablesAutocommit:
-		callback = committingAutocommit(c, turn.cl, callback)
+	case turn.autocommitOff:
+		callback = i.s.committingAutocommit(c, turn.cl, callback)
 	}
 	held, err := i.takeSlot(ctx, c, stmt)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"overloadsql/server/statement"
@@ -70,9 +71,11 @@ type storageTurn struct {
 	cl *client
 	// alone: a read in autocommit mode, run without the engine's commit.
 	alone bool
-	// enablesAutocommit: SET autocommit in a session where it was off, which commits the open
-	// transaction in MySQL (the engine does not when the transaction began with BEGIN).
-	enablesAutocommit bool
+	// autocommitOff: autocommit was off when the statement started. If the statement turns it
+	// on (SET autocommit = 1 in any form: in a version comment, through a prepared statement, in
+	// a procedure), MySQL commits the open transaction; the engine does not when the
+	// transaction began with BEGIN.
+	autocommitOff bool
 }
 
 // enterStorage prepares the session for a statement (see the comment at the top of the file).
@@ -85,12 +88,16 @@ func (s *Server) enterStorage(ctx context.Context, c *mysql.Conn, stmt *statemen
 	turn := storageTurn{cl: cl}
 	sess := cl.session
 	holder := s.writes.holds(c.ConnectionID)
+	// The session's @@autocommit, which the engine's commit reads, not the status flags of the
+	// last answer: a COM_RESET_CONNECTION or a failed statement leaves them behind.
+	autocommit := cl.autocommit()
+	turn.autocommitOff = !autocommit
 	switch stmt.Storage() {
 	case statement.WritesStorage:
 		if holder {
 			break
 		}
-		if err := s.waitForWriteLock(ctx, c, cl); err != nil {
+		if err := s.waitForWriteLock(ctx, c, cl, stmt); err != nil {
 			return storageTurn{}, err
 		}
 		cl.dropSnapshots(false)
@@ -98,11 +105,8 @@ func (s *Server) enterStorage(ctx context.Context, c *mysql.Conn, stmt *statemen
 		if !holder {
 			cl.dropSnapshots(false)
 		}
-		turn.enablesAutocommit = stmt.MayChangeSettings() && !cl.autocommit()
 	case statement.ReadsStorage:
-		// The session's @@autocommit, which the engine's commit reads, not the status flags of
-		// the last answer: a COM_RESET_CONNECTION or a failed statement leaves them behind.
-		if !holder && !sess.GetIgnoreAutoCommit() && cl.autocommit() {
+		if !holder && !sess.GetIgnoreAutoCommit() && autocommit {
 			sess.SetIgnoreAutoCommit(true)
 			turn.alone = true
 			if f, ok := ctx.Value(inFlightKey{}).(*inFlight); ok {
@@ -209,10 +213,10 @@ func (s *Server) forgetConnection(c *mysql.Conn) {
 	s.writes.release(c.ConnectionID)
 }
 
-// waitForWriteLock takes the write lock for the connection, waiting at most the session's
+// waitForWriteLock takes the write lock for the connection, waiting at most the statement's
 // innodb_lock_wait_timeout, and less if the client closes its connection.
-func (s *Server) waitForWriteLock(ctx context.Context, c *mysql.Conn, cl *client) error {
-	timeout := time.Duration(lockWaitTimeout(cl)) * time.Second
+func (s *Server) waitForWriteLock(ctx context.Context, c *mysql.Conn, cl *client, stmt *statement.Summary) error {
+	timeout := time.Duration(lockWaitTimeout(cl, stmt)) * time.Second
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	ctx, stop := cancelWhenPeerCloses(ctx, c.Conn)
@@ -242,8 +246,18 @@ func (s *Server) interruptKilled(stmt *statement.Summary) {
 	}
 }
 
-// lockWaitTimeout is the session's innodb_lock_wait_timeout in seconds.
-func lockWaitTimeout(cl *client) int64 {
+// lockWaitTimeout is the statement's innodb_lock_wait_timeout in seconds: its SET_VAR hint (the
+// wait comes before the engine applies hints), else the session's. A hint whose value is not an
+// integer in the variable's range is ignored, as MySQL ignores invalid hints.
+func lockWaitTimeout(cl *client, stmt *statement.Summary) int64 {
+	for _, h := range stmt.Hints() {
+		if h.Name != lockWaitTimeoutVariable {
+			continue
+		}
+		if n, err := strconv.ParseInt(h.Value, 10, 64); err == nil && n >= 1 && n <= maxLockWaitTimeout {
+			return n
+		}
+	}
 	v, err := cl.session.GetSessionVariable(cl.sessionContext(), lockWaitTimeoutVariable)
 	if err != nil {
 		return defaultLockWaitTimeout
@@ -272,12 +286,16 @@ func (c *client) dropSnapshots(end bool) {
 	}
 }
 
-// committingAutocommit commits the open transaction when SET autocommit has turned autocommit
-// on, before the statement's OK goes out (so a failed commit is the statement's error, and the
-// OK's status flags are the ones after the commit).
-func committingAutocommit(c *mysql.Conn, cl *client, callback resultCallback) resultCallback {
+// committingAutocommit commits the open transaction when the statement has turned autocommit
+// on, before the statement's first result goes out (so a failed commit is the statement's error,
+// and the OK's status flags are the ones after the commit). A transaction without the write lock
+// wrote nothing: its snapshots are dropped first, so that its commit puts nothing back.
+func (s *Server) committingAutocommit(c *mysql.Conn, cl *client, callback resultCallback) resultCallback {
 	return func(r *sqltypes.Result, more bool) error {
 		if cl.autocommit() {
+			if !s.writes.holds(c.ConnectionID) {
+				cl.dropSnapshots(false)
+			}
 			if err := cl.commit(); err != nil {
 				return err
 			}

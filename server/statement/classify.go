@@ -92,7 +92,12 @@ func (lx *lexer) endsAfter(t token) bool {
 // SET @a = (TABLE t), SHOW ... WHERE x IN (SELECT ...)), calls only cheap functions, matches no
 // regular expression, and is one statement. A /*! ... */ comment counts with its content, which
 // the parser reads as SQL.
-func cheapRest(lx lexer) bool {
+func cheapRest(lx lexer) bool { return cheapRestIn(lx, false) }
+
+// cheapRestIn is cheapRest; nested is set inside a version comment, where a nested one makes the
+// statement not cheap without being read (reading each level again cost the text's length per
+// level).
+func cheapRestIn(lx lexer, nested bool) bool {
 	sql := lx.sql
 	var prev token
 	depth := 0
@@ -104,7 +109,7 @@ func cheapRest(lx lexer) bool {
 		case t.isPunct(sql, ';'):
 			return depth == 0 && lx.nextSignificant().kind == kindEnd
 		case t.kind == kindVersionComment:
-			if !cheapRest(lexer{sql: versionCommentSQL(t.text(sql))}) {
+			if nested || !cheapRestIn(lexer{sql: versionCommentSQL(t.text(sql))}, true) {
 				return false
 			}
 		case t.isPunct(sql, '('):

@@ -32,6 +32,7 @@ var classifyCases = []struct {
 	{"SHOW TABLES WHERE Tables_in_main IN (SELECT name FROM t)", "main", Class{}},
 	{"SET /*!40101 @a = (SELECT 1) */", "main", Class{}},
 	{"SET /*!40101 NAMES utf8 */", "main", Class{true, "SET"}},
+	{"SET /*!40101 /*!40101 NAMES utf8 */", "main", Class{}},
 	{"SET x = 1; SELECT * FROM t", "main", Class{}},
 	{"SET @a = (TABLE t)", "main", Class{}},
 	{"SET @a = ( /* c */ table t)", "main", Class{}},

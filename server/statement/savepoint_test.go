@@ -40,6 +40,8 @@ func TestMayWrite(t *testing.T) {
 		{"SET @a = 1", false},
 		{"/*!40101 SET NAMES utf8mb4 */", false},
 		{"/*!40000 ALTER TABLE t DISABLE KEYS */", true},
+		{"/*!50000 /*!50000 SELECT 1 */", true},
+		{"/*!/*!/*!/*!/*!", true},
 		{"INSERT INTO t VALUES (1)", true},
 		{"UPDATE t SET a = 1", true},
 		{"WITH x AS (SELECT 1) DELETE FROM t", true},

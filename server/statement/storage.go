@@ -5,13 +5,13 @@ package statement
 type Storage int
 
 const (
-	// ReadsStorage: changes no stored data and ends no transaction. SELECT without a locking
-	// clause (also behind a WITH clause or opening parentheses), SHOW, DESCRIBE, EXPLAIN, DO,
-	// USE, KILL and SET (except SET autocommit).
+	// ReadsStorage: changes no stored data, locks no rows and ends no transaction. SELECT
+	// (also behind a WITH clause or opening parentheses), SHOW, DESCRIBE, EXPLAIN, DO, USE, KILL
+	// and SET (except SET autocommit), without a locking clause anywhere.
 	ReadsStorage Storage = iota
 	// WritesStorage: may change stored data or a table's definition, or locks rows: every
-	// statement that is neither of the other kinds, and SELECT ... FOR UPDATE / FOR SHARE /
-	// LOCK IN SHARE MODE (also behind a WITH clause or parentheses).
+	// statement that is neither of the other kinds, and every read with a locking clause (FOR
+	// UPDATE / FOR SHARE / LOCK IN SHARE MODE) anywhere, as in SET @v = (SELECT ... FOR UPDATE).
 	WritesStorage
 	// EndsTransaction: may end the session's transaction (commit or roll it back) without
 	// writing itself: BEGIN, START TRANSACTION, COMMIT, ROLLBACK, SET autocommit, LOCK TABLES and
@@ -20,9 +20,8 @@ const (
 )
 
 // Storage tells what the statement may do to the stored tables and the session's transaction.
-// A statement that is a /*!NNNNN ... */ comment is judged by its first word only: a write unless
-// the SQL inside starts with a read-only word. The first call reads a SELECT to its end, looking
-// for a locking clause; later calls cost nothing.
+// A statement that starts with a /*!NNNNN ... */ comment is judged by the SQL inside it. The
+// first call reads a read to its end, looking for a locking clause; later calls cost nothing.
 func (s *Summary) Storage() Storage {
 	if !s.storageRead {
 		s.storage = s.readStorage()
@@ -34,30 +33,48 @@ func (s *Summary) Storage() Storage {
 func (s *Summary) readStorage() Storage {
 	sql, first := s.sql, s.verb
 	switch {
+	case first.kind == kindVersionComment:
+		return versionCommentStorage(first.text(sql), s.after)
 	case s.transaction == TransactionBoundary:
 		return EndsTransaction
 	case first.is(sql, "lock"), first.is(sql, "unlock"):
 		return EndsTransaction
 	case first.is(sql, "set") && containsFoldASCII(sql, "autocommit"):
 		return EndsTransaction
-	case first.is(sql, "select") && locksRows(s.after):
-		return WritesStorage
 	case s.mayWrite && !s.isQuery():
+		return WritesStorage
+	case locksRows(s.after):
+		// A locking read in any read: SELECT ... FOR UPDATE, SET @v = (SELECT ... FOR UPDATE).
 		return WritesStorage
 	}
 	return ReadsStorage
 }
 
+// versionCommentStorage judges a statement that starts with the version comment /*!NNNNN ... */
+// by the SQL inside it, and by a locking clause in rest, the text after it. A version comment
+// nested in the first one is judged a write without being read (reading each level again would
+// cost the text's length per level).
+func versionCommentStorage(comment string, rest lexer) Storage {
+	inner := Summarize(versionCommentSQL(comment))
+	if inner.verb.kind == kindVersionComment {
+		return WritesStorage
+	}
+	if st := inner.Storage(); st != ReadsStorage || !locksRows(rest) {
+		return st
+	}
+	return WritesStorage
+}
+
 // isQuery reports whether a statement that starts with neither SELECT nor another read-only
 // word is a query all the same: a SELECT behind opening parentheses ((SELECT ...) UNION
-// (SELECT ...)) or behind a WITH clause, without a locking clause anywhere.
+// (SELECT ...)) or behind a WITH clause.
 func (s *Summary) isQuery() bool {
 	sql, lx := s.sql, s.after
 	t := skipOpening(&lx, s.verb)
 	if t.is(sql, "with") {
 		t = skipOpening(&lx, afterWith(&lx))
 	}
-	return t.is(sql, "select") && !locksRows(s.after)
+	return t.is(sql, "select")
 }
 
 // skipOpening returns the first token from t on that is not an opening parenthesis.

@@ -155,12 +155,17 @@ func (s *Summary) Exempt(currentDB string) Class {
 	return s.exempt
 }
 
-// mayWrite judges a statement by its first token (see Summary.MayWrite).
+// mayWrite judges a statement by its first token (see Summary.MayWrite). A version comment
+// nested in the first one is judged a write without being read: reading each level again cost
+// the text's length per level, so a text of nested comments took quadratic time.
 func mayWrite(sql string, first token) bool {
 	if first.kind == kindVersionComment {
 		inner := versionCommentSQL(first.text(sql))
 		lx := lexer{sql: inner}
-		return mayWrite(inner, lx.nextSignificant())
+		if t := lx.nextSignificant(); t.kind != kindVersionComment {
+			return mayWrite(inner, t)
+		}
+		return true
 	}
 	for _, word := range readOnlyWords {
 		if first.is(sql, word) {
