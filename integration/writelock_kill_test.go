@@ -274,3 +274,41 @@ func TestWriteLockWaitHonoursSetVarHint(t *testing.T) {
 	}
 	execOn(t, holder, "ROLLBACK")
 }
+
+// A write whose first words stand in a version comment is a write: /*!50000 */ UPDATE ... (an
+// empty comment, then the statement) and /*!50000 UPDATE */ t SET ... were judged by the
+// comment's SQL alone, as reads: they took no write lock and, reading the committed tables
+// without a copy, wrote into them at once, beside the holder's open transaction. A locking
+// clause inside a version comment locks too.
+func TestWriteLockTakenByVersionCommentedStatements(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	kvTable(t, db)
+	holder, other := pinned(t, db), pinned(t, db)
+	execOn(t, holder, "BEGIN", "UPDATE kv SET v = 100 WHERE id = 2")
+	execOn(t, other, "SET innodb_lock_wait_timeout = 1")
+	for _, q := range []string{
+		"/*!50000 */ UPDATE kv SET v = v + 10 WHERE id = 1",
+		"/*!50000 UPDATE */ kv SET v = v + 10 WHERE id = 1",
+		"/*!50000 */ /*!50000 UPDATE kv SET v = v + 10 WHERE id = 1 */",
+		"SELECT v FROM kv WHERE id = 1 /*!50000 FOR UPDATE */",
+		"/*!50000 SELECT */ v FROM kv WHERE id = 1 FOR UPDATE",
+	} {
+		_, err := other.ExecContext(context.Background(), q)
+		if err == nil {
+			t.Errorf("%s: ran beside another transaction's open write, want 1205", q)
+			continue
+		}
+		if me := mysqlError(t, err); me.Number != 1205 {
+			t.Errorf("%s: %v, want 1205", q, err)
+		}
+	}
+	if got := oneValue(t, db, "SELECT v FROM kv WHERE id = 1"); got != "1" {
+		t.Errorf("v = %s, want 1: a statement wrote beside the holder", got)
+	}
+	execOn(t, holder, "COMMIT")
+	execOn(t, other, "/*!50000 */ UPDATE kv SET v = v + 10 WHERE id = 1")
+	if got := oneValue(t, db, "SELECT v FROM kv WHERE id = 1"); got != "11" {
+		t.Errorf("v = %s, want 11", got)
+	}
+}

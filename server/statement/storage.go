@@ -51,11 +51,16 @@ func (s *Summary) readStorage() Storage {
 }
 
 // versionCommentStorage judges a statement that starts with the version comment /*!NNNNN ... */
-// by the SQL inside it, and by a locking clause in rest, the text after it. A version comment
-// nested in the first one is judged a write without being read (reading each level again would
-// cost the text's length per level).
+// by the SQL inside it, and by a locking clause in rest, the text after it; when the comment
+// holds no SQL, by rest alone (/*!50000 */ UPDATE ...). A version comment nested in the first
+// one, or following an empty one, is judged a write without being read (reading each level again
+// would cost the text's length per level).
 func versionCommentStorage(comment string, rest lexer) Storage {
 	inner := Summarize(versionCommentSQL(comment))
+	if inner.verb.kind == kindEnd {
+		inner = Summarize(rest.sql[rest.pos:])
+		rest = lexer{}
+	}
 	if inner.verb.kind == kindVersionComment {
 		return WritesStorage
 	}
@@ -131,12 +136,19 @@ func skipParenthesized(lx *lexer) bool {
 	return true
 }
 
-// locksRows reports whether a SELECT has a locking read clause: FOR UPDATE, FOR SHARE or LOCK IN
-// SHARE MODE, anywhere after the first word (a subquery's clause locks too).
-func locksRows(lx lexer) bool {
+// locksRows reports whether a statement has a locking read clause: FOR UPDATE, FOR SHARE or LOCK
+// IN SHARE MODE, anywhere after the first word (a subquery's clause locks too), also inside a
+// version comment (one nested in it counts as one, without being read).
+func locksRows(lx lexer) bool { return locksRowsIn(lx, false) }
+
+func locksRowsIn(lx lexer, nested bool) bool {
 	sql := lx.sql
 	for t := lx.nextSignificant(); t.kind != kindEnd; t = lx.nextSignificant() {
 		switch {
+		case t.kind == kindVersionComment:
+			if nested || locksRowsIn(lexer{sql: versionCommentSQL(t.text(sql))}, true) {
+				return true
+			}
 		case t.is(sql, "for"):
 			if next := lx.peekSignificant(); next.is(sql, "update") || next.is(sql, "share") {
 				return true

@@ -50,7 +50,7 @@ func Summarize(sql string) Summary {
 	s.verb = lx.nextSignificant()
 	s.after = lx
 	first := s.verb
-	s.mayWrite = mayWrite(sql, first)
+	s.mayWrite = mayWrite(sql, first, lx)
 	s.setsOrCalls = setsOrCalls(sql, first, lx)
 	switch {
 	case first.kind != kindWord:
@@ -155,17 +155,23 @@ func (s *Summary) Exempt(currentDB string) Class {
 	return s.exempt
 }
 
-// mayWrite judges a statement by its first token (see Summary.MayWrite). A version comment
-// nested in the first one is judged a write without being read: reading each level again cost
+// mayWrite judges a statement by its first token, after reads the text after it (see
+// Summary.MayWrite). A version comment is judged by the SQL inside it, or, when that is empty,
+// by what follows it (/*!50000 */ UPDATE ...). A version comment nested in the first one, or
+// following an empty one, is judged a write without being read: reading each level again cost
 // the text's length per level, so a text of nested comments took quadratic time.
-func mayWrite(sql string, first token) bool {
+func mayWrite(sql string, first token, after lexer) bool {
 	if first.kind == kindVersionComment {
-		inner := versionCommentSQL(first.text(sql))
-		lx := lexer{sql: inner}
-		if t := lx.nextSignificant(); t.kind != kindVersionComment {
-			return mayWrite(inner, t)
+		lx := lexer{sql: versionCommentSQL(first.text(sql))}
+		t := lx.nextSignificant()
+		if t.kind == kindEnd {
+			lx = after
+			t = lx.nextSignificant()
 		}
-		return true
+		if t.kind == kindVersionComment {
+			return true
+		}
+		return mayWrite(lx.sql, t, lx)
 	}
 	for _, word := range readOnlyWords {
 		if first.is(sql, word) {
