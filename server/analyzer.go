@@ -26,6 +26,7 @@ const (
 	globalReadRuleID   analyzer.RuleId = 10_002
 	primaryKeyRuleID   analyzer.RuleId = 10_003
 	showVariablesID    analyzer.RuleId = 10_004
+	unlockedWriteID    analyzer.RuleId = 10_005
 )
 
 // addAnalyzerRules adds overloadsql's rules to the engine's rules that run last on every
@@ -42,7 +43,8 @@ func appendAnalyzerRules() {
 		analyzer.Rule{Id: createSchemaRuleID, Apply: createSchemaAsDatabase},
 		analyzer.Rule{Id: globalReadRuleID, Apply: readGlobalOnlyVariablesGlobally},
 		analyzer.Rule{Id: primaryKeyRuleID, Apply: fastPrimaryKeyLookups},
-		analyzer.Rule{Id: showVariablesID, Apply: showVariablesAsText})
+		analyzer.Rule{Id: showVariablesID, Apply: showVariablesAsText},
+		analyzer.Rule{Id: unlockedWriteID, Apply: refuseUnlockedWrites})
 }
 
 // showVariablesAsText makes SHOW VARIABLES print floating-point values as numbers. The engine

@@ -10,6 +10,9 @@ import (
 	"overloadsql/server/statement"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
@@ -284,6 +287,22 @@ func (c *client) dropSnapshots(end bool) {
 	if end {
 		sess.SetTransaction(nil)
 	}
+}
+
+// refuseUnlockedWrites is the write lock's last line, an analyzer rule: a statement the server
+// took for a plain read (statement.ReadsStorage) runs without the write lock, and a session
+// without the lock reads the committed tables themselves (committedDatabase), so a write in it
+// would change them in place, beside the holder's transaction. The plan of such a statement
+// must not write; if it does (a form the classification misses), it is refused rather than run.
+// EXPLAIN and DESCRIBE are let through: the engine analyzes the statement they describe, which
+// they do not run.
+func refuseUnlockedWrites(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	f, ok := ctx.Value(inFlightKey{}).(*inFlight)
+	if !ok || f.summary.Storage() != statement.ReadsStorage || plan.IsReadOnly(n) || statement.IsExplain(f.summary.Text()) {
+		return n, transform.SameTree, nil
+	}
+	return nil, transform.SameTree, mysql.NewSQLError(mysql.ERUnknownError, mysql.SSUnknownSQLState,
+		"this statement writes, but its text was taken for a read, which runs without the write lock; write it with the writing keyword first (INSERT, UPDATE, DELETE, ...)")
 }
 
 // committingAutocommit commits the open transaction when the statement has turned autocommit
