@@ -555,3 +555,60 @@ func TestEnablingAutocommitCommitsInEveryForm(t *testing.T) {
 		t.Errorf("v = %s, want 2: the reading transaction's commit undid another connection's", got)
 	}
 }
+
+// PyMySQL (like mysqlclient) keeps the status flags of each answer: SERVER_STATUS_IN_TRANS
+// must be clear after every read in autocommit mode, whatever its form, and after autocommit
+// is turned on in any form (a version comment left a BEGIN transaction open, flag set).
+func TestTransactionStatusFlagsSeenByPyMySQL(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	if _, err := s.db().Exec("CREATE TABLE kv (id INT PRIMARY KEY, v INT)"); err != nil {
+		t.Fatal(err)
+	}
+	out := runPython(t, "pymysql", `
+from pymysql.constants import CLIENT
+c = connect(autocommit=True, client_flag=CLIENT.MULTI_STATEMENTS)
+cur = c.cursor()
+IN_TRANS, AUTOCOMMIT = 1, 2
+steps = [
+    ("SELECT 1", 0, AUTOCOMMIT),
+    ("WITH x AS (SELECT v FROM kv) SELECT * FROM x", 0, AUTOCOMMIT),
+    ("(SELECT v FROM kv) UNION (SELECT 1)", 0, AUTOCOMMIT),
+    ("SHOW TABLES", 0, AUTOCOMMIT),
+    ("SET @a = (SELECT COUNT(*) FROM kv)", 0, AUTOCOMMIT),
+    ("SELECT 1; SELECT v FROM kv", 0, AUTOCOMMIT),
+    ("SELECT nosuch FROM kv", None, None),
+    ("SELECT v FROM kv", 0, AUTOCOMMIT),
+    ("BEGIN", IN_TRANS, AUTOCOMMIT),
+    ("SELECT v FROM kv", IN_TRANS, AUTOCOMMIT),
+    ("COMMIT", 0, AUTOCOMMIT),
+    ("INSERT INTO kv VALUES (1, 1)", 0, AUTOCOMMIT),
+    ("SET autocommit = 0", None, 0),
+    ("BEGIN", IN_TRANS, 0),
+    ("INSERT INTO kv VALUES (2, 1)", IN_TRANS, 0),
+    ("/*!40101 SET autocommit = 1 */", 0, AUTOCOMMIT),
+    ("SELECT v FROM kv WHERE id = 2", 0, AUTOCOMMIT),
+]
+for sql, in_trans, autocommit in steps:
+    try:
+        cur.execute(sql)
+        while cur.nextset():
+            pass
+    except pymysql.err.MySQLError as e:
+        if in_trans is not None:
+            print("%s: %s" % (sql, e))
+        continue
+    st = c.server_status
+    if in_trans is not None and st & IN_TRANS != in_trans:
+        print("%s: status %#x, IN_TRANS want %d" % (sql, st, in_trans))
+    if autocommit is not None and st & AUTOCOMMIT != autocommit:
+        print("%s: status %#x, AUTOCOMMIT want %d" % (sql, st, autocommit))
+c.close()
+c = connect()
+cur = c.cursor()
+cur.execute("SELECT COUNT(*) FROM kv")
+print("rows", cur.fetchone()[0])
+`, s.addr, "default", "")
+	if strings.TrimSpace(out) != "rows 2" {
+		t.Errorf("PyMySQL saw wrong status flags or lost rows (want only \"rows 2\"):\n%s", out)
+	}
+}

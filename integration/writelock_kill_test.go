@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -138,6 +139,7 @@ func TestWriteLockLetsEveryQueryThrough(t *testing.T) {
 			"WITH x AS (SELECT v FROM kv WHERE id = 1) SELECT v FROM x",
 			"WITH RECURSIVE r (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3), x AS (SELECT v FROM kv) SELECT MAX(n) * 0 + MIN(v) FROM r, x",
 			"(SELECT v FROM kv WHERE id = 1) UNION (SELECT v FROM kv WHERE id = 1)",
+			"VALUES ROW(1)",
 		} {
 			if got := intOn(t, reader, q); got != 1 {
 				t.Errorf("%s%s: %d, want 1 (the committed value)", begin, q, got)
@@ -145,6 +147,9 @@ func TestWriteLockLetsEveryQueryThrough(t *testing.T) {
 			if got := writeLockGauge(t, db, "WriteLockHolder"); got != holderID {
 				t.Errorf("after %s: WriteLockHolder = %s, want the writer %s", q, got, holderID)
 			}
+		}
+		if got := strings.Join(queryStrings(t, reader, "TABLE kv ORDER BY id"), ","); got != "1\t1,2\t1" {
+			t.Errorf("%sTABLE kv: %q, want the committed rows", begin, got)
 		}
 	}
 	execOn(t, reader, "COMMIT")

@@ -5,9 +5,9 @@ package statement
 type Storage int
 
 const (
-	// ReadsStorage: changes no stored data, locks no rows and ends no transaction. SELECT
-	// (also behind a WITH clause or opening parentheses), SHOW, DESCRIBE, EXPLAIN, DO, USE, KILL
-	// and SET (except SET autocommit), without a locking clause anywhere.
+	// ReadsStorage: changes no stored data, locks no rows and ends no transaction. SELECT, TABLE
+	// and VALUES (also behind a WITH clause or opening parentheses), SHOW, DESCRIBE, EXPLAIN, DO,
+	// USE, KILL and SET (except SET autocommit), without a locking clause anywhere.
 	ReadsStorage Storage = iota
 	// WritesStorage: may change stored data or a table's definition, or locks rows: every
 	// statement that is neither of the other kinds, and every read with a locking clause (FOR
@@ -66,15 +66,15 @@ func versionCommentStorage(comment string, rest lexer) Storage {
 }
 
 // isQuery reports whether a statement that starts with neither SELECT nor another read-only
-// word is a query all the same: a SELECT behind opening parentheses ((SELECT ...) UNION
-// (SELECT ...)) or behind a WITH clause.
+// word is a query all the same: TABLE t, VALUES ROW(...), or a query behind opening parentheses
+// ((SELECT ...) UNION (SELECT ...)) or behind a WITH clause.
 func (s *Summary) isQuery() bool {
 	sql, lx := s.sql, s.after
 	t := skipOpening(&lx, s.verb)
 	if t.is(sql, "with") {
 		t = skipOpening(&lx, afterWith(&lx))
 	}
-	return t.is(sql, "select")
+	return t.is(sql, "select") || t.is(sql, "table") || t.is(sql, "values")
 }
 
 // skipOpening returns the first token from t on that is not an opening parenthesis.
