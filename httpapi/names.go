@@ -81,6 +81,7 @@ var Names = []Name{
 	{tableMetrics, "AdmissionSlots", prefix + "admission_slots", 1},
 	{tableMetrics, "AdmissionRunningStatements", prefix + "admission_running_statements", 1},
 	{tableMetrics, "AdmissionQueuedStatements", prefix + "admission_queued_statements", 1},
+	{tableMetrics, "AdmissionQueueStanding", prefix + "admission_queue_standing", 1},
 	{tableMetrics, "WriteLockHolder", prefix + "write_lock_holder_connection_id", 1},
 	{tableMetrics, "WriteLockWaitingStatements", prefix + "write_lock_waiting_statements", 1},
 }

@@ -25,7 +25,7 @@ func admissionGauges(t *testing.T, admin *sql.DB) (slots, running, queued int) {
 		}
 		got[name] = n
 	}
-	if len(got) != 3 {
+	if len(got) != 4 {
 		t.Fatalf("admission rows of system.metrics: %q", rows)
 	}
 	return got["AdmissionSlots"], got["AdmissionRunningStatements"], got["AdmissionQueuedStatements"]
@@ -315,10 +315,17 @@ func TestStandingQueueRefusesAtOnce(t *testing.T) {
 	want202(t, olderErr, "the queue is standing (the shortest wait for a CPU slot stayed over queue_codel_target_ms = 5 for queue_codel_interval_ms = 100)",
 		"Running: 1 on 1 CPU slots", "queue_codel_interval_ms = 0 lets statements wait up to queue_max_wait_ms.")
 	waitForGauges(t, admin, 1, 1)
+	standing := "SELECT value FROM system.metrics WHERE metric = 'AdmissionQueueStanding'"
+	if got := queryStrings(t, admin, standing); strings.Join(got, "|") != "1" {
+		t.Errorf("AdmissionQueueStanding = %q while the queue stands, want 1", got)
+	}
 	_, err := session(t, db, "SET queue_max_wait_ms = 60000").ExecContext(context.Background(), "SELECT 1")
 	want202(t, err, "the queue is standing", "queued: 1")
 
 	mustExec(t, admin, "SET GLOBAL queue_codel_interval_ms = 0")
+	if got := queryStrings(t, admin, standing); strings.Join(got, "|") != "0" {
+		t.Errorf("AdmissionQueueStanding = %q with queue_codel_interval_ms = 0, want 0", got)
+	}
 	_, err = session(t, db, "SET queue_max_wait_ms = 50").ExecContext(context.Background(), "SELECT 1")
 	want202(t, err, "no CPU slot came free within queue_max_wait_ms = 50", "queued: 1")
 

@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -610,5 +611,90 @@ print("rows", cur.fetchone()[0])
 `, s.addr, "default", "")
 	if strings.TrimSpace(out) != "rows 2" {
 		t.Errorf("PyMySQL saw wrong status flags or lost rows (want only \"rows 2\"):\n%s", out)
+	}
+}
+
+// Point reads inside transactions use the map of committed rows while no transaction has taken
+// the write lock since the transaction began to read; they must still repeat within each
+// transaction and never go back from one transaction to the next, while a writer commits.
+func TestTransactionPointReadsRepeat(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	db.SetMaxOpenConns(6)
+	for _, q := range []string{"CREATE TABLE kv (id INT PRIMARY KEY, v INT)", "INSERT INTO kv VALUES (7, 0), (8, 0), (9, 0)"} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const increments = 100
+	writerDone := make(chan struct{})
+	errs := make(chan error, 4)
+	go func() {
+		defer close(writerDone)
+		for range increments {
+			if _, err := db.Exec("UPDATE kv SET v = v + 1 WHERE id = 7"); err != nil {
+				errs <- fmt.Errorf("writer: %w", err)
+				return
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for _, withArgs := range []bool{true, false} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			read := func(tx *sql.Tx) (int, error) {
+				var v int
+				var err error
+				if withArgs {
+					err = tx.QueryRow("SELECT v FROM kv WHERE id = ?", 7).Scan(&v)
+				} else {
+					err = tx.QueryRow("SELECT v FROM kv WHERE id IN (7, 9)  AND v >= 0 ORDER BY id LIMIT 1").Scan(&v)
+				}
+				return v, err
+			}
+			last := -1
+			deadline := time.Now().Add(2 * time.Minute)
+			for finished := false; time.Now().Before(deadline); {
+				select {
+				case <-writerDone:
+					finished = true
+				default:
+				}
+				tx, err := db.Begin()
+				if err != nil {
+					errs <- err
+					return
+				}
+				first, err1 := read(tx)
+				second, err2 := read(tx)
+				if err := errors.Join(err1, err2, tx.Commit()); err != nil {
+					errs <- fmt.Errorf("reader (args %v): %w", withArgs, err)
+					return
+				}
+				switch {
+				case first != second:
+					errs <- fmt.Errorf("reader (args %v): one transaction read %d, then %d", withArgs, first, second)
+					return
+				case first < last:
+					errs <- fmt.Errorf("reader (args %v): read %d after %d", withArgs, first, last)
+					return
+				}
+				last = first
+				if finished {
+					if first != increments {
+						errs <- fmt.Errorf("reader (args %v): read %d after the last of %d increments", withArgs, first, increments)
+					}
+					return
+				}
+			}
+			errs <- fmt.Errorf("reader (args %v): no read after the last increment (last read %d)", withArgs, last)
+		}()
+	}
+	wg.Wait()
+	<-writerDone
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }

@@ -47,7 +47,7 @@ func (c *counters) events() []overload.Event {
 		{Name: "HandshakeEvictedConnections", Value: c.handshakeEvictions.Load(), Description: "Unauthenticated connections closed to make room for a new one (max_unauthenticated_connections, or a full listener)."},
 		{Name: "PacketTooLargeClosedConnections", Value: c.packetTooLarge.Load(), Description: "Connections closed with error 1153 for sending more than max_allowed_packet (or, before login, more than 64 KiB)."},
 		{Name: "DelayedLogins", Value: c.delayedLogins.Load(), Description: "Login answers delayed after repeated failed logins from the same address (connection_control_* settings)."},
-		{Name: "AdmissionRejectedQueries", Value: c.admissionRejected.Load(), Description: "Statements that got no CPU slot (error 202, TOO_MANY_SIMULTANEOUS_QUERIES): the admission queue was full or their queue_max_wait_ms passed."},
+		{Name: "AdmissionRejectedQueries", Value: c.admissionRejected.Load(), Description: "Statements that got no CPU slot (error 202, TOO_MANY_SIMULTANEOUS_QUERIES): the admission queue was full, their queue_max_wait_ms passed, or the queue was standing (queue_codel_interval_ms)."},
 		{Name: "LockWaitTimeoutQueries", Value: c.lockWaitTimeouts.Load(), Description: "Statements that waited innodb_lock_wait_timeout seconds for the write lock and failed with error 1205 (Lock wait timeout exceeded)."},
 		{Name: "MemoryLimitExceededQueries", Value: c.memoryLimitExceeded.Load(), Description: "Ordinary statements cancelled or refused with error 1041 (Out of memory) because the server's heap was over max_server_memory_usage (or 90% of the cgroup or host memory when it is 0)."},
 	}
@@ -61,7 +61,16 @@ func (c *counters) gauges(activeWarnings int, slots admission.State, writeLockHo
 		{Name: "AdmissionSlots", Value: int64(slots.Slots), Description: "CPU slots now: how many ordinary statements may run at once (adapts to the Go scheduler's run queue, at most max_concurrent_statements)."},
 		{Name: "AdmissionRunningStatements", Value: int64(slots.Running), Description: "Ordinary statements holding a CPU slot now (admin-listener sessions and exempt statements take none)."},
 		{Name: "AdmissionQueuedStatements", Value: int64(slots.Queued), Description: "Statements waiting for a CPU slot now (at most max_queued_statements)."},
+		{Name: "AdmissionQueueStanding", Value: boolGauge(slots.Standing), Description: "1 while the admission queue is standing (queue_codel_interval_ms): one statement waits per CPU slot, the others get error 202 at once; else 0."},
 		{Name: "WriteLockHolder", Value: int64(writeLockHolder), Description: "Connection id whose transaction holds the write lock now (0: none): one transaction writes stored tables at a time, from its first writing statement to its end."},
 		{Name: "WriteLockWaitingStatements", Value: int64(writeLockWaiting), Description: "Statements waiting for the write lock now (each at most innodb_lock_wait_timeout seconds)."},
 	}
+}
+
+// boolGauge is a gauge's value for a condition: 1 when it holds, else 0.
+func boolGauge(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
 }

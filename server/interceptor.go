@@ -138,6 +138,7 @@ func (i *interceptor) recovered(c *mysql.Conn, err *error) {
 
 func (i *interceptor) Prepare(ctx context.Context, chain gms.Chain, c *mysql.Conn, query string, prepare *mysql.PrepareData) (fields []*querypb.Field, err error) {
 	defer i.recovered(c, &err)
+	i.s.enterPrepare(c)
 	defer i.s.leaveStorageAfterPrepare(c, openTransaction(c))
 	fields, err = chain.ComPrepare(ctx, c, query, prepare)
 	return fields, err

@@ -345,6 +345,9 @@ type client struct {
 	ctx *sql.Context
 	// savepoints are the connection's savepoints (savepoint.go).
 	savepoints savepoints
+	// view is the claim of the open transaction's reads to see the committed tables
+	// (committedkeys.go), made when it began to read.
+	view readView
 	// lockedTx is the transaction for which the connection holds the write lock, nil until the
 	// statement that took it has ended (transactions.go).
 	lockedTx sql.Transaction

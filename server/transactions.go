@@ -109,12 +109,19 @@ func (s *Server) enterStorage(ctx context.Context, c *mysql.Conn, stmt *statemen
 			cl.dropSnapshots(false)
 		}
 	case statement.ReadsStorage:
-		if !holder && !sess.GetIgnoreAutoCommit() && autocommit {
+		if holder {
+			break
+		}
+		var read committedRead
+		if !sess.GetIgnoreAutoCommit() && autocommit {
 			sess.SetIgnoreAutoCommit(true)
 			turn.alone = true
-			if f, ok := ctx.Value(inFlightKey{}).(*inFlight); ok {
-				f.read = s.keys.startCommittedRead()
-			}
+			read = s.keys.startCommittedRead()
+		} else {
+			read = s.transactionRead(cl)
+		}
+		if f, ok := ctx.Value(inFlightKey{}).(*inFlight); ok {
+			f.read = read
 		}
 	}
 	return turn, nil
@@ -131,6 +138,8 @@ func (s *Server) leaveStorage(c *mysql.Conn, turn storageTurn) {
 		cl.session.SetIgnoreAutoCommit(false)
 		cl.dropSnapshots(true)
 		c.StatusFlags &^= mysql.ServerInTransaction
+	} else if cl.view.read.keys != nil && cl.view.tx == nil {
+		cl.view.tx = cl.session.GetTransaction() // the transaction the engine began in the statement
 	}
 	if !s.writes.holds(c.ConnectionID) {
 		return
@@ -210,6 +219,37 @@ func (s *Server) ensureSession(ctx context.Context, c *mysql.Conn) error {
 	return nil
 }
 
+// readView is the claim of a transaction's reads (committedRead): made when the transaction had
+// read no table yet, it holds while no transaction has taken the write lock since, for then every
+// table version the transaction has read is the committed one. tx is the transaction it is of,
+// nil while the statement that began it runs.
+type readView struct {
+	tx   sql.Transaction
+	read committedRead
+}
+
+// transactionRead returns the claim of a read in an open transaction that has not written,
+// beginning the transaction's view if its reads begin now: when no transaction is open (the
+// engine will begin one for this statement) or another than the view's is. Every way the
+// session's table versions are dropped (dropSnapshots) drops the view with them.
+func (s *Server) transactionRead(cl *client) committedRead {
+	if tx := cl.session.GetTransaction(); tx == nil || tx != cl.view.tx {
+		cl.view = readView{tx: tx, read: s.keys.startCommittedRead()}
+	}
+	return cl.view.read
+}
+
+// enterPrepare begins the open transaction's view before a statement is prepared, if its reads
+// have not begun it: preparing resolves the statement's tables, which, for a transaction that
+// keeps them (leaveStorageAfterPrepare), is a read of their versions.
+func (s *Server) enterPrepare(c *mysql.Conn) {
+	cl := clientOf(c)
+	if cl == nil || s.writes.holds(c.ConnectionID) || cl.session.GetTransaction() == nil {
+		return
+	}
+	s.transactionRead(cl)
+}
+
 // forgetConnection releases the write lock of a connection that closed: the engine drops its
 // session and with it the transaction's writes.
 func (s *Server) forgetConnection(c *mysql.Conn) {
@@ -284,6 +324,7 @@ func (c *client) dropSnapshots(end bool) {
 	}
 	// The in-memory session's Rollback forgets the transaction's tables and edits and cannot fail.
 	_ = sess.Rollback(c.sessionContext(), tx)
+	c.view = readView{}
 	if end {
 		sess.SetTransaction(nil)
 	}
