@@ -698,3 +698,32 @@ func TestTransactionPointReadsRepeat(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// With autocommit off, a transaction begins at its first read; its reads repeat also when that
+// first read came while another transaction held the write lock: the read view was then not
+// tied to the transaction, the next read began a new one, and a point lookup answered from the
+// newer committed rows.
+func TestAutocommitOffReadsRepeatAfterAWriter(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	for _, q := range []string{"CREATE TABLE kv (id INT PRIMARY KEY, v INT)", "INSERT INTO kv VALUES (1, 1), (2, 1)"} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reader, writer := pinned(t, db), pinned(t, db)
+	execOn(t, writer, "BEGIN", "UPDATE kv SET v = 5 WHERE id = 2")
+	execOn(t, reader, "SET autocommit = 0", "COMMIT") // the next read begins the transaction
+	if got := intOn(t, reader, "SELECT v FROM kv WHERE id = 1"); got != 1 {
+		t.Fatalf("first read %d, want 1", got)
+	}
+	execOn(t, writer, "UPDATE kv SET v = 50 WHERE id = 1", "COMMIT")
+	if got := intOn(t, reader, "SELECT v FROM kv WHERE id = 1"); got != 1 {
+		t.Errorf("the transaction's second read saw %d, its first 1: reads in a transaction must repeat", got)
+	}
+	execOn(t, reader, "COMMIT")
+	if got := intOn(t, reader, "SELECT v FROM kv WHERE id = 1"); got != 50 {
+		t.Errorf("after COMMIT the reader saw %d, want 50", got)
+	}
+	execOn(t, reader, "COMMIT", "SET autocommit = 1")
+}

@@ -138,8 +138,11 @@ func (s *Server) leaveStorage(c *mysql.Conn, turn storageTurn) {
 		cl.session.SetIgnoreAutoCommit(false)
 		cl.dropSnapshots(true)
 		c.StatusFlags &^= mysql.ServerInTransaction
-	} else if cl.view.read.keys != nil && cl.view.tx == nil {
-		cl.view.tx = cl.session.GetTransaction() // the transaction the engine began in the statement
+	} else if cl.view.pending {
+		// The transaction the engine began in the statement; also when the view claims nothing
+		// (a writer held the lock): the next read must not begin another view, and with it a
+		// claim to the newer committed rows, in the same transaction.
+		cl.view.tx, cl.view.pending = cl.session.GetTransaction(), false
 	}
 	if !s.writes.holds(c.ConnectionID) {
 		return
@@ -221,11 +224,12 @@ func (s *Server) ensureSession(ctx context.Context, c *mysql.Conn) error {
 
 // readView is the claim of a transaction's reads (committedRead): made when the transaction had
 // read no table yet, it holds while no transaction has taken the write lock since, for then every
-// table version the transaction has read is the committed one. tx is the transaction it is of,
-// nil while the statement that began it runs.
+// table version the transaction has read is the committed one. tx is the transaction it is of;
+// pending is set while the statement that began it, and the transaction, runs (tx is then nil).
 type readView struct {
-	tx   sql.Transaction
-	read committedRead
+	tx      sql.Transaction
+	pending bool
+	read    committedRead
 }
 
 // transactionRead returns the claim of a read in an open transaction that has not written,
@@ -234,7 +238,7 @@ type readView struct {
 // session's table versions are dropped (dropSnapshots) drops the view with them.
 func (s *Server) transactionRead(cl *client) committedRead {
 	if tx := cl.session.GetTransaction(); tx == nil || tx != cl.view.tx {
-		cl.view = readView{tx: tx, read: s.keys.startCommittedRead()}
+		cl.view = readView{tx: tx, pending: tx == nil, read: s.keys.startCommittedRead()}
 	}
 	return cl.view.read
 }
