@@ -725,5 +725,19 @@ func TestAutocommitOffReadsRepeatAfterAWriter(t *testing.T) {
 	if got := intOn(t, reader, "SELECT v FROM kv WHERE id = 1"); got != 50 {
 		t.Errorf("after COMMIT the reader saw %d, want 50", got)
 	}
-	execOn(t, reader, "COMMIT", "SET autocommit = 1")
+	execOn(t, reader, "COMMIT")
+
+	// A statement that may end a transaction and reads tables for the one it leaves open (LOCK
+	// TABLES, SET with a subquery) begins that transaction's reads too: a point lookup after
+	// another's commit answered from the newer rows while a SUM read the older ones.
+	for i, begin := range []string{"LOCK TABLES kv READ", "SET autocommit = 0, @x = (SELECT v FROM kv WHERE id = 2)"} {
+		execOn(t, reader, begin)
+		execOn(t, writer, fmt.Sprintf("UPDATE kv SET v = %d WHERE id = 2", 100+i))
+		point, sum := intOn(t, reader, "SELECT v FROM kv WHERE id = 2"), intOn(t, reader, "SELECT SUM(v) FROM kv")
+		if first := intOn(t, reader, "SELECT v FROM kv WHERE id = 1"); point+first != sum {
+			t.Errorf("after %s: point reads %d + %d, SUM %d in the same transaction", begin, first, point, sum)
+		}
+		execOn(t, reader, "UNLOCK TABLES", "COMMIT")
+	}
+	execOn(t, reader, "SET autocommit = 1")
 }

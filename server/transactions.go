@@ -107,6 +107,9 @@ func (s *Server) enterStorage(ctx context.Context, c *mysql.Conn, stmt *statemen
 	case statement.EndsTransaction:
 		if !holder {
 			cl.dropSnapshots(false)
+			// Its reads begin the view of the transaction it leaves open, if any (LOCK TABLES,
+			// SET autocommit = 0, @x = (SELECT ...)): a later read must not begin another.
+			s.transactionRead(cl)
 		}
 	case statement.ReadsStorage:
 		if holder {
