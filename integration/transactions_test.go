@@ -28,12 +28,12 @@ func pinned(t *testing.T, db *sql.DB) *sql.Conn {
 	return conn
 }
 
-func execOn(t *testing.T, conn *sql.Conn, queries ...string) {
+func execOn(t testing.TB, db interface {
+	ExecContext(context.Context, string, ...any) (sql.Result, error)
+}, queries ...string) {
 	t.Helper()
 	for _, q := range queries {
-		if _, err := conn.ExecContext(context.Background(), q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
+		mustExec(t, db, q)
 	}
 }
 
@@ -51,12 +51,8 @@ func TestConcurrentWritesAreNotLost(t *testing.T) {
 	db := s.db()
 	db.SetMaxOpenConns(8)
 	const writers, increments = 3, 60
-	if _, err := db.Exec("CREATE TABLE counts (id INT PRIMARY KEY, v INT)"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec("INSERT INTO counts VALUES (0, 0), (1, 0), (2, 0), (3, 0)"); err != nil {
-		t.Fatal(err)
-	}
+	execOn(t, db, "CREATE TABLE counts (id INT PRIMARY KEY, v INT)")
+	execOn(t, db, "INSERT INTO counts VALUES (0, 0), (1, 0), (2, 0), (3, 0)")
 	var wg sync.WaitGroup
 	errs := make(chan error, writers+1)
 	stop := make(chan struct{})
@@ -124,12 +120,8 @@ func TestConcurrentWritesAreNotLost(t *testing.T) {
 func TestReadOnlyTransactionKeepsOthersCommits(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	if _, err := db.Exec("CREATE TABLE kv (id INT PRIMARY KEY, v INT)"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec("INSERT INTO kv VALUES (1, 1)"); err != nil {
-		t.Fatal(err)
-	}
+	execOn(t, db, "CREATE TABLE kv (id INT PRIMARY KEY, v INT)")
+	execOn(t, db, "INSERT INTO kv VALUES (1, 1)")
 	for _, begin := range []string{"BEGIN", "SET autocommit = 0"} {
 		t.Run(begin, func(t *testing.T) {
 			reader, writer := pinned(t, db), pinned(t, db)
@@ -157,11 +149,7 @@ func TestReadOnlyTransactionKeepsOthersCommits(t *testing.T) {
 func TestWriteLockWaits(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	for _, q := range []string{"CREATE TABLE kv (id INT PRIMARY KEY, v INT)", "INSERT INTO kv VALUES (1, 1)"} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	execOn(t, db, "CREATE TABLE kv (id INT PRIMARY KEY, v INT)", "INSERT INTO kv VALUES (1, 1)")
 	holder, waiter := pinned(t, db), pinned(t, db)
 	execOn(t, holder, "BEGIN", "UPDATE kv SET v = 100 WHERE id = 1")
 	holderID := intOn(t, holder, "SELECT CONNECTION_ID()")
@@ -171,7 +159,7 @@ func TestWriteLockWaits(t *testing.T) {
 	if me := mysqlError(t, err); me.Number != 1205 || string(me.SQLState[:]) != "HY000" {
 		t.Fatalf("second writer: %v, want 1205 (HY000) Lock wait timeout exceeded", err)
 	}
-	if got := oneValue(t, db, "SELECT value FROM system.metrics WHERE metric = 'WriteLockHolder'"); got != strconv.Itoa(holderID) {
+	if got := writeLockGauge(t, db, "WriteLockHolder"); got != strconv.Itoa(holderID) {
 		t.Errorf("WriteLockHolder = %s, want the holder's connection id %d", got, holderID)
 	}
 	if got := oneValue(t, db, "SELECT value FROM system.events WHERE event = 'LockWaitTimeoutQueries'"); got != "1" {
@@ -184,15 +172,7 @@ func TestWriteLockWaits(t *testing.T) {
 
 	// The waiter gets the lock as soon as the holder rolls back.
 	execOn(t, waiter, "SET innodb_lock_wait_timeout = 30")
-	done := make(chan error, 1)
-	go func() {
-		_, err := waiter.ExecContext(context.Background(), "UPDATE kv SET v = v + 1 WHERE id = 1")
-		done <- err
-	}()
-	eventually(t, 10*time.Second, "the second writer waits", func() (bool, string) {
-		got := oneValue(t, db, "SELECT value FROM system.metrics WHERE metric = 'WriteLockWaitingStatements'")
-		return got == "1", "WriteLockWaitingStatements = " + got
-	})
+	done := waitingWrite(t, db, waiter, "UPDATE kv SET v = v + 1 WHERE id = 1")
 	execOn(t, holder, "ROLLBACK")
 	select {
 	case err := <-done:
@@ -222,7 +202,7 @@ func TestWriteLockWaits(t *testing.T) {
 	if got := oneValue(t, db, "SELECT v FROM kv WHERE id = 1"); got != "4" {
 		t.Errorf("v = %s, want 4: the closed connection's uncommitted write must be gone", got)
 	}
-	if got := oneValue(t, db, "SELECT value FROM system.metrics WHERE metric = 'WriteLockHolder'"); got != "0" {
+	if got := writeLockGauge(t, db, "WriteLockHolder"); got != "0" {
 		t.Errorf("WriteLockHolder = %s with no open transaction, want 0", got)
 	}
 }
@@ -232,11 +212,7 @@ func TestWriteLockWaits(t *testing.T) {
 func TestResetConnectionReleasesWriteLock(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	for _, q := range []string{"CREATE TABLE kv (id INT PRIMARY KEY, v INT)", "INSERT INTO kv VALUES (1, 1)"} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	execOn(t, db, "CREATE TABLE kv (id INT PRIMARY KEY, v INT)", "INSERT INTO kv VALUES (1, 1)")
 	c := rawLogin(t, s.addr, "default")
 	command := func(payload []byte) {
 		t.Helper()
@@ -250,11 +226,11 @@ func TestResetConnectionReleasesWriteLock(t *testing.T) {
 	const comQuery, comResetConnection = 0x03, 0x1f
 	command(append([]byte{comQuery}, "BEGIN"...))
 	command(append([]byte{comQuery}, "UPDATE main.kv SET v = 7 WHERE id = 1"...))
-	if got := oneValue(t, db, "SELECT value FROM system.metrics WHERE metric = 'WriteLockHolder'"); got == "0" {
+	if got := writeLockGauge(t, db, "WriteLockHolder"); got == "0" {
 		t.Fatal("no holder of the write lock while a transaction has written")
 	}
 	command([]byte{comResetConnection})
-	if got := oneValue(t, db, "SELECT value FROM system.metrics WHERE metric = 'WriteLockHolder'"); got != "0" {
+	if got := writeLockGauge(t, db, "WriteLockHolder"); got != "0" {
 		t.Errorf("WriteLockHolder = %s after COM_RESET_CONNECTION, want 0", got)
 	}
 	conn := pinned(t, db)
@@ -269,9 +245,7 @@ func TestResetConnectionReleasesWriteLock(t *testing.T) {
 func TestEnablingAutocommitCommits(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	if _, err := db.Exec("CREATE TABLE kv (id INT PRIMARY KEY)"); err != nil {
-		t.Fatal(err)
-	}
+	execOn(t, db, "CREATE TABLE kv (id INT PRIMARY KEY)")
 	conn := pinned(t, db)
 	execOn(t, conn, "SET autocommit = 0", "INSERT INTO kv VALUES (1)", "SET autocommit = 1",
 		"SET autocommit = 0", "BEGIN", "INSERT INTO kv VALUES (2)", "SET autocommit = 1")
@@ -279,7 +253,7 @@ func TestEnablingAutocommitCommits(t *testing.T) {
 	if got := oneValue(t, db, "SELECT COUNT(*) FROM kv"); got != "2" {
 		t.Errorf("%s rows after the connection closed, want 2: SET autocommit = 1 must commit", got)
 	}
-	if got := oneValue(t, db, "SELECT value FROM system.metrics WHERE metric = 'WriteLockHolder'"); got != "0" {
+	if got := writeLockGauge(t, db, "WriteLockHolder"); got != "0" {
 		t.Errorf("WriteLockHolder = %s, want 0", got)
 	}
 }
@@ -290,12 +264,8 @@ func TestEnablingAutocommitCommits(t *testing.T) {
 func TestReadOnlyTransactionRepeatsPreparedReads(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	if _, err := db.Exec("CREATE TABLE kv (id INT PRIMARY KEY, v INT)"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec("INSERT INTO kv VALUES (1, 1)"); err != nil {
-		t.Fatal(err)
-	}
+	execOn(t, db, "CREATE TABLE kv (id INT PRIMARY KEY, v INT)")
+	execOn(t, db, "INSERT INTO kv VALUES (1, 1)")
 	read := func(conn *sql.Conn) int {
 		t.Helper()
 		var v int
@@ -363,11 +333,7 @@ const statusInTrans = 0x1
 func TestResetConnectionRestoresAutocommit(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	for _, q := range []string{"CREATE TABLE kv (id INT PRIMARY KEY, v INT)", "INSERT INTO kv VALUES (1, 1)"} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	execOn(t, db, "CREATE TABLE kv (id INT PRIMARY KEY, v INT)", "INSERT INTO kv VALUES (1, 1)")
 	c := rawLogin(t, s.addr, "default")
 	send := func(payload []byte) {
 		t.Helper()
@@ -399,99 +365,12 @@ func TestResetConnectionRestoresAutocommit(t *testing.T) {
 		rows := queryStrings(t, db, "SELECT info FROM information_schema.processlist WHERE id = ?", id)
 		return len(rows) == 1 && rows[0] != "", fmt.Sprint(rows)
 	})
-	if _, err := db.Exec("UPDATE kv SET v = 2 WHERE id = 1"); err != nil {
-		t.Fatal(err)
-	}
+	execOn(t, db, "UPDATE kv SET v = 2 WHERE id = 1")
 	if st := rawStatus(t, c); st&statusAutocommit == 0 || st&statusInTrans != 0 {
 		t.Errorf("status %#x after a read in autocommit mode, want autocommit on and no transaction", st)
 	}
 	if got := oneValue(t, db, "SELECT v FROM kv WHERE id = 1"); got != "2" {
 		t.Errorf("v = %s, want 2: the read after COM_RESET_CONNECTION undid a concurrent commit", got)
-	}
-}
-
-// Point reads in autocommit mode are answered from a map of the committed rows while no
-// transaction writes (committedkeys.go): they must still see every commit, in order. Each
-// reader's values of a counter never go back, and the last read sees the last increment.
-func TestPointReadsFollowCommits(t *testing.T) {
-	s := startServer(t, serverOptions{})
-	db := s.db()
-	db.SetMaxOpenConns(6)
-	if _, err := db.Exec("CREATE TABLE kv (id INT PRIMARY KEY, v INT)"); err != nil {
-		t.Fatal(err)
-	}
-	for id := 1; id <= 200; id += 50 {
-		var values []string
-		for i := id; i < id+50; i++ {
-			values = append(values, fmt.Sprintf("(%d, 0)", i))
-		}
-		if _, err := db.Exec("INSERT INTO kv VALUES " + strings.Join(values, ", ")); err != nil {
-			t.Fatal(err)
-		}
-	}
-	const increments = 150
-	writerDone := make(chan struct{})
-	errs := make(chan error, 4)
-	go func() {
-		defer close(writerDone)
-		for i := range increments {
-			if _, err := db.Exec("UPDATE kv SET v = v + 1 WHERE id = 7"); err != nil {
-				errs <- fmt.Errorf("writer: %w", err)
-				return
-			}
-			if i%10 == 0 {
-				// Quiet spells, so that reads take the map between the writes.
-				for range 5 {
-					if _, err := db.Exec("SELECT v FROM kv WHERE id = 8"); err != nil {
-						errs <- fmt.Errorf("writer's read: %w", err)
-						return
-					}
-				}
-			}
-		}
-	}()
-	var wg sync.WaitGroup
-	for _, query := range []string{"SELECT v FROM kv WHERE id = ?", "SELECT v FROM kv WHERE id BETWEEN 7 AND 7"} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			last := -1
-			deadline := time.Now().Add(2 * time.Minute)
-			for finished := false; time.Now().Before(deadline); {
-				select {
-				case <-writerDone:
-					finished = true // the read below starts after the last commit
-				default:
-				}
-				var args []any
-				if strings.Contains(query, "?") {
-					args = append(args, 7)
-				}
-				var v int
-				if err := db.QueryRow(query, args...).Scan(&v); err != nil {
-					errs <- fmt.Errorf("%s: %w", query, err)
-					return
-				}
-				if v < last {
-					errs <- fmt.Errorf("%s read %d after %d: a read saw an older version than the one before it", query, v, last)
-					return
-				}
-				last = v
-				if finished {
-					if v != increments {
-						errs <- fmt.Errorf("%s read %d after the last of %d increments", query, v, increments)
-					}
-					return
-				}
-			}
-			errs <- fmt.Errorf("%s: the last increment never became visible (last read %d)", query, last)
-		}()
-	}
-	wg.Wait()
-	<-writerDone
-	close(errs)
-	for err := range errs {
-		t.Error(err)
 	}
 }
 
@@ -501,11 +380,7 @@ func TestPointReadsFollowCommits(t *testing.T) {
 func TestFirstStatementOfAConnectionTakesTheWriteLock(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	for _, q := range []string{"CREATE TABLE kv (id INT PRIMARY KEY, v INT)", "INSERT INTO kv VALUES (1, 1)", "SET GLOBAL innodb_lock_wait_timeout = 1"} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	execOn(t, db, "CREATE TABLE kv (id INT PRIMARY KEY, v INT)", "INSERT INTO kv VALUES (1, 1)", "SET GLOBAL innodb_lock_wait_timeout = 1")
 	holder := pinned(t, db)
 	execOn(t, holder, "BEGIN", "UPDATE kv SET v = 100 WHERE id = 1")
 	fresh := s.open("default", "", s.addr)
@@ -527,11 +402,7 @@ func TestFirstStatementOfAConnectionTakesTheWriteLock(t *testing.T) {
 func TestEnablingAutocommitCommitsInEveryForm(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	for _, q := range []string{"CREATE TABLE kv (id INT PRIMARY KEY, v INT)", "INSERT INTO kv VALUES (1, 1)"} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	execOn(t, db, "CREATE TABLE kv (id INT PRIMARY KEY, v INT)", "INSERT INTO kv VALUES (1, 1)")
 	for i, enable := range []string{"/*!40101 SET autocommit = 1 */", "EXECUTE enable"} {
 		pool := s.open("default", "", s.addr)
 		conn := pinned(t, pool)
@@ -614,91 +485,6 @@ print("rows", cur.fetchone()[0])
 	}
 }
 
-// Point reads inside transactions use the map of committed rows while no transaction has taken
-// the write lock since the transaction began to read; they must still repeat within each
-// transaction and never go back from one transaction to the next, while a writer commits.
-func TestTransactionPointReadsRepeat(t *testing.T) {
-	s := startServer(t, serverOptions{})
-	db := s.db()
-	db.SetMaxOpenConns(6)
-	for _, q := range []string{"CREATE TABLE kv (id INT PRIMARY KEY, v INT)", "INSERT INTO kv VALUES (7, 0), (8, 0), (9, 0)"} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	const increments = 100
-	writerDone := make(chan struct{})
-	errs := make(chan error, 4)
-	go func() {
-		defer close(writerDone)
-		for range increments {
-			if _, err := db.Exec("UPDATE kv SET v = v + 1 WHERE id = 7"); err != nil {
-				errs <- fmt.Errorf("writer: %w", err)
-				return
-			}
-		}
-	}()
-	var wg sync.WaitGroup
-	for _, withArgs := range []bool{true, false} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			read := func(tx *sql.Tx) (int, error) {
-				var v int
-				var err error
-				if withArgs {
-					err = tx.QueryRow("SELECT v FROM kv WHERE id = ?", 7).Scan(&v)
-				} else {
-					err = tx.QueryRow("SELECT v FROM kv WHERE id IN (7, 9)  AND v >= 0 ORDER BY id LIMIT 1").Scan(&v)
-				}
-				return v, err
-			}
-			last := -1
-			deadline := time.Now().Add(2 * time.Minute)
-			for finished := false; time.Now().Before(deadline); {
-				select {
-				case <-writerDone:
-					finished = true
-				default:
-				}
-				tx, err := db.Begin()
-				if err != nil {
-					errs <- err
-					return
-				}
-				first, err1 := read(tx)
-				second, err2 := read(tx)
-				if err := errors.Join(err1, err2, tx.Commit()); err != nil {
-					errs <- fmt.Errorf("reader (args %v): %w", withArgs, err)
-					return
-				}
-				switch {
-				case first != second:
-					errs <- fmt.Errorf("reader (args %v): one transaction read %d, then %d", withArgs, first, second)
-					return
-				case first < last:
-					errs <- fmt.Errorf("reader (args %v): read %d after %d", withArgs, first, last)
-					return
-				}
-				last = first
-				if finished {
-					if first != increments {
-						errs <- fmt.Errorf("reader (args %v): read %d after the last of %d increments", withArgs, first, increments)
-					}
-					return
-				}
-			}
-			errs <- fmt.Errorf("reader (args %v): no read after the last increment (last read %d)", withArgs, last)
-		}()
-	}
-	wg.Wait()
-	<-writerDone
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
-}
-
 // With autocommit off, a transaction begins at its first read; its reads repeat also when that
 // first read came while another transaction held the write lock: the read view was then not
 // tied to the transaction, the next read began a new one, and a point lookup answered from the
@@ -706,11 +492,7 @@ func TestTransactionPointReadsRepeat(t *testing.T) {
 func TestAutocommitOffReadsRepeatAfterAWriter(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	for _, q := range []string{"CREATE TABLE kv (id INT PRIMARY KEY, v INT)", "INSERT INTO kv VALUES (1, 1), (2, 1)"} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	execOn(t, db, "CREATE TABLE kv (id INT PRIMARY KEY, v INT)", "INSERT INTO kv VALUES (1, 1), (2, 1)")
 	reader, writer := pinned(t, db), pinned(t, db)
 	execOn(t, writer, "BEGIN", "UPDATE kv SET v = 5 WHERE id = 2")
 	execOn(t, reader, "SET autocommit = 0", "COMMIT") // the next read begins the transaction
@@ -740,4 +522,151 @@ func TestAutocommitOffReadsRepeatAfterAWriter(t *testing.T) {
 		execOn(t, reader, "UNLOCK TABLES", "COMMIT")
 	}
 	execOn(t, reader, "SET autocommit = 1")
+}
+
+// followCommits runs a writer that increments kv's row 7 increments times (with pauses of a few
+// reads, so that readers also meet quiet spells) while each reader reads the row in a loop. A
+// reader's read gives two values, which must be equal (one transaction's reads repeat), never
+// less than its previous read's, and the first read that starts after the last commit must see
+// it. Each loop is bounded by two minutes.
+func followCommits(t *testing.T, db *sql.DB, increments int, readers map[string]func() (first, second int, err error)) {
+	t.Helper()
+	writerDone := make(chan struct{})
+	errs := make(chan error, len(readers)+1)
+	go func() {
+		defer close(writerDone)
+		for i := range increments {
+			if _, err := db.Exec("UPDATE kv SET v = v + 1 WHERE id = 7"); err != nil {
+				errs <- fmt.Errorf("writer: %w", err)
+				return
+			}
+			if i%10 != 0 {
+				continue
+			}
+			for range 5 {
+				if _, err := db.Exec("SELECT v FROM kv WHERE id = 8"); err != nil {
+					errs <- fmt.Errorf("writer's read: %w", err)
+					return
+				}
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for name, read := range readers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			last := -1
+			deadline := time.Now().Add(2 * time.Minute)
+			for finished := false; time.Now().Before(deadline); {
+				select {
+				case <-writerDone:
+					finished = true // the read below starts after the last commit
+				default:
+				}
+				first, second, err := read()
+				switch {
+				case err != nil:
+					errs <- fmt.Errorf("%s: %w", name, err)
+					return
+				case first != second:
+					errs <- fmt.Errorf("%s: one transaction read %d, then %d", name, first, second)
+					return
+				case first < last:
+					errs <- fmt.Errorf("%s read %d after %d: a read saw an older version than the one before it", name, first, last)
+					return
+				}
+				last = first
+				if finished {
+					if first != increments {
+						errs <- fmt.Errorf("%s read %d after the last of %d increments", name, first, increments)
+					}
+					return
+				}
+			}
+			errs <- fmt.Errorf("%s: no read after the last increment within two minutes (last read %d)", name, last)
+		}()
+	}
+	wg.Wait()
+	<-writerDone
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+// kvRows makes kv with the rows ids..., v = 0.
+func kvRows(t *testing.T, db *sql.DB, ids ...int) {
+	t.Helper()
+	values := make([]string, len(ids))
+	for i, id := range ids {
+		values[i] = fmt.Sprintf("(%d, 0)", id)
+	}
+	execOn(t, db, "CREATE TABLE kv (id INT PRIMARY KEY, v INT)", "INSERT INTO kv VALUES "+strings.Join(values, ", "))
+}
+
+// Point reads in autocommit mode are answered from a map of the committed rows while no
+// transaction writes (committedkeys.go): they must still see every commit, in order.
+func TestPointReadsFollowCommits(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	db.SetMaxOpenConns(6)
+	ids := make([]int, 200)
+	for i := range ids {
+		ids[i] = i + 1
+	}
+	kvRows(t, db, ids...)
+	once := func(query string, args ...any) func() (int, int, error) {
+		return func() (int, int, error) {
+			var v int
+			err := db.QueryRow(query, args...).Scan(&v)
+			return v, v, err
+		}
+	}
+	followCommits(t, db, 150, map[string]func() (int, int, error){
+		"prepared point read": once("SELECT v FROM kv WHERE id = ?", 7),
+		"text range read":     once("SELECT v FROM kv WHERE id BETWEEN 7 AND 7"),
+	})
+}
+
+// Point reads inside transactions use the map of committed rows while no transaction has taken
+// the write lock since the transaction began to read; they must still repeat within each
+// transaction and never go back from one transaction to the next, while a writer commits.
+func TestTransactionPointReadsRepeat(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	db.SetMaxOpenConns(6)
+	kvRows(t, db, 7, 8, 9)
+	twice := func(query string, args ...any) func() (int, int, error) {
+		return func() (int, int, error) {
+			tx, err := db.Begin()
+			if err != nil {
+				return 0, 0, err
+			}
+			var first, second int
+			err1 := tx.QueryRow(query, args...).Scan(&first)
+			err2 := tx.QueryRow(query, args...).Scan(&second)
+			return first, second, errors.Join(err1, err2, tx.Commit())
+		}
+	}
+	followCommits(t, db, 100, map[string]func() (int, int, error){
+		"prepared reads in a transaction": twice("SELECT v FROM kv WHERE id = ?", 7),
+		"text reads in a transaction":     twice("SELECT v FROM kv WHERE id IN (7, 9) ORDER BY id LIMIT 1"),
+	})
+}
+
+// waitingWrite runs query on conn in the background and returns once system.metrics counts one
+// statement waiting for the write lock; the channel gets the statement's error when it ends.
+func waitingWrite(t *testing.T, db *sql.DB, conn *sql.Conn, query string) <-chan error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() {
+		_, err := conn.ExecContext(context.Background(), query)
+		done <- err
+	}()
+	eventually(t, 10*time.Second, "the statement waits for the write lock", func() (bool, string) {
+		got := writeLockGauge(t, db, "WriteLockWaitingStatements")
+		return got == "1", "WriteLockWaitingStatements = " + got
+	})
+	return done
 }

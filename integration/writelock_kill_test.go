@@ -80,15 +80,7 @@ func TestWriteLockWaiterCanBeKilled(t *testing.T) {
 			waiter := pinned(t, pool)
 			waiterID := intOn(t, waiter, "SELECT CONNECTION_ID()")
 			execOn(t, waiter, "SET innodb_lock_wait_timeout = 120")
-			done := make(chan error, 1)
-			go func() {
-				_, err := waiter.ExecContext(context.Background(), "UPDATE kv SET v = v + 10 WHERE id = 2")
-				done <- err
-			}()
-			eventually(t, 10*time.Second, "the writer waits for the lock", func() (bool, string) {
-				got := writeLockGauge(t, db, "WriteLockWaitingStatements")
-				return got == "1", "WriteLockWaitingStatements = " + got
-			})
+			done := waitingWrite(t, db, waiter, "UPDATE kv SET v = v + 10 WHERE id = 2")
 			execOn(t, admin, fmt.Sprintf("%s %d", kill, waiterID))
 			select {
 			case err := <-done:
