@@ -7,23 +7,64 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 )
 
-// FreeLoopbackAddr returns a 127.0.0.1 address with a port that was free a moment ago.
+// FreeLoopbackAddr returns a 127.0.0.1 address with a port that was free a moment ago, chosen
+// below the kernel's range of ephemeral ports: a port from that range (what port 0 gives) may
+// be taken, before the server binds it, as the source port of any client connection made
+// meanwhile, and the server then fails to start with "address already in use".
 func FreeLoopbackAddr() (string, error) {
+	low := ephemeralLow()
+	const lowest = 10000
+	if low-lowest < 1000 {
+		return anyLoopbackAddr()
+	}
+	for range 100 {
+		addr := fmt.Sprintf("127.0.0.1:%d", lowest+rand.IntN(low-lowest))
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			continue
+		}
+		l.Close()
+		return addr, nil
+	}
+	return anyLoopbackAddr()
+}
+
+// anyLoopbackAddr returns a loopback address on a port the kernel chose free.
+func anyLoopbackAddr() (string, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", fmt.Errorf("find a free loopback port: %w", err)
 	}
 	defer l.Close()
 	return l.Addr().String(), nil
+}
+
+// ephemeralLow is the first port of the kernel's ephemeral range (32768 when it cannot be read).
+func ephemeralLow() int {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 32768
+	}
+	fields := strings.Fields(string(b))
+	if len(fields) == 0 {
+		return 32768
+	}
+	low, err := strconv.Atoi(fields[0])
+	if err != nil {
+		return 32768
+	}
+	return low
 }
 
 // ConfigText is a config for listeners on addr and admin, with top (TOML for top-level keys)
