@@ -50,7 +50,7 @@ func (vs *variables) register() error {
 			Scope:             sql.GetMysqlScope(sql.SystemVariableScope_Both),
 			Dynamic:           true,
 			SetVarHintApplies: true,
-			Type:              checkedVariableType{types.NewSystemDoubleType(st.Name, 0, hi), st.Name, accepts},
+			Type:              checkedVariableType{SystemVariableType: types.NewSystemDoubleType(st.Name, 0, hi), name: st.Name, accepts: accepts},
 			Default:           def,
 			NotifyChanged:     vs.sessionSettingChanged,
 		})
@@ -60,7 +60,7 @@ func (vs *variables) register() error {
 			Name:          name,
 			Scope:         sql.GetMysqlScope(sql.SystemVariableScope_Global),
 			Dynamic:       true,
-			Type:          checkedVariableType{types.NewSystemDoubleType(name, -1, math.MaxFloat64), name, "a number >= 0, or -1 for off"},
+			Type:          checkedVariableType{SystemVariableType: types.NewSystemDoubleType(name, -1, math.MaxFloat64), name: name, accepts: "a number >= 0, or -1 for off"},
 			Default:       -1.0,
 			NotifyChanged: vs.simulationChanged,
 		})
@@ -92,10 +92,10 @@ func serverSettingVariable(st config.ServerSetting, text string) (sql.SystemVari
 	switch st.Type {
 	case "Float64":
 		f, err := strconv.ParseFloat(text, 64)
-		return checkedVariableType{types.NewSystemDoubleType(st.Name, 0, math.MaxFloat64), st.Name, "a number >= 0"}, f, err
+		return checkedVariableType{SystemVariableType: types.NewSystemDoubleType(st.Name, 0, math.MaxFloat64), name: st.Name, accepts: "a number >= 0"}, f, err
 	case "UInt64":
 		u, err := strconv.ParseUint(text, 10, 64)
-		return checkedVariableType{types.NewSystemUintType(st.Name, 0, math.MaxUint64), st.Name, "a whole number >= 0"}, u, err
+		return checkedVariableType{SystemVariableType: types.NewSystemUintType(st.Name, 0, math.MaxUint64), name: st.Name, accepts: "a whole number >= 0", unsigned: true}, u, err
 	}
 	return types.NewSystemStringType(st.Name), text, nil
 }
