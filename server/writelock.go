@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"math"
 	"sync"
 	"sync/atomic"
 )
@@ -14,29 +13,42 @@ import (
 // lock holding no other lock of the server, before it takes a CPU slot (see transactions.go).
 type writeLock struct {
 	mu sync.Mutex
-	// word is the grant count (the epoch) in the high 32 bits and the holder's connection id
-	// in the low ones (0 when free): written under mu, read without it.
+	// word is the grant count (the epoch) above holderBits and, in the low holderBits, the
+	// holder's connection id plus one (0 when free: connection ids wrap around to 0):
+	// written under mu, read without it.
 	word    atomic.Uint64
 	waiters []*lockWaiter
 }
 
-// owner is the holder's connection id, 0 when free.
-func (l *writeLock) owner() uint32 { return uint32(l.word.Load()) }
+// holderBits hold a connection id (32 bits) plus one.
+const (
+	holderBits = 33
+	holderMask = 1<<holderBits - 1
+)
+
+// holderOf is the low bits of word for conn as the holder.
+func holderOf(conn uint32) uint64 { return uint64(conn) + 1 }
+
+// owner is the holder's connection id and whether the lock is held.
+func (l *writeLock) owner() (conn uint32, held bool) {
+	h := l.word.Load() & holderMask
+	return uint32(h - 1), h != 0
+}
 
 // grantLocked makes conn the holder, counting a new grant unless conn holds the lock already.
 func (l *writeLock) grantLocked(conn uint32) {
 	s := l.word.Load()
-	if uint32(s) == conn {
+	if s&holderMask == holderOf(conn) {
 		return
 	}
-	l.word.Store((s>>32+1)<<32 | uint64(conn))
+	l.word.Store((s>>holderBits+1)<<holderBits | holderOf(conn))
 }
 
 // quiet returns the grant count and whether the lock is free: two answers with the same count,
 // both free, mean that no transaction held the lock in between, so no commit changed a table.
 func (l *writeLock) quiet() (epoch uint64, free bool) {
 	s := l.word.Load()
-	return s >> 32, uint32(s) == 0
+	return s >> holderBits, s&holderMask == 0
 }
 
 // lockWaiter is a connection waiting for the lock; granted is closed when it gets it, stop
@@ -51,12 +63,12 @@ type lockWaiter struct {
 // errWaitInterrupted is acquire's error when interrupt stopped the wait.
 var errWaitInterrupted = errors.New("interrupted by KILL")
 
-// acquire gives the lock to conn (connection ids are never 0), waiting until the holder and the
+// acquire gives the lock to conn, waiting until the holder and the
 // connections that asked first have released it, or until ctx ends or interrupt stops the wait:
 // then it returns ctx's error or errWaitInterrupted, and conn does not hold the lock.
 func (l *writeLock) acquire(ctx context.Context, conn uint32) error {
 	l.mu.Lock()
-	if owner := l.owner(); owner == conn || owner == 0 && len(l.waiters) == 0 {
+	if owner, held := l.owner(); held && owner == conn || !held && len(l.waiters) == 0 {
 		l.grantLocked(conn)
 		l.mu.Unlock()
 		return nil
@@ -111,14 +123,14 @@ func (l *writeLock) giveUp(w *lockWaiter) {
 func (l *writeLock) release(conn uint32) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.owner() == conn {
+	if l.holds(conn) {
 		l.handOnLocked()
 	}
 }
 
 // handOnLocked gives the lock to the first waiter, or frees it.
 func (l *writeLock) handOnLocked() {
-	l.word.Store(l.word.Load() &^ math.MaxUint32)
+	l.word.Store(l.word.Load() &^ holderMask)
 	if len(l.waiters) == 0 {
 		return
 	}
@@ -131,11 +143,14 @@ func (l *writeLock) handOnLocked() {
 
 // holds reports whether conn holds the lock. Only conn's own goroutine changes the answer for
 // conn (by acquiring or releasing), so it needs no lock.
-func (l *writeLock) holds(conn uint32) bool { return l.owner() == conn }
+func (l *writeLock) holds(conn uint32) bool { return l.word.Load()&holderMask == holderOf(conn) }
 
-// state is the holder (0 if none) and how many connections wait.
+// state is the holder (0 if none, or connection 0) and how many connections wait.
 func (l *writeLock) state() (owner uint32, waiting int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.owner(), len(l.waiters)
+	if conn, held := l.owner(); held {
+		owner = conn
+	}
+	return owner, len(l.waiters)
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"math"
 	"testing"
 	"time"
 
@@ -184,5 +185,35 @@ func TestRefuseUnlockedWrites(t *testing.T) {
 	// Outside a statement of the protocol handler (the engine's own queries): not judged.
 	if _, _, err := refuseUnlockedWrites(sql.NewEmptyContext(), nil, writes, nil, nil, nil); err != nil {
 		t.Errorf("a plan without a statement: %v", err)
+	}
+}
+
+// Connection ids wrap around to 0 after 2^32 connections: connection 0 holds and waits like any
+// other, and the lock is free only when nobody holds it.
+func TestWriteLockConnectionZero(t *testing.T) {
+	var l writeLock
+	if epoch, free := l.quiet(); !free || epoch != 0 {
+		t.Fatalf("a new lock: epoch %d, free %v; want 0, true", epoch, free)
+	}
+	if err := l.acquire(context.Background(), 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, free := l.quiet(); free || !l.holds(0) || l.holds(1) {
+		t.Fatal("connection 0 took the lock, but the lock reads free or not held by 0")
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), time.Unix(0, 0))
+	defer cancel()
+	if err := l.acquire(ctx, 1); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("connection 1 beside holder 0: %v, want to wait (and time out)", err)
+	}
+	l.release(0)
+	if epoch, free := l.quiet(); !free || epoch != 1 {
+		t.Fatalf("after the release: epoch %d, free %v; want 1, true", epoch, free)
+	}
+	if err := l.acquire(context.Background(), math.MaxUint32); err != nil || !l.holds(math.MaxUint32) {
+		t.Fatalf("the largest connection id: %v", err)
+	}
+	if epoch, _ := l.quiet(); epoch != 2 {
+		t.Fatalf("epoch %d after two grants, want 2", epoch)
 	}
 }
