@@ -50,10 +50,13 @@ type committedKeys struct {
 	tables map[string]*keyMap // by lower-case "database.table"
 }
 
-// keyMap is the rows of one committed version of a table, by key, with their partitions.
+// keyMap is the rows of one committed version of a table, by key, with their partitions. A
+// version is mapped at its second lookup: rows is nil after the first, which scans, so that a
+// table written between every two lookups is not mapped at each (a map costs more than a scan).
 type keyMap struct {
-	version *memory.Table
-	rows    map[int64]keyedRow
+	db, table string
+	version   *memory.Table
+	rows      map[int64]keyedRow
 }
 
 type keyedRow struct {
@@ -96,8 +99,9 @@ func committedReadOf(ctx context.Context) *committedRead {
 	return &f.read
 }
 
-// rows returns the map of the committed version of db.table, building it if that version has
-// none; false if the table is not an in-memory table with an integer key in column ord.
+// rows returns the map of the committed version of db.table, building it at that version's
+// second lookup; false (scan) at the first, and if the table is not an in-memory table with an
+// integer key in column ord.
 func (k *committedKeys) rows(ctx *sql.Context, db, table string, ord int) (map[int64]keyedRow, bool, error) {
 	version, err := k.committed(ctx, db, table)
 	if err != nil || version == nil {
@@ -107,20 +111,52 @@ func (k *committedKeys) rows(ctx *sql.Context, db, table string, ord int) (map[i
 	k.mu.Lock()
 	m := k.tables[name]
 	k.mu.Unlock()
-	if m != nil && m.version == version {
+	if m != nil && m.version == version && m.rows != nil {
 		return m.rows, true, nil
 	}
-	rows, ok, err := keyRows(ctx, version, ord)
-	if err != nil || !ok {
-		return nil, false, err
+	seen := &keyMap{db: db, table: table, version: version}
+	if m != nil && m.version == version {
+		rows, ok, err := keyRows(ctx, version, ord)
+		if err != nil || !ok {
+			return nil, false, err
+		}
+		seen.rows = rows
 	}
 	k.mu.Lock()
 	if len(k.tables) >= maxKeyMaps {
 		clear(k.tables)
 	}
-	k.tables[name] = &keyMap{version: version, rows: rows}
+	k.tables[name] = seen
 	k.mu.Unlock()
-	return rows, true, nil
+	return seen.rows, seen.rows != nil, nil
+}
+
+// prune forgets the maps of table versions that are no longer committed (a commit replaced
+// them, or the table was dropped), so that they do not keep a former version's rows in memory:
+// dropping or truncating a table is how an admin frees memory. Called when a transaction that
+// held the write lock ends.
+func (k *committedKeys) prune(ctx *sql.Context) {
+	k.mu.Lock()
+	stale := make([]*keyMap, 0, len(k.tables))
+	for _, m := range k.tables {
+		stale = append(stale, m)
+	}
+	k.mu.Unlock()
+	for i := 0; i < len(stale); {
+		if version, err := k.committed(ctx, stale[i].db, stale[i].table); err == nil && version == stale[i].version {
+			stale = append(stale[:i], stale[i+1:]...)
+			continue
+		}
+		i++
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for _, m := range stale {
+		name := strings.ToLower(m.db + "." + m.table)
+		if k.tables[name] == m {
+			delete(k.tables, name)
+		}
+	}
 }
 
 // committed is the table object the database holds now for db.table: its committed version.

@@ -377,6 +377,18 @@ func TestCommittedKeysAnswerLikeTheScan(t *testing.T) {
 		whole := table.WithProjections(nil).(*memory.Table)
 		typ := index.Exprs[0].Type()
 		key := []*expression.GetField{index.Exprs[0].(*expression.GetField)}
+		if wantDone {
+			// A committed version is mapped at its second lookup; the first scans.
+			_, mapped, err := keys.rows(ctx, whole.Database(), whole.Name(), key[0].Index())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, again, err := keys.rows(ctx, whole.Database(), whole.Name(), key[0].Index()); err != nil || !again {
+				t.Fatalf("the second lookup of a version is not mapped: %v", err)
+			} else if mapped {
+				t.Log("the version was already mapped")
+			}
+		}
 		found := 0
 		for range 40 {
 			lo := int32(rng.Intn(1500) - 400)
@@ -456,4 +468,42 @@ func firstPartition(t *testing.T, ctx *sql.Context, table *memory.Table) []byte 
 		t.Fatal(err)
 	}
 	return p.Key()
+}
+
+// A map of a table version that is no longer committed (a commit replaced it, or the table was
+// dropped) is forgotten when a writing transaction ends, so that it does not keep the former
+// version's rows in memory; the map of a version still committed stays.
+func TestCommittedKeysForgetReplacedVersions(t *testing.T) {
+	f := newLookupFixture(t)
+	f.seed(rand.New(rand.NewSource(3)), 50)
+	f.query("CREATE TABLE t4 (id INT PRIMARY KEY)")
+	f.query("INSERT INTO t4 VALUES (1), (2)")
+	var lock writeLock
+	keys := newCommittedKeys(f.provider, &lock)
+	mapped := func(table string) bool {
+		keys.mu.Lock()
+		defer keys.mu.Unlock()
+		m := keys.tables["main."+table]
+		return m != nil && m.rows != nil
+	}
+	for _, table := range []string{"t1", "t4"} {
+		for range 2 {
+			if _, _, err := keys.rows(f.ctx, mainDatabase, table, 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !mapped(table) {
+			t.Fatalf("%s is not mapped after two lookups", table)
+		}
+	}
+	f.query("UPDATE t1 SET c = 'x' WHERE id = 0")
+	keys.prune(f.ctx)
+	if mapped("t1") || !mapped("t4") {
+		t.Fatalf("after a commit to t1: t1 mapped %v (want false), t4 mapped %v (want true)", mapped("t1"), mapped("t4"))
+	}
+	f.query("DROP TABLE t4")
+	keys.prune(f.ctx)
+	if mapped("t4") {
+		t.Fatal("the map of a dropped table is kept")
+	}
 }

@@ -159,7 +159,7 @@ func (s *Server) leaveStorage(c *mysql.Conn, turn storageTurn) {
 	}
 	if tx == nil || cl.lockedTx != nil && tx != cl.lockedTx {
 		cl.lockedTx = nil
-		s.writes.release(c.ConnectionID)
+		s.releaseWriteLock(cl.sessionContext(), c.ConnectionID)
 		return
 	}
 	cl.lockedTx = tx
@@ -260,7 +260,16 @@ func (s *Server) enterPrepare(c *mysql.Conn) {
 // forgetConnection releases the write lock of a connection that closed: the engine drops its
 // session and with it the transaction's writes.
 func (s *Server) forgetConnection(c *mysql.Conn) {
-	s.writes.release(c.ConnectionID)
+	if s.writes.holds(c.ConnectionID) {
+		s.releaseWriteLock(sql.NewEmptyContext(), c.ConnectionID)
+	}
+}
+
+// releaseWriteLock releases conn's write lock at the end of its transaction, and forgets the
+// key maps of the table versions its commit replaced (committedKeys.prune).
+func (s *Server) releaseWriteLock(ctx *sql.Context, conn uint32) {
+	s.writes.release(conn)
+	s.keys.prune(ctx)
 }
 
 // waitForWriteLock takes the write lock for the connection, waiting at most the statement's
