@@ -35,7 +35,9 @@ func TestHistoryTablesRecordSimulatedOverload(t *testing.T) {
 	}
 	a, _ := time.Parse("2006-01-02 15:04:05.999999", times[len(times)-2])
 	b, _ := time.Parse("2006-01-02 15:04:05.999999", times[len(times)-1])
-	if gap := b.Sub(a); gap < 900*time.Millisecond || gap > 1100*time.Millisecond {
+	// Never closer than a period less half a sample interval (the recorder's rule); later is
+	// allowed by a wide margin, since a loaded machine may run a sample late.
+	if gap := b.Sub(a); gap < 900*time.Millisecond || gap > 5*time.Second {
 		t.Errorf("two rows of one metric %v apart, want one period (1 s)", gap)
 	}
 	eventually(t, 10*time.Second, "the statements in system.metric_log", func() (bool, string) {

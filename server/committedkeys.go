@@ -239,7 +239,8 @@ type committedDatabase struct {
 	lock *writeLock
 }
 
-// GetTableInsensitive implements sql.Database.
+// GetTableInsensitive implements sql.Database. A context with session id 0 (the server's own, or
+// a connection whose id wrapped around to 0) gets the engine's copy, which is always safe.
 func (d committedDatabase) GetTableInsensitive(ctx *sql.Context, name string) (sql.Table, bool, error) {
 	if id := ctx.Session.ID(); id != 0 && !d.lock.holds(id) {
 		if t, ok := sql.GetTableInsensitive(name, d.Tables()); ok {
