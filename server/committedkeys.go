@@ -142,8 +142,13 @@ func (k *committedKeys) prune(ctx *sql.Context) {
 		stale = append(stale, m)
 	}
 	k.mu.Unlock()
+	tables := map[string]map[string]sql.Table{} // each database's tables, read once
 	for i := 0; i < len(stale); {
-		if version, err := k.committed(ctx, stale[i].db, stale[i].table); err == nil && version == stale[i].version {
+		m := stale[i]
+		if _, read := tables[m.db]; !read {
+			tables[m.db] = k.databaseTables(ctx, m.db)
+		}
+		if t, ok := sql.GetTableInsensitive(m.table, tables[m.db]); ok && t == sql.Table(m.version) {
 			stale = append(stale[:i], stale[i+1:]...)
 			continue
 		}
@@ -165,21 +170,32 @@ func (k *committedKeys) committed(ctx *sql.Context, db, table string) (*memory.T
 	if err != nil {
 		return nil, fmt.Errorf("database %s: %w", db, err)
 	}
-	var base *memory.BaseDatabase
-	switch d := d.(type) {
-	case *memory.Database:
-		base = d.BaseDatabase
-	case *memory.BaseDatabase:
-		base = d
-	default:
-		return nil, nil
-	}
-	t, ok := sql.GetTableInsensitive(table, base.Tables())
+	t, ok := sql.GetTableInsensitive(table, inMemoryTables(d))
 	if !ok {
 		return nil, nil
 	}
 	mt, _ := t.(*memory.Table)
 	return mt, nil
+}
+
+// databaseTables is the committed tables of database db; none if it is gone or not in memory.
+func (k *committedKeys) databaseTables(ctx *sql.Context, db string) map[string]sql.Table {
+	d, err := k.provider.Database(ctx, db)
+	if err != nil {
+		return nil
+	}
+	return inMemoryTables(d)
+}
+
+// inMemoryTables is the tables of an in-memory database, nil for another kind.
+func inMemoryTables(d sql.Database) map[string]sql.Table {
+	switch d := d.(type) {
+	case *memory.Database:
+		return d.Tables()
+	case *memory.BaseDatabase:
+		return d.Tables()
+	}
+	return nil
 }
 
 // keyRows maps the integer key in column ord of every row of a committed table version to the
