@@ -40,6 +40,10 @@ const maxKeyProbes = 1024
 // maxKeyMaps is how many tables keep a map; a new one beyond it clears them all.
 const maxKeyMaps = 64
 
+// maxMappedRows is the most rows a table may have to be mapped: a map costs about as much memory
+// as the table's row list, and building it runs inside one statement. Larger tables scan.
+const maxMappedRows = 1 << 20
+
 // committedKeys keeps, per table, a map of key to row for the table's committed version. Lock
 // order: mu is a leaf.
 type committedKeys struct {
@@ -116,7 +120,7 @@ func (k *committedKeys) rows(ctx *sql.Context, db, table string, ord int) (map[i
 	}
 	seen := &keyMap{db: db, table: table, version: version}
 	if m != nil && m.version == version {
-		rows, ok, err := keyRows(ctx, version, ord)
+		rows, ok, err := keyRows(ctx, version, ord, maxMappedRows)
 		if err != nil || !ok {
 			return nil, false, err
 		}
@@ -199,23 +203,31 @@ func inMemoryTables(d sql.Database) map[string]sql.Table {
 }
 
 // keyRows maps the integer key in column ord of every row of a committed table version to the
-// row; false if a key is not an integer or appears twice.
-func keyRows(ctx *sql.Context, version *memory.Table, ord int) (map[int64]keyedRow, bool, error) {
+// row; false if a key is not an integer or appears twice, or the table has more than maxRows
+// rows.
+func keyRows(ctx *sql.Context, version *memory.Table, ord, maxRows int) (map[int64]keyedRow, bool, error) {
 	parts, err := version.Partitions(ctx)
 	if err != nil {
 		return nil, false, fmt.Errorf("partitions of %s: %w", version.Name(), err)
 	}
 	defer parts.Close(ctx)
-	rows := map[int64]keyedRow{}
+	var keys []string
+	count := 0
 	for {
 		p, err := parts.Next(ctx)
 		if err == io.EOF {
-			return rows, true, nil
+			break
 		}
 		if err != nil {
 			return nil, false, fmt.Errorf("partitions of %s: %w", version.Name(), err)
 		}
-		key := string(p.Key())
+		keys = append(keys, string(p.Key()))
+		if count += len(version.GetPartition(keys[len(keys)-1])); count > maxRows {
+			return nil, false, nil
+		}
+	}
+	rows := make(map[int64]keyedRow, count)
+	for _, key := range keys {
 		for _, row := range version.GetPartition(key) {
 			if ord >= len(row) {
 				return nil, false, nil
@@ -230,6 +242,7 @@ func keyRows(ctx *sql.Context, version *memory.Table, ord int) (map[int64]keyedR
 			rows[v] = keyedRow{partition: key, row: row}
 		}
 	}
+	return rows, true, nil
 }
 
 // committedProvider is the engine's provider with its in-memory databases wrapped in

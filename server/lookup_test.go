@@ -507,3 +507,20 @@ func TestCommittedKeysForgetReplacedVersions(t *testing.T) {
 		t.Fatal("the map of a dropped table is kept")
 	}
 }
+
+// A table of more rows than the limit is not mapped (its lookups scan); one at the limit is.
+func TestKeyRowsLimit(t *testing.T) {
+	f := newLookupFixture(t)
+	f.query("CREATE TABLE t5 (id INT PRIMARY KEY, v INT)")
+	f.query("INSERT INTO t5 VALUES (1, 10), (2, 20), (3, 30)")
+	table, _ := f.table("t5")
+	for _, c := range []struct {
+		limit  int
+		mapped bool
+	}{{2, false}, {3, true}} {
+		rows, ok, err := keyRows(f.ctx, table, 0, c.limit)
+		if err != nil || ok != c.mapped || ok && len(rows) != 3 {
+			t.Errorf("limit %d: %d rows, mapped %v, %v; want mapped %v", c.limit, len(rows), ok, err, c.mapped)
+		}
+	}
+}
