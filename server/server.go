@@ -22,6 +22,7 @@ import (
 	"github.com/dolthub/go-mysql-server/memory"
 	gms "github.com/dolthub/go-mysql-server/server"
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/rowexec"
 	"github.com/dolthub/vitess/go/mysql"
 )
 
@@ -267,7 +268,7 @@ func (s *Server) buildEngine(cfg *config.Config, collation sql.CollationID) *sql
 	allowViewsOverReadOnlyTables(engine.Analyzer)
 	grantPrivileges(engine.Analyzer.Catalog.MySQLDb, cfg.Users)
 	engine.Analyzer.Catalog.AuthHandler = mysqlAuthorization{engine.Analyzer.Catalog.AuthHandler}
-	engine.Analyzer.ExecBuilder = guard{next: engine.Analyzer.ExecBuilder, s: s}
+	engine.Analyzer.ExecBuilder = guard{next: rowexec.NewOverrideBuilder(newYielder(func() int { return int(s.counters.running.Load()) })), s: s}
 	return engine
 }
 
