@@ -17,8 +17,9 @@ type closedLoop struct {
 	// backoff is the pause after an error, as a connection pool would retry.
 	backoff time.Duration
 	conns   []*sql.Conn
-	// latency holds the successful statements, one recorder per session.
-	latency []*latencyRecorder
+	// latency holds the successful statements, one recorder per session; steady those of them
+	// that started settleAfter or later into their phase.
+	latency, steady []*latencyRecorder
 	// admin holds the admin probe's latencies during the phases; nil: no probe (and no
 	// overload watch).
 	admin *latencyRecorder
@@ -47,6 +48,7 @@ func newClosedLoop(ctx context.Context, db *sql.DB, name, statement string, sess
 		backoff:   50 * time.Millisecond,
 		conns:     conns,
 		latency:   newRecorders(sessionCount, latencyCapacity),
+		steady:    newRecorders(sessionCount, latencyCapacity),
 	}, nil
 }
 
@@ -69,8 +71,9 @@ func (m *closedLoop) phase(ctx context.Context, b *bench, label string, d time.D
 		}
 		watch = admin.watchOverload(ctx)
 	}
-	deadline := time.Now().Add(d)
-	elapsed := runWorkers(len(m.conns), func(i int) { m.work(ctx, i, deadline, &counts) })
+	begin := time.Now()
+	deadline := begin.Add(d)
+	elapsed := runWorkers(len(m.conns), func(i int) { m.work(ctx, i, begin, deadline, &counts) })
 	if probe != nil {
 		m.adminFailures += probe.finish()
 		sums, err := watch.finish()
@@ -97,14 +100,23 @@ func (m *closedLoop) phase(ctx context.Context, b *bench, label string, d time.D
 	return nil
 }
 
-func (m *closedLoop) work(ctx context.Context, i int, deadline time.Time, counts *outcomes) {
-	conn, rec := m.conns[i], m.latency[i]
+// settleAfter is the start of a phase whose statements the steady-state latency leaves out:
+// every phase begins with all clients sending at once, a burst that a closed loop never sends
+// again, and that a queue absorbs before it can tell a standing queue (CoDel's interval, 100 ms)
+// and drain it.
+const settleAfter = 500 * time.Millisecond
+
+func (m *closedLoop) work(ctx context.Context, i int, begin, deadline time.Time, counts *outcomes) {
+	conn, rec, steady := m.conns[i], m.latency[i], m.steady[i]
 	for time.Now().Before(deadline) && ctx.Err() == nil {
 		start := time.Now()
 		_, err := queryInt(ctx, conn, m.statement)
 		counts.record(err)
 		if err == nil {
 			rec.add(time.Since(start))
+			if start.Sub(begin) >= settleAfter {
+				steady.add(time.Since(start))
+			}
 			continue
 		}
 		pause(ctx, min(m.backoff, time.Until(deadline)))
@@ -113,7 +125,7 @@ func (m *closedLoop) work(ctx context.Context, i int, deadline time.Time, counts
 
 // reset forgets everything observed so far (after a warm-up).
 func (m *closedLoop) reset() {
-	for _, r := range m.latency {
+	for _, r := range append(m.latency, m.steady...) {
 		r.samples, r.seen = r.samples[:0], 0
 	}
 	m.ok, m.rejected, m.refused, m.failed, m.elapsed, m.serverCPU, m.adminFailures, m.phaseRates = 0, 0, 0, 0, 0, 0, 0, nil

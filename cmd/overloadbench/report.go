@@ -67,6 +67,7 @@ func targets(r *report) []targetCheck {
 	if s := r.Shed; s != nil {
 		for _, m := range s.Modes[1:] {
 			add("shed", m.Settings+": p99 <= 0.5 x unprotected p99", m.P99Ratio, 2, "", m.P99Ratio <= 0.5)
+			add("shed", m.Settings+": the same, steady state (phases' first 500 ms left out)", m.SteadyP99Ratio, 2, "", m.SteadyP99Ratio <= 0.5)
 			admin := measure(m.Admin.P99)
 			add("shed", m.Settings+": admin SELECT 1 p99 < 50 ms", admin, 1, " ms", m.Admin.Count > 0 && admin < 50)
 		}
@@ -158,10 +159,11 @@ func writeShed(w io.Writer, s *shedResult) {
 		s.Statement, s.SingleClient.P50, ratio(1000, s.SingleClient.P50).format(1))
 	fmt.Fprintf(w, "mode\tgoodput/s\tp50 ms\tp99 ms\tok\t745/s\t745 share\t202/s\t202 share\tother errors\tadmin p50 ms\tadmin p99 ms\tserver CPU cores\toverload (kernel + Go + queue)\tp99 / unprotected\tgoodput / unprotected\n")
 	for _, m := range s.Modes {
-		fmt.Fprintf(w, "%s\t%s\t%.1f\t%.1f\t%d\t%s\t%s%%\t%s\t%s%%\t%d\t%.1f\t%.1f\t%s\t%.2f (%.2f + %.2f + %.2f)\t%s\t%s\n",
+		fmt.Fprintf(w, "%s\t%s\t%.1f\t%.1f\t%d\t%s\t%s%%\t%s\t%s%%\t%d\t%.1f\t%.1f\t%s\t%.2f (%.2f + %.2f + %.2f)\t%s\t%.1f\t%s\t%s\n",
 			m.Settings, m.Goodput.format(2), m.Latency.P50, m.Latency.P99, m.Latency.Count, m.RejectedPerS.format(1),
 			(100 * m.RejectionRate).format(1), m.RefusedPerS.format(1), (100 * m.RefusedShare).format(1), m.Failed, m.Admin.P50, m.Admin.P99, m.ServerBusy.format(2),
-			m.Overload.Overload, m.Overload.Kernel, m.Overload.Go, m.Overload.Queue, m.P99Ratio.format(2), m.GoodputRatio.format(2))
+			m.Overload.Overload, m.Overload.Kernel, m.Overload.Go, m.Overload.Queue, m.P99Ratio.format(2),
+			m.Steady.P99, m.SteadyP99Ratio.format(2), m.GoodputRatio.format(2))
 	}
 }
 

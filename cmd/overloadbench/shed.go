@@ -43,9 +43,11 @@ type shedResult struct {
 }
 
 type shedMode struct {
-	Settings      string  `json:"settings"`
-	Goodput       measure `json:"goodput_per_s"`
-	Latency       summary `json:"latency"`
+	Settings string  `json:"settings"`
+	Goodput  measure `json:"goodput_per_s"`
+	Latency  summary `json:"latency"`
+	// Steady is the latency of the statements that started settleAfter or later into a phase.
+	Steady        summary `json:"steady_latency"`
 	Rejected      int64   `json:"rejected"`
 	RejectedPerS  measure `json:"rejected_per_s"`
 	RejectionRate measure `json:"rejection_rate"`
@@ -60,8 +62,10 @@ type shedMode struct {
 	// ServerBusy is the server's CPU seconds per second (1 = the whole pinned core).
 	ServerBusy measure `json:"server_cpu_cores"`
 	// P99Ratio and GoodputRatio compare with Modes[0].
-	P99Ratio     measure `json:"p99_ratio_to_unprotected"`
-	GoodputRatio measure `json:"goodput_ratio_to_unprotected"`
+	P99Ratio measure `json:"p99_ratio_to_unprotected"`
+	// SteadyP99Ratio compares the steady-state p99s.
+	SteadyP99Ratio measure `json:"steady_p99_ratio_to_unprotected"`
+	GoodputRatio   measure `json:"goodput_ratio_to_unprotected"`
 }
 
 // shedSetting is one mode of the shed scenario: admission control on or off and its standing
@@ -151,6 +155,7 @@ func (b *bench) runShed(ctx context.Context, s *benchServer, admin *adminSession
 	base := res.Modes[0]
 	for i := range res.Modes {
 		res.Modes[i].P99Ratio = ratio(res.Modes[i].Latency.P99, base.Latency.P99)
+		res.Modes[i].SteadyP99Ratio = ratio(res.Modes[i].Steady.P99, base.Steady.P99)
 		res.Modes[i].GoodputRatio = ratio(float64(res.Modes[i].Goodput), float64(base.Goodput))
 	}
 	return res, nil
@@ -182,6 +187,7 @@ func (m *closedLoop) shedMode(settings string) shedMode {
 		Settings:      settings,
 		Goodput:       m.goodput(),
 		Latency:       summarize(merged(m.latency...)),
+		Steady:        summarize(merged(m.steady...)),
 		Rejected:      m.rejected,
 		RejectedPerS:  ratio(float64(m.rejected), m.elapsed.Seconds()),
 		RejectionRate: ratio(float64(m.rejected), float64(attempts)),
