@@ -10,6 +10,8 @@
 // random (error 745) sheds load but does not protect the statements it admits. A bounded number
 // of statements running at once, with the rest waiting in order, does: a statement that runs
 // gets the CPU it needs, and a statement that waits holds nothing.
+// (The statements that run still hold their processors for the Go runtime's 10 ms slices; the
+// server has them step back for other goroutines within a millisecond: server/yield.go.)
 //
 // # The model
 //
