@@ -280,3 +280,16 @@ func (d committedDatabase) GetTableInsensitive(ctx *sql.Context, name string) (s
 	}
 	return d.Database.GetTableInsensitive(ctx, name)
 }
+
+// CreateTable implements sql.TableCreator. The engine's CreateTable also registers the new
+// table's rows in the creating session as its transaction's copy, though they are the very rows
+// the database holds. So the rows CREATE TABLE ... AS SELECT stored went into the committed
+// table; and when the statement failed after it had stored some (interrupted by KILL QUERY or
+// the memory guard's cancel between two rows, the engine keeps the rows so far for the commit),
+// the server's rollback could not take them back. Created for a session of its own, the table is
+// only in the database, as the engine's CreateIndexedTable leaves a table with a primary key, and
+// the creating session takes its own copy when it first uses it.
+func (d committedDatabase) CreateTable(ctx *sql.Context, name string, schema sql.PrimaryKeySchema, collation sql.CollationID, comment string) error {
+	aside := sql.NewContext(ctx, sql.WithSession(memory.NewSession(sql.NewBaseSession(), nil)))
+	return d.Database.CreateTable(aside, name, schema, collation, comment)
+}

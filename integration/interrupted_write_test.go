@@ -1,0 +1,56 @@
+package integration
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// A writing statement interrupted after it built a row stores none of its rows. The engine
+// checks for an interruption (KILL QUERY, the client leaving, the memory guard's cancel) between
+// two rows and, when it finds one there, keeps the rows the statement accumulated for its
+// commit, which the server then rolls back; but CREATE TABLE ... AS SELECT wrote them into the
+// table the database holds, so they stayed (seen once as 5 rows of 60 MB in
+// TestMemoryLimitCancelsStatements, under stress-ng). GET_LOCK, which waits out its timeout
+// deaf to KILL QUERY, puts the interruption exactly there: the row is built after the KILL.
+func TestInterruptedWriteStoresNoRows(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	holder, victim := pinned(t, db), pinned(t, db)
+	if got := intOn(t, holder, "SELECT GET_LOCK('held', 0)"); got != 1 {
+		t.Fatalf("GET_LOCK('held', 0) = %d, want 1", got)
+	}
+	victimID := intOn(t, victim, "SELECT CONNECTION_ID()")
+	execOn(t, db, "CREATE TABLE main.existing (v INT)")
+	for _, c := range []struct{ name, query, table string }{
+		{"CREATE TABLE ... AS SELECT", "CREATE TABLE main.created AS SELECT GET_LOCK('held', 4) AS v", "main.created"},
+		{"INSERT ... SELECT", "INSERT INTO main.existing SELECT GET_LOCK('held', 4)", "main.existing"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			done := make(chan error, 1)
+			go func() {
+				_, err := victim.ExecContext(context.Background(), c.query)
+				done <- err
+			}()
+			// A second into the statement, its planning is long over: it waits in GET_LOCK.
+			eventually(t, 15*time.Second, "the statement waits in GET_LOCK", func() (bool, string) {
+				rows := queryStrings(t, db, fmt.Sprintf("SELECT CONCAT(time, ' ', info) FROM information_schema.processlist WHERE id = %d", victimID))
+				return len(rows) == 1 && !strings.HasPrefix(rows[0], "0 ") && strings.Contains(rows[0], "GET_LOCK"), strings.Join(rows, "; ")
+			})
+			mustExec(t, db, "KILL QUERY "+strconv.Itoa(victimID))
+			var me *mysql.MySQLError
+			if err := <-done; !errors.As(err, &me) || me.Number != 1317 {
+				t.Errorf("%s after KILL QUERY: %v, want 1317", c.query, err)
+			}
+			if got := oneValue(t, db, "SELECT COUNT(*) FROM "+c.table); got != "0" {
+				t.Errorf("%s holds %s rows after the interrupted %s, want 0", c.table, got, c.name)
+			}
+		})
+	}
+}
