@@ -1,6 +1,8 @@
 package overload
 
 import (
+	"runtime"
+	"runtime/debug"
 	"testing"
 	"time"
 )
@@ -48,6 +50,11 @@ func TestMemoryGuard(t *testing.T) {
 }
 
 func TestHeapObjectsReadsTheRuntime(t *testing.T) {
+	// The metric counts dead objects until they are swept: a collection between the two reads
+	// (the 64 MiB below can start one) would free what earlier tests, or this one under
+	// -count=2, left behind. Collect first and hold the collector off while measuring.
+	runtime.GC()
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	read := HeapObjects()
 	before := read()
 	keep := make([][]byte, 0, 64)
