@@ -95,6 +95,9 @@ func startWithConfig(t testing.TB, o serverOptions, path, addr, admin string) *t
 	t.Helper()
 	s := &testServer{t: t, addr: addr, adminAddr: admin, dir: o.dir, configPath: path, log: &serverproc.LogBuffer{}}
 	if o.addressSpace != 0 {
+		if os.Getenv("OVERLOADSQL_RACE") == "1" {
+			t.Skip("the race detector's shadow memory does not fit in the bounded address space (ThreadSanitizer failed to allocate)")
+		}
 		need(t, "prlimit")
 	}
 	proc, err := serverproc.Start(serverproc.Options{Binary: binary, ConfigPath: path, Pin: o.pin, Env: o.env, Log: s.log, AddressSpace: o.addressSpace, Args: o.args, DefaultConfig: o.defaultConfig})
