@@ -268,7 +268,8 @@ func (s *Server) buildEngine(cfg *config.Config, collation sql.CollationID) *sql
 	allowViewsOverReadOnlyTables(engine.Analyzer)
 	grantPrivileges(engine.Analyzer.Catalog.MySQLDb, cfg.Users)
 	engine.Analyzer.Catalog.AuthHandler = mysqlAuthorization{engine.Analyzer.Catalog.AuthHandler}
-	engine.Analyzer.ExecBuilder = guard{next: rowexec.NewOverrideBuilder(newYielder(func() int { return int(s.counters.running.Load()) })), s: s}
+	yielder := newYielder(func() int { return int(s.counters.running.Load()) })
+	engine.Analyzer.ExecBuilder = guard{next: rowexec.NewOverrideBuilder(yielder), s: s}
 	return engine
 }
 

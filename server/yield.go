@@ -2,9 +2,10 @@ package server
 
 import (
 	"runtime"
-	"runtime/metrics"
 	"sync/atomic"
 	"time"
+
+	"overloadsql/admission"
 
 	"github.com/dolthub/go-mysql-server/sql"
 )
@@ -34,23 +35,23 @@ const yieldEvery = time.Millisecond
 // monitor thread, every 10 ms; and a heavy statement that builds nothing while it runs (one
 // table read to its end) keeps the runtime's slice.
 type yielder struct {
-	statements func() int         // statements running now
-	waiting    func() (int, bool) // goroutines waiting for a processor; false: unknown
-	procs      func() int         // GOMAXPROCS
-	now        func() int64       // monotonic time, ns
-	yield      func()
-	last       *atomic.Int64 // when a statement last looked, by now
+	statements func() int // statements running now
+	// load reads the Go scheduler: runnable goroutines and GOMAXPROCS.
+	load  func() (admission.Load, error)
+	now   func() int64 // monotonic time, ns
+	yield func()
+	last  *atomic.Int64 // when a statement last looked, by now
 }
 
 func newYielder(statements func() int) yielder {
 	epoch := time.Now()
 	return yielder{
 		statements: statements,
-		waiting:    runnableGoroutines,
-		procs:      func() int { return runtime.GOMAXPROCS(0) },
-		now:        func() int64 { return int64(time.Since(epoch)) },
-		yield:      runtime.Gosched,
-		last:       new(atomic.Int64),
+		// A GoScheduler per look: looks are once per yieldEvery, and two may overlap.
+		load:  func() (admission.Load, error) { return admission.NewGoScheduler().Load() },
+		now:   func() int64 { return int64(time.Since(epoch)) },
+		yield: runtime.Gosched,
+		last:  new(atomic.Int64),
 	}
 }
 
@@ -68,19 +69,9 @@ func (y yielder) Build(*sql.Context, sql.Node, sql.Row) (sql.RowIter, error) {
 
 // othersWait says whether more goroutines wait for a processor than statements could.
 func (y yielder) othersWait() bool {
-	n, ok := y.waiting()
-	if !ok {
+	l, err := y.load()
+	if err != nil {
 		return true // unknown: yield, as the runtime would at the end of the slice
 	}
-	return n > max(0, y.statements()-y.procs())
-}
-
-// runnableGoroutines reads the Go scheduler's count of goroutines ready to run but not running.
-func runnableGoroutines() (int, bool) {
-	sample := []metrics.Sample{{Name: "/sched/goroutines/runnable:goroutines"}}
-	metrics.Read(sample)
-	if sample[0].Value.Kind() != metrics.KindUint64 {
-		return 0, false
-	}
-	return int(sample[0].Value.Uint64()), true
+	return l.Runnable > max(0, y.statements()-l.Procs)
 }

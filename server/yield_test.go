@@ -1,9 +1,12 @@
 package server
 
 import (
+	"errors"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"overloadsql/admission"
 )
 
 func TestYielderYieldsOnlyWhenOthersWait(t *testing.T) {
@@ -25,11 +28,15 @@ func TestYielderYieldsOnlyWhenOthersWait(t *testing.T) {
 			yields := 0
 			y := yielder{
 				statements: func() int { return tc.statements },
-				waiting:    func() (int, bool) { return tc.others, tc.known },
-				procs:      func() int { return tc.procs },
-				now:        clock.Load,
-				yield:      func() { yields++ },
-				last:       new(atomic.Int64),
+				load: func() (admission.Load, error) {
+					if !tc.known {
+						return admission.Load{}, errors.New("no such metric")
+					}
+					return admission.Load{Runnable: tc.others, Procs: tc.procs}, nil
+				},
+				now:   clock.Load,
+				yield: func() { yields++ },
+				last:  new(atomic.Int64),
 			}
 			clock.Store(int64(yieldEvery))
 			if _, err := y.Build(nil, nil, nil); err != nil {
@@ -47,8 +54,7 @@ func TestYielderLooksOncePerInterval(t *testing.T) {
 	looks, yields := 0, 0
 	y := yielder{
 		statements: func() int { return 1 },
-		waiting:    func() (int, bool) { looks++; return 1, true },
-		procs:      func() int { return 1 },
+		load:       func() (admission.Load, error) { looks++; return admission.Load{Runnable: 1, Procs: 1}, nil },
 		now:        clock.Load,
 		yield:      func() { yields++ },
 		last:       new(atomic.Int64),
@@ -74,8 +80,8 @@ func TestYielderLooksOncePerInterval(t *testing.T) {
 	}
 }
 
-func TestRunnableGoroutinesIsSupported(t *testing.T) {
-	if _, ok := runnableGoroutines(); !ok {
-		t.Fatal("runtime/metrics has no runnable goroutine count: the yielder would yield every interval")
+func TestYielderReadsTheScheduler(t *testing.T) {
+	if _, err := newYielder(func() int { return 0 }).load(); err != nil {
+		t.Fatalf("%v: the yielder would yield every interval", err)
 	}
 }
