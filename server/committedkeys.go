@@ -25,7 +25,7 @@ import (
 //
 // Point lookups by an integer primary key, answered from a map of the committed rows.
 //
-// The engine's in-memory table has no index structure: primaryKeyLookup reads every row of the
+// The engine's in-memory table has no index structure: scanLookup reads every row of the
 // table for each lookup. But the rows of a table only change when a transaction that holds the
 // write lock commits (transactions.go), and a read in autocommit mode sees the tables as last
 // committed. So when no transaction took the write lock between the start of such a read and its
@@ -250,22 +250,54 @@ func keyRows(ctx *sql.Context, version *memory.Table, ord, maxRows int) (map[int
 type committedProvider struct {
 	boundedProvider
 	lock *writeLock
+	side *sideIndexes
 }
 
 // Database implements sql.DatabaseProvider.
 func (p committedProvider) Database(ctx *sql.Context, name string) (sql.Database, error) {
 	db, err := p.boundedProvider.Database(ctx, name)
-	if mdb, ok := db.(*memory.Database); ok && err == nil {
-		return committedDatabase{Database: mdb, lock: p.lock}, nil
+	return p.wrap(db), err
+}
+
+// AllDatabases implements sql.DatabaseProvider.
+func (p committedProvider) AllDatabases(ctx *sql.Context) []sql.Database {
+	all := p.boundedProvider.AllDatabases(ctx)
+	for i, db := range all {
+		all[i] = p.wrap(db)
 	}
-	return db, err
+	return all
+}
+
+func (p committedProvider) wrap(db sql.Database) sql.Database {
+	if mdb, ok := db.(*memory.Database); ok {
+		return committedDatabase{Database: mdb, lock: p.lock, side: p.side}
+	}
+	return db
+}
+
+// CreateDatabase implements sql.MutableDatabaseProvider: a new database starts without side
+// indexes.
+func (p committedProvider) CreateDatabase(ctx *sql.Context, name string) error {
+	p.side.forgetDatabase(name)
+	return p.boundedProvider.CreateDatabase(ctx, name)
+}
+
+// DropDatabase implements sql.MutableDatabaseProvider.
+func (p committedProvider) DropDatabase(ctx *sql.Context, name string) error {
+	if err := p.boundedProvider.DropDatabase(ctx, name); err != nil {
+		return err
+	}
+	p.side.forgetDatabase(name)
+	return nil
 }
 
 // committedDatabase is an in-memory database whose tables a session without the write lock
-// gets as they are committed, without the transaction's copy (see the top of this file).
+// gets as they are committed, without the transaction's copy (see the top of this file), each
+// with its side indexes (sideindex.go).
 type committedDatabase struct {
 	*memory.Database
 	lock *writeLock
+	side *sideIndexes
 }
 
 // GetTableInsensitive implements sql.Database. A context with session id 0 (the server's own, or
@@ -274,11 +306,15 @@ func (d committedDatabase) GetTableInsensitive(ctx *sql.Context, name string) (s
 	if id := ctx.Session.ID(); id != 0 && !d.lock.holds(id) {
 		if t, ok := sql.GetTableInsensitive(name, d.Tables()); ok {
 			if mt, ok := t.(*memory.Table); ok && !mt.IgnoreSessionData() {
-				return mt, true, nil
+				return &sideTable{Table: mt, side: d.side}, true, nil
 			}
 		}
 	}
-	return d.Database.GetTableInsensitive(ctx, name)
+	t, ok, err := d.Database.GetTableInsensitive(ctx, name)
+	if mt, isMemory := t.(*memory.Table); isMemory && ok && err == nil {
+		return &sideTable{Table: mt, side: d.side}, true, nil
+	}
+	return t, ok, err
 }
 
 // CreateTable implements sql.TableCreator. The engine's CreateTable also registers the new
@@ -288,8 +324,40 @@ func (d committedDatabase) GetTableInsensitive(ctx *sql.Context, name string) (s
 // the memory guard's cancel between two rows, the engine keeps the rows so far for the commit),
 // the server's rollback could not take them back. Created for a session of its own, the table is
 // only in the database, as the engine's CreateIndexedTable leaves a table with a primary key, and
-// the creating session takes its own copy when it first uses it.
+// the creating session takes its own copy when it first uses it. A table created under a name
+// starts without side indexes, whatever a former table of that name had.
 func (d committedDatabase) CreateTable(ctx *sql.Context, name string, schema sql.PrimaryKeySchema, collation sql.CollationID, comment string) error {
 	aside := sql.NewContext(ctx, sql.WithSession(memory.NewSession(sql.NewBaseSession(), nil)))
-	return d.Database.CreateTable(aside, name, schema, collation, comment)
+	if err := d.Database.CreateTable(aside, name, schema, collation, comment); err != nil {
+		return err
+	}
+	d.side.forgetTable(d.Name(), name)
+	return nil
+}
+
+// CreateIndexedTable implements sql.IndexedTableCreator.
+func (d committedDatabase) CreateIndexedTable(ctx *sql.Context, name string, schema sql.PrimaryKeySchema, def sql.IndexDef, collation sql.CollationID) error {
+	if err := d.Database.CreateIndexedTable(ctx, name, schema, def, collation); err != nil {
+		return err
+	}
+	d.side.forgetTable(d.Name(), name)
+	return nil
+}
+
+// DropTable implements sql.TableDropper.
+func (d committedDatabase) DropTable(ctx *sql.Context, name string) error {
+	if err := d.Database.DropTable(ctx, name); err != nil {
+		return err
+	}
+	d.side.forgetTable(d.Name(), name)
+	return nil
+}
+
+// RenameTable implements sql.TableRenamer.
+func (d committedDatabase) RenameTable(ctx *sql.Context, from, to string) error {
+	if err := d.Database.RenameTable(ctx, from, to); err != nil {
+		return err
+	}
+	d.side.moveTable(d.Name(), from, to)
+	return nil
 }

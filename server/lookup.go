@@ -16,23 +16,43 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 )
 
-// primaryKeyLookup is the engine's indexed access to an in-memory table (`main` and the
-// databases made by CREATE DATABASE) with a cheaper PRIMARY lookup. The engine answers a
+// scanLookup is the engine's indexed access to an in-memory table (`main` and the databases
+// made by CREATE DATABASE), answered by one read of the table's rows. The engine answers a
 // PRIMARY lookup on these tables with a scan of every row that evaluates the range as an
 // expression tree, and then sorts every row of the table (not only the matching ones) by the
 // key with expression comparisons: each `WHERE id = ?` costs O(n log n) expression
-// evaluations. primaryKeyLookup reads the same rows, the session's view of the table that the
-// engine reads (so transactions and ROLLBACK stay the engine's), compares the key columns with
-// their types' Compare once per row, and sorts only the rows that match. Every lookup it does not
-// handle (secondary, spatial and vector indexes, filtered tables, prefix keys) goes to the engine.
-type primaryKeyLookup struct {
+// evaluations. scanLookup reads the same rows, the session's view of the table that the engine
+// reads (so transactions and ROLLBACK stay the engine's), compares the key columns with their
+// types' Compare once per row, and sorts only the rows that match. It answers the lookups in the
+// side indexes (sideindex.go), which the engine cannot, the same way. Every other lookup it does
+// not handle (secondary indexes in the engine's storage, spatial and vector indexes, PRIMARY on
+// filtered tables, prefix keys) goes to the engine.
+type scanLookup struct {
 	*memory.IndexedTable
+	// side is set for a lookup in a side index: the engine has no entries to answer it from.
+	side bool
+	// origin is the table with side indexes the access was made from (nil when the analyzer
+	// rule made it): the engine may ask the access for another one (a reversed lookup), which
+	// must know the side indexes too.
+	origin sql.IndexAddressable
 }
 
-var _ sql.IndexedTable = (*primaryKeyLookup)(nil)
+// IndexedAccess implements sql.IndexAddressable. The engine's planner asks an indexed access
+// it made for another one (to read in reverse, for ORDER BY ... DESC).
+func (t *scanLookup) IndexedAccess(ctx *sql.Context, lookup sql.IndexLookup) sql.IndexedTable {
+	if t.origin != nil {
+		return t.origin.IndexedAccess(ctx, lookup)
+	}
+	if it, ok := t.IndexedTable.IndexedAccess(ctx, lookup).(*memory.IndexedTable); ok {
+		return &scanLookup{IndexedTable: it}
+	}
+	return t.IndexedTable.IndexedAccess(ctx, lookup)
+}
 
-// primaryKeyPartition is one partition of the table and the lookup to answer in it.
-type primaryKeyPartition struct {
+var _ sql.IndexedTable = (*scanLookup)(nil)
+
+// scanPartition is one partition of the table and the lookup to answer in it.
+type scanPartition struct {
 	key    []byte
 	index  *memory.Index
 	ranges sql.MySQLRangeCollection
@@ -40,15 +60,15 @@ type primaryKeyPartition struct {
 	reverse bool
 }
 
-func (p *primaryKeyPartition) Key() []byte { return p.key }
+func (p *scanPartition) Key() []byte { return p.key }
 
-// primaryKeyPartitions are the table's partitions, each carrying the lookup.
-type primaryKeyPartitions struct {
+// scanPartitions are the table's partitions, each carrying the lookup.
+type scanPartitions struct {
 	parts sql.PartitionIter
-	proto primaryKeyPartition
+	proto scanPartition
 }
 
-func (p *primaryKeyPartitions) Next(ctx *sql.Context) (sql.Partition, error) {
+func (p *scanPartitions) Next(ctx *sql.Context) (sql.Partition, error) {
 	part, err := p.parts.Next(ctx)
 	if err != nil {
 		return nil, err
@@ -58,11 +78,14 @@ func (p *primaryKeyPartitions) Next(ctx *sql.Context) (sql.Partition, error) {
 	return &next, nil
 }
 
-func (p *primaryKeyPartitions) Close(ctx *sql.Context) error { return p.parts.Close(ctx) }
+func (p *scanPartitions) Close(ctx *sql.Context) error { return p.parts.Close(ctx) }
 
 // LookupPartitions implements sql.IndexedTable.
-func (t *primaryKeyLookup) LookupPartitions(ctx *sql.Context, lookup sql.IndexLookup) (sql.PartitionIter, error) {
+func (t *scanLookup) LookupPartitions(ctx *sql.Context, lookup sql.IndexLookup) (sql.PartitionIter, error) {
 	index, ranges, ok := t.handles(lookup)
+	if !ok && t.side {
+		return nil, fmt.Errorf("lookup in index %s of %s: ranges %s not supported", lookup.Index.ID(), t.Name(), lookup.Ranges.DebugString())
+	}
 	if !ok {
 		return t.IndexedTable.LookupPartitions(ctx, lookup)
 	}
@@ -70,32 +93,30 @@ func (t *primaryKeyLookup) LookupPartitions(ctx *sql.Context, lookup sql.IndexLo
 	if err != nil {
 		return nil, fmt.Errorf("partitions of %s: %w", t.Name(), err)
 	}
-	return &primaryKeyPartitions{parts: parts, proto: primaryKeyPartition{
+	return &scanPartitions{parts: parts, proto: scanPartition{
 		index: index, ranges: ranges, reverse: lookup.IsReverse,
 	}}, nil
 }
 
-// handles tells whether the lookup is one primaryKeyLookup answers: a PRIMARY lookup by
-// ranges of whole key columns on a table without pushed-down filters.
-func (t *primaryKeyLookup) handles(lookup sql.IndexLookup) (*memory.Index, sql.MySQLRangeCollection, bool) {
+// handles tells whether the lookup is one scanLookup answers: a lookup in a side index, or a
+// PRIMARY lookup on a table without pushed-down filters, by ranges of whole key columns. (The
+// rows of a side lookup are read through the table, which applies its filters.)
+func (t *scanLookup) handles(lookup sql.IndexLookup) (*memory.Index, sql.MySQLRangeCollection, bool) {
 	index, ok := lookup.Index.(*memory.Index)
-	if !ok || index.ID() != "PRIMARY" || index.IsSpatial() || lookup.VectorOrderAndLimit.OrderBy != nil ||
-		len(index.PrefixLens) > 0 || index.CommentStr != "" || len(t.Table.Filters()) > 0 {
+	if !ok || index.IsSpatial() || lookup.VectorOrderAndLimit.OrderBy != nil || len(index.PrefixLens) > 0 {
+		return nil, nil, false
+	}
+	if !t.side && (index.ID() != "PRIMARY" || index.CommentStr != "" || len(t.Table.Filters()) > 0) {
 		return nil, nil, false
 	}
 	ranges, ok := lookup.Ranges.(sql.MySQLRangeCollection)
 	if !ok || len(ranges) == 0 {
 		return nil, nil, false
 	}
-	for _, e := range index.Exprs {
-		if _, ok := e.(*expression.GetField); !ok {
-			return nil, nil, false
-		}
+	if _, ok := lookupKeys(index, ranges); !ok {
+		return nil, nil, false
 	}
 	for _, r := range ranges {
-		if len(r) > len(index.Exprs) {
-			return nil, nil, false
-		}
 		for _, c := range r {
 			if !knownCut(c.LowerBound) || !knownCut(c.UpperBound) {
 				return nil, nil, false
@@ -103,6 +124,33 @@ func (t *primaryKeyLookup) handles(lookup sql.IndexLookup) (*memory.Index, sql.M
 		}
 	}
 	return index, ranges, true
+}
+
+// lookupKeys are the columns the lookup's ranges are over: the index's, followed by the primary
+// key's when a range is longer (a foreign key looks its rows up that way); false when a range is
+// longer still, or a column is an expression.
+func lookupKeys(index *memory.Index, ranges sql.MySQLRangeCollection) ([]*expression.GetField, bool) {
+	exprs := index.Exprs
+	for _, r := range ranges {
+		if len(r) > len(exprs) {
+			exprs = index.ExtendedExprs()
+			break
+		}
+	}
+	keys := make([]*expression.GetField, len(exprs))
+	for i, e := range exprs {
+		gf, ok := e.(*expression.GetField)
+		if !ok {
+			return nil, false
+		}
+		keys[i] = gf
+	}
+	for _, r := range ranges {
+		if len(r) > len(keys) {
+			return nil, false
+		}
+	}
+	return keys, true
 }
 
 func knownCut(c sql.MySQLRangeCut) bool {
@@ -114,8 +162,8 @@ func knownCut(c sql.MySQLRangeCut) bool {
 }
 
 // PartitionRows implements sql.Table.
-func (t *primaryKeyLookup) PartitionRows(ctx *sql.Context, partition sql.Partition) (sql.RowIter, error) {
-	p, ok := partition.(*primaryKeyPartition)
+func (t *scanLookup) PartitionRows(ctx *sql.Context, partition sql.Partition) (sql.RowIter, error) {
+	p, ok := partition.(*scanPartition)
 	if !ok {
 		return t.IndexedTable.PartitionRows(ctx, partition)
 	}
@@ -124,20 +172,30 @@ func (t *primaryKeyLookup) PartitionRows(ctx *sql.Context, partition sql.Partiti
 	if !ok {
 		return nil, fmt.Errorf("rows of %s: unexpected table type %T", t.Name(), t.Table.WithProjections(nil))
 	}
-	keys := make([]*expression.GetField, len(p.index.Exprs))
-	for i, e := range p.index.Exprs {
-		keys[i] = e.(*expression.GetField)
+	keys, ok := lookupKeys(p.index, p.ranges)
+	if !ok {
+		return nil, fmt.Errorf("lookup in index %s of %s: ranges %s not supported", p.index.ID(), t.Name(), p.ranges.DebugString())
 	}
 	ranges := keyRanges(p.ranges, keys)
-	matched, done, err := fromCommitted(ctx, p, ranges, whole)
+	var matched []sql.Row
+	var done bool
+	var err error
+	if !t.side {
+		matched, done, err = fromCommitted(ctx, p, ranges, whole)
+	}
 	if err == nil && !done {
 		matched, err = scanRanges(ctx, whole, p.key, ranges)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("primary key lookup in %s: %w", t.Name(), err)
+		return nil, fmt.Errorf("lookup in index %s of %s: %w", p.index.ID(), t.Name(), err)
+	}
+	if p.reverse {
+		// Rows of equal index keys come in descending primary-key order, as a backward scan of the
+		// index gives them: the rows were read in primary-key order and the sort is stable.
+		slices.Reverse(matched)
 	}
 	if err := sortByKey(ctx, matched, keys, p.reverse); err != nil {
-		return nil, fmt.Errorf("primary key order of %s: %w", t.Name(), err)
+		return nil, fmt.Errorf("order of index %s of %s: %w", p.index.ID(), t.Name(), err)
 	}
 	if cols := t.Projections(); cols != nil {
 		if matched, err = project(whole.Schema(), cols, matched); err != nil {
@@ -156,7 +214,14 @@ func scanRanges(ctx *sql.Context, whole *memory.Table, partition []byte, ranges 
 	}
 	defer rows.Close(ctx)
 	var matched []sql.Row
-	for {
+	for n := 1; ; n++ {
+		if n%4096 == 0 {
+			// A lookup join repeats the scan for every outer row: KILL QUERY, the memory guard
+			// and a disconnect stop it between rows, as they stop the engine's own scans.
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
 		row, err := rows.Next(ctx)
 		if err == io.EOF {
 			return matched, nil
@@ -177,7 +242,7 @@ func scanRanges(ctx *sql.Context, whole *memory.Table, partition []byte, ranges 
 // fromCommitted answers a lookup of one integer key column from the map of the committed rows
 // (committedkeys.go) when the statement reads the committed tables and each range holds at most
 // maxKeyProbes keys; done is false when it does not, and the rows are then scanned.
-func fromCommitted(ctx *sql.Context, p *primaryKeyPartition, ranges [][]keyRange, whole *memory.Table) (matched []sql.Row, done bool, err error) {
+func fromCommitted(ctx *sql.Context, p *scanPartition, ranges [][]keyRange, whole *memory.Table) (matched []sql.Row, done bool, err error) {
 	read := committedReadOf(ctx)
 	if read == nil || len(p.index.Exprs) != 1 || len(ranges) == 0 {
 		return nil, false, nil
@@ -433,7 +498,7 @@ func project(schema sql.Schema, cols []string, rows []sql.Row) ([]sql.Row, error
 }
 
 // fastPrimaryKeyLookups gives every indexed access to an in-memory table the cheaper PRIMARY
-// lookup of primaryKeyLookup.
+// lookup of scanLookup.
 func fastPrimaryKeyLookups(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	return transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 		ita, ok := n.(*plan.IndexedTableAccess)
@@ -445,7 +510,7 @@ func fastPrimaryKeyLookups(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *
 			return n, transform.SameTree, nil
 		}
 		fast := *ita
-		fast.Table = &primaryKeyLookup{IndexedTable: table}
+		fast.Table = &scanLookup{IndexedTable: table}
 		return &fast, transform.NewTree, nil
 	})
 }

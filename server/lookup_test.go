@@ -95,7 +95,7 @@ func lookupRows(ctx *sql.Context, table sql.IndexedTable, lookup sql.IndexLookup
 	}
 }
 
-// compareWithEngine checks that primaryKeyLookup returns the rows of the engine's own PRIMARY
+// compareWithEngine checks that scanLookup returns the rows of the engine's own PRIMARY
 // lookup, in the same order, for every lookup and projection.
 func (f *lookupFixture) compareWithEngine(name string, lookups []sql.IndexLookup, projections [][]string) int {
 	f.t.Helper()
@@ -109,7 +109,7 @@ func (f *lookupFixture) compareWithEngine(name string, lookups []sql.IndexLookup
 			if err != nil {
 				f.t.Fatalf("engine lookup %s: %v", lookup.Ranges.DebugString(), err)
 			}
-			got, err := lookupRows(f.ctx, &primaryKeyLookup{IndexedTable: engine}, lookup)
+			got, err := lookupRows(f.ctx, &scanLookup{IndexedTable: engine}, lookup)
 			if err != nil {
 				f.t.Fatalf("lookup %s: %v", lookup.Ranges.DebugString(), err)
 			}
@@ -236,7 +236,7 @@ func TestPrimaryKeyLookupMatchesEngine(t *testing.T) {
 
 // TestPrimaryKeyLookupThroughSQL checks statements on `main`'s kind of table against the same
 // statements written so that no index applies, before and after writes and around ROLLBACK,
-// and that the plans do use primaryKeyLookup.
+// and that the plans do use scanLookup.
 func TestPrimaryKeyLookupThroughSQL(t *testing.T) {
 	f := newLookupFixture(t)
 	f.seed(rand.New(rand.NewSource(7)), 200)
@@ -284,18 +284,18 @@ func TestPrimaryKeyLookupThroughSQL(t *testing.T) {
 		fast := false
 		transform.Inspect(node, func(n sql.Node) bool {
 			if ita, ok := n.(*plan.IndexedTableAccess); ok {
-				_, fast = ita.Table.(*primaryKeyLookup)
+				_, fast = ita.Table.(*scanLookup)
 			}
 			return true
 		})
 		if !fast {
-			t.Errorf("%s: the plan does not use primaryKeyLookup:\n%s", q, sql.DebugString(node))
+			t.Errorf("%s: the plan does not use scanLookup:\n%s", q, sql.DebugString(node))
 		}
 	}
 }
 
 // BenchmarkPrimaryKeyLookup measures a PRIMARY lookup on a sysbench-shaped table of 10k rows
-// through the engine's own indexed access and through primaryKeyLookup, side by side: one
+// through the engine's own indexed access and through scanLookup, side by side: one
 // point lookup and one range of 100 keys.
 func BenchmarkPrimaryKeyLookup(b *testing.B) {
 	f := newLookupFixture(b)
@@ -319,7 +319,7 @@ func BenchmarkPrimaryKeyLookup(b *testing.B) {
 					lookup := sql.IndexLookup{Index: index, Ranges: sql.MySQLRangeCollection{{sql.ClosedRangeColumnExpr(lo, lo+width-1, typ)}}}
 					var indexed sql.IndexedTable = table.IndexedAccess(f.ctx, lookup).(*memory.IndexedTable)
 					if path == "overloadsql" {
-						indexed = &primaryKeyLookup{IndexedTable: indexed.(*memory.IndexedTable)}
+						indexed = &scanLookup{IndexedTable: indexed.(*memory.IndexedTable)}
 					}
 					got, err := lookupRows(f.ctx, indexed, lookup)
 					if err != nil || len(got) != int(width) {
@@ -398,7 +398,7 @@ func TestCommittedKeysAnswerLikeTheScan(t *testing.T) {
 				{{sql.OpenRangeColumnExpr(lo, lo+50, typ)}, {sql.ClosedRangeColumnExpr(lo+20, lo+80, typ)}},
 			} {
 				ranges := keyRanges(r, key)
-				p := &primaryKeyPartition{key: firstPartition(t, ctx, whole), index: index, ranges: r}
+				p := &scanPartition{key: firstPartition(t, ctx, whole), index: index, ranges: r}
 				got, done, err := fromCommitted(ctx, p, ranges, whole)
 				if err != nil || done != wantDone {
 					t.Fatalf("%s: done = %v, %v; want done = %v", r.DebugString(), done, err, wantDone)
@@ -428,7 +428,7 @@ func TestCommittedKeysAnswerLikeTheScan(t *testing.T) {
 	if check(f.claimed(keys), true) == 0 {
 		t.Fatal("no lookup found a row: the comparison proves nothing")
 	}
-	// Through primaryKeyLookup, every partition, projections and reverse order, as the engine.
+	// Through scanLookup, every partition, projections and reverse order, as the engine.
 	_, index := f.table("t1")
 	plain := f.ctx
 	f.ctx = f.claimed(keys)

@@ -263,6 +263,7 @@ func (s *Server) buildEngine(cfg *config.Config, collation sql.CollationID) *sql
 	engine := sqle.NewDefault(committedProvider{
 		boundedProvider: newBoundedProvider(provider, func() int { return s.cfg.Load().MaxAllowedPacket }),
 		lock:            &s.writes,
+		side:            newSideIndexes(),
 	})
 	engine.Parser = systemParser{next: engine.Parser}
 	allowViewsOverReadOnlyTables(engine.Analyzer)

@@ -1,0 +1,91 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestSecondaryIndexesThroughTheServer checks lookups in a plain secondary index (kept beside
+// the engine's storage) through the real server: through a server-side prepared statement, from
+// a writing transaction that sees its own changes while another connection sees the committed
+// rows, after ROLLBACK and after a commit, and after the indexed column is renamed.
+func TestSecondaryIndexesThroughTheServer(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	ctx := context.Background()
+	if _, err := db.Exec("CREATE TABLE si (id INT PRIMARY KEY, k INT, c VARCHAR(20), KEY k_1 (k))"); err != nil {
+		t.Fatal(err)
+	}
+	const rows = 400
+	values := make([]string, 0, rows)
+	for id := 1; id <= rows; id++ {
+		values = append(values, fmt.Sprintf("(%d, %d, 'c%d')", id, id%17, id))
+	}
+	if _, err := db.Exec("INSERT INTO si VALUES " + strings.Join(values, ", ")); err != nil {
+		t.Fatal(err)
+	}
+	idsWith := func(k int) []string {
+		var out []string
+		for id := 1; id <= rows; id++ {
+			if id%17 == k {
+				out = append(out, fmt.Sprint(id))
+			}
+		}
+		return out
+	}
+	writer, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer writer.Close()
+	reader, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	byK, err := reader.PrepareContext(ctx, "SELECT id FROM si WHERE k = ? ORDER BY id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer byK.Close()
+	exec := func(q string) {
+		t.Helper()
+		if _, err := writer.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	expect := func(stage string, got, want []string) {
+		t.Helper()
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: %q, want %q", stage, got, want)
+		}
+	}
+
+	expect("loaded, k = 3", stmtStrings(t, byK, 3), idsWith(3))
+	if plan := strings.Join(queryStrings(t, reader, "EXPLAIN PLAN SELECT id FROM si WHERE k = 3"), "\n"); !strings.Contains(plan, "index: [si.k]") {
+		t.Errorf("the lookup by k does not use index k_1:\n%s", plan)
+	}
+	exec("START TRANSACTION")
+	exec("UPDATE si SET k = 99 WHERE k = 3")
+	expect("the writer, inside its transaction, k = 99", queryStrings(t, writer, "SELECT id FROM si WHERE k = 99 ORDER BY id"), idsWith(3))
+	expect("the writer, inside its transaction, k = 3", queryStrings(t, writer, "SELECT id FROM si WHERE k = 3"), nil)
+	expect("another connection meanwhile, k = 3", stmtStrings(t, byK, 3), idsWith(3))
+	expect("another connection meanwhile, k = 99", stmtStrings(t, byK, 99), nil)
+	exec("ROLLBACK")
+	expect("after ROLLBACK, k = 3", stmtStrings(t, byK, 3), idsWith(3))
+	expect("after ROLLBACK, the writer, k = 99", queryStrings(t, writer, "SELECT id FROM si WHERE k = 99"), nil)
+
+	exec("UPDATE si SET k = 98 WHERE id = 5")
+	exec("DELETE FROM si WHERE k = 4")
+	expect("after a committed UPDATE", stmtStrings(t, byK, 98), []string{"5"})
+	expect("after a committed DELETE", stmtStrings(t, byK, 4), nil)
+
+	exec("ALTER TABLE si RENAME COLUMN k TO kk")
+	if got := queryStrings(t, reader, "SELECT index_name, column_name FROM information_schema.statistics WHERE table_name = 'si' AND index_name = 'k_1'"); !slices.Equal(got, []string{"k_1\tkk"}) {
+		t.Errorf("information_schema.statistics after the rename: %q", got)
+	}
+	expect("after the rename, kk = 3", queryStrings(t, reader, "SELECT id FROM si WHERE kk = 3 ORDER BY id"), idsWith(3))
+}

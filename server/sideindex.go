@@ -1,0 +1,459 @@
+package server
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/dolthub/go-mysql-server/memory"
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+)
+
+// Plain secondary indexes of the in-memory tables, kept beside the engine's storage.
+//
+// The engine's in-memory table keeps each secondary index as a list of entries that point at the
+// rows by position. After every writing statement it sorts the rows back into primary-key order,
+// and each swap of that sort walks every entry of every secondary index to fix the positions: a
+// single-row UPDATE, whose row the engine deletes and appends at the end, moves it back through
+// the table at the cost of (distance × index entries). The entries buy no speed in return: a
+// lookup in them evaluates its range on every entry.
+//
+// So the server keeps a plain index (not unique, spatial, full-text or vector; over whole columns)
+// as its definition only, in sideIndexes, and not in the engine's table. sideTable, the table the
+// engine gets from the database, reports these definitions among the table's indexes (SHOW INDEX,
+// SHOW CREATE TABLE, information_schema, the planner and foreign keys see them as indexes), and
+// answers a lookup in one with a read of the table's rows that keeps those in the lookup's ranges
+// and orders them by the index's columns, then the primary key (scanLookup in lookup.go): what the
+// engine's entries would have given, at the cost of one scan. Foreign keys look their rows up
+// through the table's editor, which sideTable wraps the same way.
+//
+// A definition names its columns, so it follows the table: ALTER TABLE's DROP, RENAME and
+// MODIFY/CHANGE COLUMN, DROP and RENAME INDEX, RENAME TABLE, DROP TABLE and DROP DATABASE change
+// or remove it; a table created under a name starts without any. DDL commits at once (as in
+// MySQL), so the definitions are not part of a transaction. Unique indexes stay the engine's: it
+// enforces them on its entries.
+
+// sideIndexes are the plain secondary indexes of the in-memory tables, by database and table
+// (both in lower case). Lock order: mu is a leaf.
+type sideIndexes struct {
+	mu      sync.Mutex
+	byTable map[sideTableKey][]sideIndex
+}
+
+type sideTableKey struct{ db, table string }
+
+func sideKey(db, table string) sideTableKey {
+	return sideTableKey{strings.ToLower(db), strings.ToLower(table)}
+}
+
+// sideIndex is the definition of one index: its name, its columns in order, its comment.
+type sideIndex struct {
+	name    string
+	columns []string
+	comment string
+}
+
+func newSideIndexes() *sideIndexes {
+	return &sideIndexes{byTable: map[sideTableKey][]sideIndex{}}
+}
+
+// eligible tells whether the engine's definition is one the server keeps on the side.
+func eligibleForSide(def sql.IndexDef) bool {
+	if def.Constraint != sql.IndexConstraint_None || len(def.Columns) == 0 {
+		return false
+	}
+	if def.Storage != sql.IndexUsing_Default && def.Storage != sql.IndexUsing_BTree {
+		return false
+	}
+	for _, c := range def.Columns {
+		if c.Length > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// of returns the definitions of db.table.
+func (s *sideIndexes) of(db, table string) []sideIndex {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.byTable[sideKey(db, table)])
+}
+
+// find returns the definition named name (in any case) of db.table.
+func (s *sideIndexes) find(db, table, name string) (sideIndex, bool) {
+	for _, ix := range s.of(db, table) {
+		if strings.EqualFold(ix.name, name) {
+			return ix, true
+		}
+	}
+	return sideIndex{}, false
+}
+
+// add records the definition; taken lists the names the table's engine indexes already use.
+// Without a name the index is named as MySQL names it: after its first column, with _2, _3, ...
+// when that is taken.
+func (s *sideIndexes) add(db, table string, ix sideIndex, taken []string) (sideIndex, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := sideKey(db, table)
+	used := func(name string) bool {
+		if slices.ContainsFunc(taken, func(t string) bool { return strings.EqualFold(t, name) }) {
+			return true
+		}
+		return slices.ContainsFunc(s.byTable[key], func(o sideIndex) bool { return strings.EqualFold(o.name, name) })
+	}
+	if ix.name == "" {
+		ix.name = ix.columns[0]
+		for n := 2; used(ix.name); n++ {
+			ix.name = ix.columns[0] + "_" + strconv.Itoa(n)
+		}
+	} else if used(ix.name) {
+		return sideIndex{}, sql.ErrDuplicateKey.New(ix.name)
+	}
+	ix.columns = slices.Clone(ix.columns)
+	s.byTable[key] = append(s.byTable[key], ix)
+	return ix, nil
+}
+
+// update applies change to every definition of db.table; a definition that change returns
+// without columns is removed.
+func (s *sideIndexes) update(db, table string, change func(sideIndex) sideIndex) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := sideKey(db, table)
+	var kept []sideIndex
+	for _, ix := range s.byTable[key] {
+		if ix = change(ix); len(ix.columns) > 0 {
+			kept = append(kept, ix)
+		}
+	}
+	s.set(key, kept)
+}
+
+func (s *sideIndexes) set(key sideTableKey, list []sideIndex) {
+	if len(list) == 0 {
+		delete(s.byTable, key)
+		return
+	}
+	s.byTable[key] = list
+}
+
+// drop removes the definition named name; false if db.table has none of that name.
+func (s *sideIndexes) drop(db, table, name string) bool {
+	found := false
+	s.update(db, table, func(ix sideIndex) sideIndex {
+		if strings.EqualFold(ix.name, name) {
+			found = true
+			ix.columns = nil
+		}
+		return ix
+	})
+	return found
+}
+
+// rename renames the definition named from; false if db.table has none of that name.
+func (s *sideIndexes) rename(db, table, from, to string, taken []string) (bool, error) {
+	if _, ok := s.find(db, table, from); !ok {
+		return false, nil
+	}
+	if !strings.EqualFold(from, to) {
+		if _, clash := s.find(db, table, to); clash || slices.ContainsFunc(taken, func(t string) bool { return strings.EqualFold(t, to) }) {
+			return true, sql.ErrDuplicateKey.New(to)
+		}
+	}
+	s.update(db, table, func(ix sideIndex) sideIndex {
+		if strings.EqualFold(ix.name, from) {
+			ix.name = to
+		}
+		return ix
+	})
+	return true, nil
+}
+
+// dropColumn takes the column out of every definition, as MySQL does; an index left without
+// columns is dropped.
+func (s *sideIndexes) dropColumn(db, table, column string) {
+	s.update(db, table, func(ix sideIndex) sideIndex {
+		ix.columns = slices.DeleteFunc(slices.Clone(ix.columns), func(c string) bool { return strings.EqualFold(c, column) })
+		return ix
+	})
+}
+
+// renameColumn follows a column's new name.
+func (s *sideIndexes) renameColumn(db, table, from, to string) {
+	s.update(db, table, func(ix sideIndex) sideIndex {
+		ix.columns = slices.Clone(ix.columns)
+		for i, c := range ix.columns {
+			if strings.EqualFold(c, from) {
+				ix.columns[i] = to
+			}
+		}
+		return ix
+	})
+}
+
+// moveTable follows RENAME TABLE.
+func (s *sideIndexes) moveTable(db, from, to string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	list := s.byTable[sideKey(db, from)]
+	delete(s.byTable, sideKey(db, from))
+	s.set(sideKey(db, to), list)
+}
+
+// forgetTable drops the definitions of db.table: the table was dropped, or is created anew.
+func (s *sideIndexes) forgetTable(db, table string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.byTable, sideKey(db, table))
+}
+
+// forgetDatabase drops the definitions of every table of db.
+func (s *sideIndexes) forgetDatabase(db string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for key := range s.byTable {
+		if key.db == strings.ToLower(db) {
+			delete(s.byTable, key)
+		}
+	}
+}
+
+// sideTable is an in-memory table with its side indexes. It is the engine's table in every other
+// way.
+type sideTable struct {
+	*memory.Table
+	side *sideIndexes
+}
+
+var (
+	_ sql.IndexAddressableTable = (*sideTable)(nil)
+	_ sql.IndexAlterableTable   = (*sideTable)(nil)
+	_ sql.ForeignKeyTable       = (*sideTable)(nil)
+	_ sql.AlterableTable        = (*sideTable)(nil)
+	_ sql.ProjectedTable        = (*sideTable)(nil)
+	_ sql.RewritableTable       = (*sideTable)(nil)
+	_ sql.IndexBuildingTable    = (*sideTable)(nil)
+)
+
+// isSide tells whether the index is one of the table's side indexes.
+func (t *sideTable) isSide(index sql.Index) bool {
+	if _, ok := index.(*memory.Index); !ok {
+		return false
+	}
+	_, ok := t.side.find(t.Database(), t.Name(), index.ID())
+	return ok
+}
+
+// GetIndexes implements sql.IndexAddressableTable: the engine's indexes, then the side ones.
+func (t *sideTable) GetIndexes(ctx *sql.Context) ([]sql.Index, error) {
+	indexes, err := t.Table.GetIndexes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	schema := t.Table.WithProjections(nil).Schema()
+	for _, ix := range t.side.of(t.Database(), t.Name()) {
+		exprs := make([]sql.Expression, 0, len(ix.columns))
+		for _, name := range ix.columns {
+			ord := schema.IndexOfColName(name)
+			if ord < 0 {
+				continue // as MySQL: a dropped column leaves the indexes it was in
+			}
+			col := schema[ord]
+			exprs = append(exprs, expression.NewGetFieldWithTable(ord, 0, col.Type, t.Database(), t.Name(), col.Name, col.Nullable))
+		}
+		if len(exprs) == 0 {
+			continue
+		}
+		indexes = append(indexes, &memory.Index{
+			DB: t.Database(), Tbl: t.Table, TableName: t.Name(), Exprs: exprs, Name: ix.name, CommentStr: ix.comment,
+		})
+	}
+	return indexes, nil
+}
+
+// engineIndexNames are the names of the table's indexes in the engine's storage, PRIMARY too.
+func (t *sideTable) engineIndexNames(ctx *sql.Context) ([]string, error) {
+	indexes, err := t.Table.GetIndexes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	names := []string{"PRIMARY"}
+	for _, ix := range indexes {
+		names = append(names, ix.ID())
+	}
+	return names, nil
+}
+
+// CreateIndex implements sql.IndexAlterableTable: a plain index over columns of the table is kept
+// on the side, any other in the engine.
+func (t *sideTable) CreateIndex(ctx *sql.Context, def sql.IndexDef) error {
+	if !eligibleForSide(def) {
+		return t.Table.CreateIndex(ctx, def)
+	}
+	schema := t.Table.WithProjections(nil).Schema()
+	ix := sideIndex{name: def.Name, comment: def.Comment}
+	for _, c := range def.Columns {
+		ord := schema.IndexOfColName(c.Name)
+		if ord < 0 || schema[ord].Virtual {
+			// The engine reports a missing column. A generated column's values are not in the
+			// stored rows that a side lookup reads: the engine keeps its index.
+			return t.Table.CreateIndex(ctx, def)
+		}
+		ix.columns = append(ix.columns, schema[ord].Name)
+	}
+	taken, err := t.engineIndexNames(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = t.side.add(t.Database(), t.Name(), ix, taken)
+	return err
+}
+
+// ShouldBuildIndex implements sql.IndexBuildingTable: a side index has no entries to build.
+func (t *sideTable) ShouldBuildIndex(ctx *sql.Context, def sql.IndexDef) (bool, error) {
+	if _, ok := t.side.find(t.Database(), t.Name(), def.Name); ok || def.Name == "" && eligibleForSide(def) {
+		return false, nil
+	}
+	return t.Table.ShouldBuildIndex(ctx, def)
+}
+
+// CreateIndexForForeignKey implements sql.ForeignKeyTable.
+func (t *sideTable) CreateIndexForForeignKey(ctx *sql.Context, def sql.IndexDef) error {
+	return t.CreateIndex(ctx, def)
+}
+
+// DropIndex implements sql.IndexAlterableTable.
+func (t *sideTable) DropIndex(ctx *sql.Context, name string) error {
+	if t.side.drop(t.Database(), t.Name(), name) {
+		return nil
+	}
+	return t.Table.DropIndex(ctx, name)
+}
+
+// RenameIndex implements sql.IndexAlterableTable.
+func (t *sideTable) RenameIndex(ctx *sql.Context, from, to string) error {
+	taken, err := t.engineIndexNames(ctx)
+	if err != nil {
+		return err
+	}
+	if found, err := t.side.rename(t.Database(), t.Name(), from, to, taken); found || err != nil {
+		return err
+	}
+	if _, clash := t.side.find(t.Database(), t.Name(), to); clash {
+		return sql.ErrDuplicateKey.New(to)
+	}
+	return t.Table.RenameIndex(ctx, from, to)
+}
+
+// DropColumn implements sql.AlterableTable.
+func (t *sideTable) DropColumn(ctx *sql.Context, column string) error {
+	if err := t.Table.DropColumn(ctx, column); err != nil {
+		return err
+	}
+	t.side.dropColumn(t.Database(), t.Name(), column)
+	return nil
+}
+
+// ModifyColumn implements sql.AlterableTable (MODIFY and CHANGE COLUMN, RENAME COLUMN).
+func (t *sideTable) ModifyColumn(ctx *sql.Context, column string, def *sql.Column, order *sql.ColumnOrder) error {
+	if err := t.Table.ModifyColumn(ctx, column, def, order); err != nil {
+		return err
+	}
+	t.followColumn(column, def)
+	return nil
+}
+
+// followColumn follows a dropped (to is nil) or renamed column.
+func (t *sideTable) followColumn(from string, to *sql.Column) {
+	switch {
+	case to == nil:
+		t.side.dropColumn(t.Database(), t.Name(), from)
+	case !strings.EqualFold(from, to.Name):
+		t.side.renameColumn(t.Database(), t.Name(), from, to.Name)
+	}
+}
+
+// RewriteInserter implements sql.RewritableTable. The engine drops a column, and moves or
+// changes one, by copying the rows into a new version of the table; the side indexes follow the
+// column when the copy succeeds.
+func (t *sideTable) RewriteInserter(ctx *sql.Context, oldSchema, newSchema sql.PrimaryKeySchema, oldColumn, newColumn *sql.Column, idxCols []sql.IndexColumn) (sql.RowInserter, error) {
+	inserter, err := t.Table.RewriteInserter(ctx, oldSchema, newSchema, oldColumn, newColumn, idxCols)
+	if err != nil || oldColumn == nil {
+		return inserter, err
+	}
+	return &sideRewrite{RowInserter: inserter, done: func() { t.followColumn(oldColumn.Name, newColumn) }}, nil
+}
+
+// sideRewrite is the engine's inserter of a table rewrite, which runs done when it closes
+// without its changes discarded.
+type sideRewrite struct {
+	sql.RowInserter
+	discarded bool
+	done      func()
+}
+
+// DiscardChanges implements sql.EditOpenerCloser.
+func (r *sideRewrite) DiscardChanges(ctx *sql.Context, cause error) error {
+	r.discarded = true
+	return r.RowInserter.DiscardChanges(ctx, cause)
+}
+
+// Close implements sql.Closer.
+func (r *sideRewrite) Close(ctx *sql.Context) error {
+	if err := r.RowInserter.Close(ctx); err != nil {
+		return err
+	}
+	if !r.discarded {
+		r.done()
+	}
+	return nil
+}
+
+// WithProjections implements sql.ProjectedTable.
+func (t *sideTable) WithProjections(cols []string) sql.Table {
+	projected, ok := t.Table.WithProjections(cols).(*memory.Table)
+	if !ok {
+		panic(fmt.Sprintf("projection of %s: unexpected table type %T", t.Name(), t.Table.WithProjections(cols)))
+	}
+	return &sideTable{Table: projected, side: t.side}
+}
+
+// IndexedAccess implements sql.IndexAddressableTable.
+func (t *sideTable) IndexedAccess(ctx *sql.Context, lookup sql.IndexLookup) sql.IndexedTable {
+	access := t.Table.IndexedAccess(ctx, lookup)
+	if it, ok := access.(*memory.IndexedTable); ok {
+		return &scanLookup{IndexedTable: it, side: t.isSide(lookup.Index), origin: t}
+	}
+	return access
+}
+
+// GetForeignKeyEditor implements sql.ForeignKeyTable: the engine's editor, whose lookups in side
+// indexes are answered by scanLookup.
+func (t *sideTable) GetForeignKeyEditor(ctx *sql.Context) sql.ForeignKeyEditor {
+	return sideKeyEditor{ForeignKeyEditor: t.Table.GetForeignKeyEditor(ctx), table: t}
+}
+
+// sideKeyEditor is the engine's foreign-key editor of a table with side indexes.
+type sideKeyEditor struct {
+	sql.ForeignKeyEditor
+	table *sideTable
+}
+
+// IndexedAccess implements sql.IndexAddressable.
+func (e sideKeyEditor) IndexedAccess(ctx *sql.Context, lookup sql.IndexLookup) sql.IndexedTable {
+	access := e.ForeignKeyEditor.IndexedAccess(ctx, lookup)
+	if it, ok := access.(*memory.IndexedTable); ok && e.table.isSide(lookup.Index) {
+		return &scanLookup{IndexedTable: it, side: true, origin: e}
+	}
+	return access
+}
+
+// GetIndexes implements sql.IndexAddressable.
+func (e sideKeyEditor) GetIndexes(ctx *sql.Context) ([]sql.Index, error) {
+	return e.table.GetIndexes(ctx)
+}
