@@ -297,4 +297,3 @@ func TestSideIndexNames(t *testing.T) {
 		t.Errorf("after forgetting the database: %v", s.byTable)
 	}
 }
-
