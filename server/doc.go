@@ -16,6 +16,9 @@
 // row plus a sort of the whole table; an analyzer rule (lookup.go) gives their indexed accesses a
 // lookup that reads each row once and sorts only the matches, or, for a read that sees the
 // committed tables, looks an integer key up in a map of the committed rows (committedkeys.go).
+// Plain secondary indexes are kept beside the engine's storage, as definitions that the tables
+// report and that lookup.go answers by a scan (sideindex.go): the engine's own entries made
+// every single-row write cost time proportional to the distance the row moves times the entries.
 //
 // The engine's in-memory sessions would put back, at commit, every table version a transaction
 // saw; transactions.go makes one transaction write at a time (the write lock) and keeps the
