@@ -304,3 +304,40 @@ func TestWriteLockTakenByVersionCommentedStatements(t *testing.T) {
 		t.Errorf("v = %s, want 11", got)
 	}
 }
+
+// A statement waiting for the write lock shows in SHOW PROCESSLIST and
+// information_schema.processlist as running its statement, as MySQL shows a statement waiting
+// for a row lock: an operator looking for what is stuck sees the writer and its statement, not
+// an idle connection.
+func TestWriteLockWaiterShowsInTheProcessList(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	kvTable(t, db)
+	holder, waiter, admin := pinned(t, db), pinned(t, db), pinned(t, s.adminDB())
+	execOn(t, holder, "BEGIN", "UPDATE kv SET v = 100 WHERE id = 1")
+	waiterID := strconv.Itoa(intOn(t, waiter, "SELECT CONNECTION_ID()"))
+	execOn(t, waiter, "SET innodb_lock_wait_timeout = 120")
+	const stmt = "UPDATE kv SET v = v + 10 WHERE id = 2"
+	done := waitingWrite(t, db, waiter, stmt)
+	for _, q := range []string{
+		"SELECT command, info FROM information_schema.processlist WHERE id = " + waiterID,
+		"SHOW PROCESSLIST",
+	} {
+		var row string
+		for _, r := range queryStrings(t, admin, q) {
+			if strings.HasPrefix(r, waiterID+"\t") || !strings.HasPrefix(q, "SHOW") {
+				row = r
+			}
+		}
+		if !strings.Contains(row, "Query") || !strings.Contains(row, stmt) {
+			t.Errorf("%s: the waiting writer's row is %q, want Command Query and Info %q", q, row, stmt)
+		}
+	}
+	execOn(t, holder, "COMMIT")
+	if err := <-done; err != nil {
+		t.Fatalf("the waiting writer after the holder committed: %v", err)
+	}
+	if got := queryStrings(t, admin, "SELECT command FROM information_schema.processlist WHERE id = "+waiterID); len(got) != 1 || got[0] != "Sleep" {
+		t.Errorf("the writer after its statement: %q, want Sleep", got)
+	}
+}

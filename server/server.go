@@ -71,6 +71,8 @@ type Server struct {
 	// writes is the write lock of the stored tables: one transaction writes at a time
 	// (transactions.go).
 	writes writeLock
+	// lockWaits are the statements waiting for the write lock, for the process list.
+	lockWaits lockWaits
 	// keys answers primary-key lookups of reads that see the committed tables
 	// (committedkeys.go).
 	keys *committedKeys
@@ -308,11 +310,13 @@ func (s *Server) sessionBuilder(ctx context.Context, conn *mysql.Conn, addr stri
 	return client.session, nil
 }
 
-// newContext builds the engine's context of a statement. A non-admin's context sees only the
-// user's own connections in SHOW PROCESSLIST and information_schema.processlist.
+// newContext builds the engine's context of a statement. Its process list shows the statements
+// that wait for the write lock (lockWaitProcesses); a non-admin's shows only the user's own
+// connections in SHOW PROCESSLIST and information_schema.processlist.
 func (s *Server) newContext(ctx context.Context, opts ...sql.ContextOption) *sql.Context {
 	c := sql.NewContext(ctx, opts...)
 	if c.Session != nil && c.ProcessList != nil {
+		c.ProcessList = lockWaitProcesses{ProcessList: c.ProcessList, waits: &s.lockWaits}
 		if user := c.Session.Client().User; !s.auth.isAdmin(user) {
 			c.ProcessList = ownProcesses{ProcessList: c.ProcessList, user: user}
 		}

@@ -280,6 +280,8 @@ func (s *Server) waitForWriteLock(ctx context.Context, c *mysql.Conn, cl *client
 	defer cancel()
 	ctx, stop := cancelWhenPeerCloses(ctx, c.Conn)
 	defer stop()
+	s.lockWaits.start(c.ConnectionID, stmt.Text())
+	defer s.lockWaits.end(c.ConnectionID)
 	err := s.writes.acquire(ctx, c.ConnectionID)
 	switch {
 	case err == nil:

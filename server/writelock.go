@@ -5,6 +5,9 @@ import (
 	"errors"
 	"sync"
 	"sync/atomic"
+	"time"
+
+	"github.com/dolthub/go-mysql-server/sql"
 )
 
 // writeLock is held by the one connection whose transaction may write stored tables, from its
@@ -153,4 +156,41 @@ func (l *writeLock) state() (owner uint32, waiting int) {
 		owner = conn
 	}
 	return owner, len(l.waiters)
+}
+
+// lockWaits are the statements waiting for the write lock, by connection id. The engine lists a
+// connection as running a statement only once its own Query starts, after the wait: without
+// these, a writer stuck behind another transaction showed as Sleep in SHOW PROCESSLIST.
+type lockWaits struct{ m sync.Map } // uint32 -> lockWait
+
+// lockWait is one statement's wait: since when, and the statement's text.
+type lockWait struct {
+	since time.Time
+	query string
+}
+
+func (w *lockWaits) start(conn uint32, query string) {
+	w.m.Store(conn, lockWait{since: time.Now(), query: query})
+}
+
+func (w *lockWaits) end(conn uint32) { w.m.Delete(conn) }
+
+// lockWaitProcesses is a process list that shows a connection waiting for the write lock as
+// running its statement (Command Query, the statement as Info, Time from the start of the wait),
+// as MySQL shows a statement waiting for a row lock.
+type lockWaitProcesses struct {
+	sql.ProcessList
+	waits *lockWaits
+}
+
+// Processes implements sql.ProcessList.
+func (p lockWaitProcesses) Processes() []sql.Process {
+	all := p.ProcessList.Processes()
+	for i := range all {
+		if v, ok := p.waits.m.Load(all[i].Connection); ok && all[i].Command == sql.ProcessCommandSleep {
+			w := v.(lockWait)
+			all[i].Command, all[i].Query, all[i].StartedAt = sql.ProcessCommandQuery, w.query, w.since
+		}
+	}
+	return all
 }
