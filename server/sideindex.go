@@ -292,6 +292,10 @@ func (t *sideTable) engineIndexNames(ctx *sql.Context) ([]string, error) {
 // CreateIndex implements sql.IndexAlterableTable: a plain index over columns of the table is kept
 // on the side, any other in the engine.
 func (t *sideTable) CreateIndex(ctx *sql.Context, def sql.IndexDef) error {
+	if _, clash := t.side.find(t.Database(), t.Name(), def.Name); clash && def.Name != "" {
+		// The engine checks the name against its own indexes only.
+		return sql.ErrDuplicateKey.New(def.Name)
+	}
 	if !eligibleForSide(def) {
 		return t.Table.CreateIndex(ctx, def)
 	}

@@ -174,6 +174,10 @@ func TestSideIndexDefinitionsFollowTheTable(t *testing.T) {
 		{"CREATE INDEX c ON d (c) COMMENT 'by c'", "d", []string{"PRIMARY(id)", "uu(u)", "a(a)", "a_2(a)", "ab(a,b)", "c(c)"}, 0},
 		{"CREATE INDEX c ON d (a)", "d", nil, mysql.ERDupKeyName},
 		{"CREATE INDEX uu ON d (a)", "d", nil, mysql.ERDupKeyName},
+		// An index the engine keeps (unique, prefix) may not take a side index's name either.
+		{"CREATE UNIQUE INDEX c ON d (u)", "d", nil, mysql.ERDupKeyName},
+		{"ALTER TABLE d ADD UNIQUE KEY A (b)", "d", nil, mysql.ERDupKeyName},
+		{"CREATE INDEX ab ON d (a, b) USING HASH", "d", nil, mysql.ERDupKeyName},
 		{"ALTER TABLE d RENAME INDEX ab TO uu", "d", nil, mysql.ERDupKeyName},
 		{"ALTER TABLE d RENAME INDEX ab TO ab2", "d", []string{"PRIMARY(id)", "uu(u)", "a(a)", "a_2(a)", "ab2(a,b)", "c(c)"}, 0},
 		{"ALTER TABLE d DROP INDEX a_2", "d", []string{"PRIMARY(id)", "uu(u)", "a(a)", "ab2(a,b)", "c(c)"}, 0},
