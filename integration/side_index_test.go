@@ -89,3 +89,45 @@ func TestSecondaryIndexesThroughTheServer(t *testing.T) {
 	}
 	expect("after the rename, kk = 3", queryStrings(t, reader, "SELECT id FROM si WHERE kk = 3 ORDER BY id"), idsWith(3))
 }
+
+// TestSideIndexesStayWhenAnAlterFails runs ALTER TABLE statements in autocommit mode that change
+// a table's plain indexes (or the columns they are on) and then fail in a later part: the engine
+// drops the statement's changes to the columns, and the indexes must stay as they were, as in
+// MySQL (before, a failed rename of a column left its index on the new name, hidden from SHOW
+// INDEX and still holding its name; a failed DROP COLUMN took the column out of its indexes).
+func TestSideIndexesStayWhenAnAlterFails(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	execAll(t, db,
+		"CREATE TABLE sf (id INT PRIMARY KEY, k INT, c INT, x INT, s VARCHAR(5), KEY kk (k), KEY kcx (c, x))",
+		"INSERT INTO sf VALUES (1, 1, 1, 5, 'a'), (2, 2, 2, 5, 'b')")
+	indexes := func() []string {
+		got := queryStrings(t, db, "SELECT index_name, GROUP_CONCAT(column_name ORDER BY seq_in_index) FROM information_schema.statistics "+
+			"WHERE table_schema = 'main' AND table_name = 'sf' GROUP BY index_name")
+		slices.Sort(got)
+		return got
+	}
+	want := []string{"PRIMARY\tid", "kcx\tc,x", "kk\tk"}
+	for _, stmt := range []string{
+		"ALTER TABLE sf RENAME COLUMN k TO k2, ADD UNIQUE KEY ux (x)", // x has duplicates
+		"ALTER TABLE sf DROP COLUMN c, ADD UNIQUE KEY ux (x)",
+		"ALTER TABLE sf DROP INDEX kk, ADD UNIQUE KEY ux (x)",
+		"ALTER TABLE sf ADD INDEX kn (s), MODIFY s INT", // 'a' is no INT
+		"ALTER TABLE sf CHANGE c c3 BIGINT, MODIFY s INT",
+	} {
+		if _, err := db.Exec(stmt); err == nil {
+			t.Fatalf("%s: succeeded, want an error", stmt)
+		}
+		if got := indexes(); !slices.Equal(got, want) {
+			t.Errorf("after the failed %s: indexes %q, want %q", stmt, got, want)
+		}
+	}
+	if got := queryStrings(t, db, "SELECT id FROM sf WHERE k = 2 AND c = 2 AND x = 5"); !slices.Equal(got, []string{"2"}) {
+		t.Errorf("lookup after the failed statements: %q", got)
+	}
+	wantError(t, db, "CREATE INDEX kk ON sf (x)", 1061, "42000")
+	execAll(t, db, "ALTER TABLE sf RENAME COLUMN k TO k2, DROP COLUMN c")
+	if got, want := indexes(), []string{"PRIMARY\tid", "kcx\tx", "kk\tk2"}; !slices.Equal(got, want) {
+		t.Errorf("after a successful ALTER: indexes %q, want %q", got, want)
+	}
+}

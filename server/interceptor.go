@@ -76,7 +76,7 @@ func (i *interceptor) serve(ctx context.Context, c *mysql.Conn, stmt *statement.
 	if err != nil {
 		return err
 	}
-	defer i.s.leaveStorage(c, turn)
+	defer func() { i.s.leaveStorage(c, turn, err != nil) }()
 	switch {
 	case turn.alone:
 		callback = withoutTransactionFlag(c, callback)

@@ -76,6 +76,8 @@ type Server struct {
 	// keys answers primary-key lookups of reads that see the committed tables
 	// (committedkeys.go).
 	keys *committedKeys
+	// side is the registry of the plain secondary indexes (sideindex.go).
+	side *sideIndexes
 	// databases is the engine's provider of in-memory databases, unwrapped.
 	databases *memory.DbProvider
 	// reloadMu makes reloads one at a time; see the lock order in the package comment.
@@ -261,11 +263,12 @@ func (s *Server) buildEngine(cfg *config.Config, collation sql.CollationID) *sql
 	provider.WithOption(memory.NativeIndexProvider(true))
 	s.keys = newCommittedKeys(provider, &s.writes)
 	s.databases = provider
+	s.side = newSideIndexes()
 	addAnalyzerRules()
 	engine := sqle.NewDefault(committedProvider{
 		boundedProvider: newBoundedProvider(provider, func() int { return s.cfg.Load().MaxAllowedPacket }),
 		lock:            &s.writes,
-		side:            newSideIndexes(),
+		side:            s.side,
 	})
 	engine.Parser = systemParser{next: engine.Parser}
 	allowViewsOverReadOnlyTables(engine.Analyzer)

@@ -33,14 +33,21 @@ import (
 // A definition names its columns, so it follows the table: ALTER TABLE's DROP, RENAME and
 // MODIFY/CHANGE COLUMN, DROP and RENAME INDEX, RENAME TABLE, DROP TABLE and DROP DATABASE change
 // or remove it; a table created under a name starts without any. DDL commits at once (as in
-// MySQL), so the definitions are not part of a transaction. Unique indexes stay the engine's: it
-// enforces them on its entries.
+// MySQL), so the definitions are not part of a transaction; but when a statement in autocommit
+// mode fails, the engine drops what it changed in the table's columns, and the server puts the
+// definitions back as they were before the statement (beginStatement, rollbackStatement): an
+// ALTER TABLE with several changes, one of which fails, leaves the indexes as they were. Unique
+// indexes stay the engine's: it enforces them on its entries.
 
 // sideIndexes are the plain secondary indexes of the in-memory tables, by database and table
 // (both in lower case). Lock order: mu is a leaf.
 type sideIndexes struct {
 	mu      sync.Mutex
 	byTable map[sideTableKey][]sideIndex
+	// before holds, for each table the running statement changed, its definitions before the
+	// statement (nil: the table had none). Only the holder of the write lock changes definitions,
+	// so there is one such statement at a time.
+	before map[sideTableKey][]sideIndex
 }
 
 type sideTableKey struct{ db, table string }
@@ -93,6 +100,40 @@ func (s *sideIndexes) find(db, table, name string) (sideIndex, bool) {
 	return sideIndex{}, false
 }
 
+// beginStatement makes the changes so far final: rollbackStatement takes back the later ones.
+func (s *sideIndexes) beginStatement() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.before = nil
+}
+
+// rollbackStatement puts back the definitions as they were when the statement began.
+func (s *sideIndexes) rollbackStatement() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for key, list := range s.before {
+		s.set(key, list)
+	}
+	s.before = nil
+}
+
+// remember keeps the table's definitions before the statement's first change to them. Callers
+// hold mu.
+func (s *sideIndexes) remember(key sideTableKey) {
+	if s.before == nil {
+		s.before = map[sideTableKey][]sideIndex{}
+	}
+	if _, ok := s.before[key]; !ok {
+		s.before[key] = slices.Clone(s.byTable[key])
+	}
+}
+
 // add records the definition; taken lists the names the table's engine indexes already use.
 // Without a name the index is named as MySQL names it: after its first column, with _2, _3, ...
 // when that is taken.
@@ -115,7 +156,8 @@ func (s *sideIndexes) add(db, table string, ix sideIndex, taken []string) (sideI
 		return sideIndex{}, sql.ErrDuplicateKey.New(ix.name)
 	}
 	ix.columns = slices.Clone(ix.columns)
-	s.byTable[key] = append(s.byTable[key], ix)
+	s.remember(key)
+	s.byTable[key] = append(slices.Clone(s.byTable[key]), ix)
 	return ix, nil
 }
 
@@ -125,6 +167,7 @@ func (s *sideIndexes) update(db, table string, change func(sideIndex) sideIndex)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	key := sideKey(db, table)
+	s.remember(key)
 	var kept []sideIndex
 	for _, ix := range s.byTable[key] {
 		if ix = change(ix); len(ix.columns) > 0 {
@@ -196,20 +239,27 @@ func (s *sideIndexes) renameColumn(db, table, from, to string) {
 	})
 }
 
-// moveTable follows RENAME TABLE.
+// moveTable follows RENAME TABLE. The engine renames the table for good, even in a statement
+// that fails: what rollbackStatement puts back goes to the new name.
 func (s *sideIndexes) moveTable(db, from, to string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	list := s.byTable[sideKey(db, from)]
 	delete(s.byTable, sideKey(db, from))
 	s.set(sideKey(db, to), list)
+	if before, ok := s.before[sideKey(db, from)]; ok {
+		delete(s.before, sideKey(db, from))
+		s.before[sideKey(db, to)] = before
+	}
 }
 
-// forgetTable drops the definitions of db.table: the table was dropped, or is created anew.
+// forgetTable drops the definitions of db.table: the table was dropped, or is created anew (for
+// good, as the engine does both).
 func (s *sideIndexes) forgetTable(db, table string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.byTable, sideKey(db, table))
+	delete(s.before, sideKey(db, table))
 }
 
 // forgetDatabase drops the definitions of every table of db.
@@ -219,6 +269,11 @@ func (s *sideIndexes) forgetDatabase(db string) {
 	for key := range s.byTable {
 		if key.db == strings.ToLower(db) {
 			delete(s.byTable, key)
+		}
+	}
+	for key := range s.before {
+		if key.db == strings.ToLower(db) {
+			delete(s.before, key)
 		}
 	}
 }

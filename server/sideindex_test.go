@@ -296,6 +296,23 @@ func TestSideIndexNames(t *testing.T) {
 	if got := s.of("main", "u"); len(got) != 3 || got[0].name != "k_2" || !reflect.DeepEqual(got[0].columns, []string{"c"}) {
 		t.Errorf("after dropping column k: %v", got)
 	}
+	// A failed statement's changes go back, under the table's new name if it renamed the table
+	// (the engine renames for good).
+	s.beginStatement()
+	s.renameColumn("main", "u", "c", "cc")
+	s.drop("main", "u", "k_2")
+	s.moveTable("main", "u", "v")
+	s.rollbackStatement()
+	if got := s.of("main", "v"); len(got) != 3 || got[0].name != "k_2" || !reflect.DeepEqual(got[0].columns, []string{"c"}) {
+		t.Errorf("after the failed statement: %v", got)
+	}
+	s.beginStatement()
+	s.drop("main", "v", "k_2")
+	s.beginStatement()
+	s.rollbackStatement()
+	if got := s.of("main", "v"); len(got) != 2 {
+		t.Errorf("a statement that succeeded was taken back: %v", got)
+	}
 	s.forgetDatabase("MAIN")
 	if len(s.byTable) != 0 {
 		t.Errorf("after forgetting the database: %v", s.byTable)

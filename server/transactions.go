@@ -97,13 +97,14 @@ func (s *Server) enterStorage(ctx context.Context, c *mysql.Conn, stmt *statemen
 	turn.autocommitOff = !autocommit
 	switch stmt.Storage() {
 	case statement.WritesStorage:
-		if holder {
-			break
+		if !holder {
+			if err := s.waitForWriteLock(ctx, c, cl, stmt); err != nil {
+				return storageTurn{}, err
+			}
+			cl.dropSnapshots(false)
 		}
-		if err := s.waitForWriteLock(ctx, c, cl, stmt); err != nil {
-			return storageTurn{}, err
-		}
-		cl.dropSnapshots(false)
+		// With the lock: no other statement changes the side indexes' definitions meanwhile.
+		s.side.beginStatement()
 	case statement.EndsTransaction:
 		if !holder {
 			cl.dropSnapshots(false)
@@ -132,7 +133,8 @@ func (s *Server) enterStorage(ctx context.Context, c *mysql.Conn, stmt *statemen
 
 // leaveStorage finishes a statement: a read in autocommit mode ends its transaction without
 // the commit, and the write lock is released when the transaction that took it has ended.
-func (s *Server) leaveStorage(c *mysql.Conn, turn storageTurn) {
+// failed tells that the statement failed.
+func (s *Server) leaveStorage(c *mysql.Conn, turn storageTurn, failed bool) {
 	cl := turn.cl
 	if cl == nil {
 		return
@@ -149,6 +151,12 @@ func (s *Server) leaveStorage(c *mysql.Conn, turn storageTurn) {
 	}
 	if !s.writes.holds(c.ConnectionID) {
 		return
+	}
+	if failed && !cl.session.GetIgnoreAutoCommit() && cl.autocommit() {
+		// A statement in autocommit mode that failed: the engine drops what it changed, the
+		// columns an ALTER TABLE renamed or dropped too (its transaction, rolled back below or
+		// already dropped by the engine); the definitions of the side indexes go back with them.
+		s.side.rollbackStatement()
 	}
 	tx := cl.session.GetTransaction()
 	if tx != nil && !cl.session.GetIgnoreAutoCommit() && cl.autocommit() {
