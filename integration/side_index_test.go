@@ -131,3 +131,52 @@ func TestSideIndexesStayWhenAnAlterFails(t *testing.T) {
 		t.Errorf("after a successful ALTER: indexes %q, want %q", got, want)
 	}
 }
+
+// TestDDLCommitsImplicitly: as in MySQL, DDL inside a transaction commits what the transaction
+// wrote before it, whether the DDL then succeeds or fails, and a failed DDL leaves nothing of
+// itself behind (not in the table, not in its indexes); what follows a DDL starts a new
+// transaction, which ROLLBACK undoes. Before, the engine ran the DDL inside the transaction: a
+// ROLLBACK after it (or a disconnect) took back the rows written before it, and a failed ALTER
+// left its half-done column changes for the next COMMIT, while a plain index lost its column.
+func TestDDLCommitsImplicitly(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	execAll(t, db, "CREATE TABLE ic (id INT PRIMARY KEY, k INT, d INT DEFAULT 0, KEY kk (k))")
+	conn := pinned(t, db)
+	rows := func() []string { return queryStrings(t, db, "SELECT id FROM ic ORDER BY id") }
+	indexes := func() []string {
+		return queryStrings(t, db, "SELECT index_name, GROUP_CONCAT(column_name ORDER BY seq_in_index) FROM information_schema.statistics "+
+			"WHERE table_schema = 'main' AND table_name = 'ic' GROUP BY index_name ORDER BY index_name")
+	}
+
+	execOn(t, conn, "BEGIN", "INSERT INTO ic VALUES (1, 1, 0), (2, 2, 0)")
+	if _, err := conn.ExecContext(context.Background(), "ALTER TABLE ic RENAME COLUMN k TO k2, ADD UNIQUE KEY ud (d)"); err == nil {
+		t.Fatal("the ALTER that adds a unique key over duplicates succeeded")
+	}
+	execOn(t, conn, "ROLLBACK")
+	if got := rows(); !slices.Equal(got, []string{"1", "2"}) {
+		t.Errorf("rows written before a failed ALTER, after ROLLBACK: %q, want 1 and 2 (committed by the ALTER)", got)
+	}
+	if got, want := indexes(), []string{"kk\tk", "PRIMARY\tid"}; !slices.Equal(got, want) {
+		t.Errorf("indexes after the failed ALTER: %q, want %q", got, want)
+	}
+	if got := queryStrings(t, db, "SELECT id FROM ic WHERE k = 2"); !slices.Equal(got, []string{"2"}) {
+		t.Errorf("column k after the failed ALTER: %q", got)
+	}
+
+	execOn(t, conn, "SET autocommit = 0", "INSERT INTO ic VALUES (3, 3, 3)", "ALTER TABLE ic ADD COLUMN e INT",
+		"INSERT INTO ic VALUES (4, 4, 4, 4)", "ROLLBACK")
+	if got := rows(); !slices.Equal(got, []string{"1", "2", "3"}) {
+		t.Errorf("with autocommit off, after INSERT, ALTER, INSERT, ROLLBACK: %q, want 1, 2 and 3", got)
+	}
+	execOn(t, conn, "INSERT INTO ic VALUES (5, 5, 5, 5)", "CREATE INDEX ke ON ic (e)", "ROLLBACK", "SET autocommit = 1")
+	if got := rows(); !slices.Equal(got, []string{"1", "2", "3", "5"}) {
+		t.Errorf("after INSERT, CREATE INDEX, ROLLBACK: %q, want 5 kept", got)
+	}
+	if got, want := indexes(), []string{"ke\te", "kk\tk", "PRIMARY\tid"}; !slices.Equal(got, want) {
+		t.Errorf("indexes: %q, want %q", got, want)
+	}
+	if got := writeLockGauge(t, db, "WriteLockHolder"); got != "0" {
+		t.Errorf("WriteLockHolder = %s after the transactions ended, want 0", got)
+	}
+}

@@ -73,10 +73,11 @@ func (i *interceptor) serve(ctx context.Context, c *mysql.Conn, stmt *statement.
 	ctx, done := cancelOnDisconnect(ctx, c.Conn)
 	defer done()
 	turn, err := i.s.enterStorage(ctx, c, stmt)
+	// Also when enterStorage failed after it took the write lock: leaveStorage gives it back.
+	defer func() { i.s.leaveStorage(c, turn, err != nil) }()
 	if err != nil {
 		return err
 	}
-	defer func() { i.s.leaveStorage(c, turn, err != nil) }()
 	switch {
 	case turn.alone:
 		callback = withoutTransactionFlag(c, callback)

@@ -74,6 +74,9 @@ type storageTurn struct {
 	cl *client
 	// alone: a read in autocommit mode, run without the engine's commit.
 	alone bool
+	// implicitCommit: the statement commits implicitly (DDL; statement.CommitsImplicitly): the
+	// open transaction was committed before it, and it ends in its own commit or rollback.
+	implicitCommit bool
 	// autocommitOff: autocommit was off when the statement started. If the statement turns it
 	// on (SET autocommit = 1 in any form: in a version comment, through a prepared statement, in
 	// a procedure), MySQL commits the open transaction; the engine does not when the
@@ -105,6 +108,16 @@ func (s *Server) enterStorage(ctx context.Context, c *mysql.Conn, stmt *statemen
 		}
 		// With the lock: no other statement changes the side indexes' definitions meanwhile.
 		s.side.beginStatement()
+		if stmt.CommitsImplicitly() {
+			// As MySQL: DDL commits the open transaction first, so what the transaction wrote
+			// before stays whatever becomes of the DDL, and the DDL runs on its own (leaveStorage
+			// commits it, or drops what it did when it fails).
+			turn.implicitCommit = true
+			if err := cl.commit(); err != nil {
+				return turn, mysql.NewSQLError(mysql.ERUnknownError, mysql.SSUnknownSQLState, "commit of the open transaction before the statement: %v", err)
+			}
+			cl.view = readView{}
+		}
 	case statement.EndsTransaction:
 		if !holder {
 			cl.dropSnapshots(false)
@@ -152,14 +165,22 @@ func (s *Server) leaveStorage(c *mysql.Conn, turn storageTurn, failed bool) {
 	if !s.writes.holds(c.ConnectionID) {
 		return
 	}
-	if failed && !cl.session.GetIgnoreAutoCommit() && cl.autocommit() {
-		// A statement in autocommit mode that failed: the engine drops what it changed, the
-		// columns an ALTER TABLE renamed or dropped too (its transaction, rolled back below or
+	alone := turn.implicitCommit || !cl.session.GetIgnoreAutoCommit() && cl.autocommit()
+	if failed && alone {
+		// A statement in autocommit mode, or DDL, that failed: the engine drops what it changed,
+		// the columns an ALTER TABLE renamed or dropped too (its transaction, rolled back below or
 		// already dropped by the engine); the definitions of the side indexes go back with them.
 		s.side.rollbackStatement()
 	}
 	tx := cl.session.GetTransaction()
-	if tx != nil && !cl.session.GetIgnoreAutoCommit() && cl.autocommit() {
+	if tx != nil && turn.implicitCommit && !failed {
+		// DDL that succeeded and that the engine left open (autocommit off): committed, as MySQL.
+		if err := cl.commit(); err != nil {
+			s.logger.Error("commit after a statement that commits implicitly", "connection", c.ConnectionID, "err", err)
+		}
+		tx = nil
+	}
+	if tx != nil && alone {
 		// A statement in autocommit mode that failed: the engine neither committed nor rolled
 		// back its transaction. MySQL rolls the statement back.
 		cl.dropSnapshots(true)

@@ -161,3 +161,26 @@ func locksRowsIn(lx lexer, nested bool) bool {
 	}
 	return false
 }
+
+// CommitsImplicitly reports whether MySQL commits the open transaction before the statement and
+// the statement's own work after it: data definition (CREATE, ALTER, DROP, RENAME, TRUNCATE,
+// but not CREATE / DROP TEMPORARY TABLE), account management (GRANT, REVOKE) and table
+// maintenance (ANALYZE, OPTIMIZE, REPAIR). A statement that starts with a /*!NNNNN ... */
+// comment is judged by the SQL inside it.
+func (s *Summary) CommitsImplicitly() bool {
+	sql, first := s.sql, s.verb
+	switch {
+	case first.kind == kindVersionComment:
+		inner := Summarize(versionCommentSQL(first.text(sql)))
+		return inner.verb.kind != kindVersionComment && inner.CommitsImplicitly()
+	case first.is(sql, "create"), first.is(sql, "drop"):
+		lx := s.after
+		return !lx.nextSignificant().is(sql, "temporary")
+	}
+	for _, verb := range []string{"alter", "rename", "truncate", "grant", "revoke", "analyze", "optimize", "repair"} {
+		if first.is(sql, verb) {
+			return true
+		}
+	}
+	return false
+}

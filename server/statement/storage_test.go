@@ -89,3 +89,37 @@ func TestSummaryStorage(t *testing.T) {
 		}
 	}
 }
+
+func TestSummaryCommitsImplicitly(t *testing.T) {
+	for _, c := range []struct {
+		sql  string
+		want bool
+	}{
+		{"CREATE TABLE t (id INT PRIMARY KEY)", true},
+		{"create index k on t (k)", true},
+		{"ALTER TABLE t RENAME COLUMN k TO k2", true},
+		{"DROP TABLE t", true},
+		{"drop index k on t", true},
+		{"RENAME TABLE t TO u", true},
+		{"TRUNCATE t", true},
+		{"GRANT SELECT ON main.* TO u", true},
+		{"REVOKE SELECT ON main.* FROM u", true},
+		{"ANALYZE TABLE t", true},
+		{"/*!40000 ALTER TABLE t DISABLE KEYS */", true},
+		{"/* c */ CREATE VIEW v AS SELECT 1", true},
+		{"CREATE TEMPORARY TABLE t (id INT)", false},
+		{"drop /* c */ temporary table t", false},
+		{"INSERT INTO t VALUES (1)", false},
+		{"UPDATE t SET v = 1", false},
+		{"SELECT 'create'", false},
+		{"SET @x = 'drop'", false},
+		{"COMMIT", false},
+		{"/*!40101 SET NAMES utf8mb4 */", false},
+		{"", false},
+	} {
+		s := Summarize(c.sql)
+		if got := s.CommitsImplicitly(); got != c.want {
+			t.Errorf("%q: CommitsImplicitly = %v, want %v", c.sql, got, c.want)
+		}
+	}
+}
