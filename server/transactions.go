@@ -166,13 +166,15 @@ func (s *Server) leaveStorage(c *mysql.Conn, turn storageTurn, failed bool) {
 		return
 	}
 	alone := turn.implicitCommit || !cl.session.GetIgnoreAutoCommit() && cl.autocommit()
-	if failed && alone {
-		// A statement in autocommit mode, or DDL, that failed: the engine drops what it changed,
-		// the columns an ALTER TABLE renamed or dropped too (its transaction, rolled back below or
-		// already dropped by the engine); the definitions of the side indexes go back with them.
+	tx := cl.session.GetTransaction()
+	if failed && alone && tx != nil {
+		// A statement in autocommit mode, or DDL, that failed: its transaction, rolled back
+		// below, drops what it changed, the columns an ALTER TABLE renamed or dropped too; the
+		// definitions of the side indexes go back with them. The engine commits only a statement
+		// that succeeded (and then ends the transaction): one that failed after its commit (the
+		// client went away while its answer was written) keeps the definitions as committed.
 		s.side.rollbackStatement()
 	}
-	tx := cl.session.GetTransaction()
 	if tx != nil && turn.implicitCommit && !failed {
 		// DDL that succeeded and that the engine left open (autocommit off): committed, as MySQL.
 		if err := cl.commit(); err != nil {
