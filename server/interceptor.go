@@ -78,6 +78,7 @@ func (i *interceptor) serve(ctx context.Context, c *mysql.Conn, stmt *statement.
 	if err != nil {
 		return err
 	}
+	callback = answering(&turn, callback)
 	switch {
 	case turn.alone:
 		callback = withoutTransactionFlag(c, callback)

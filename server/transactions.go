@@ -82,6 +82,10 @@ type storageTurn struct {
 	// a procedure), MySQL commits the open transaction; the engine does not when the
 	// transaction began with BEGIN.
 	autocommitOff bool
+	// answered: the statement's answer began to go out (answering). The engine commits a
+	// statement in autocommit mode, and DDL, before its OK: one that failed without an answer
+	// was not committed, even when the engine has already dropped its transaction.
+	answered bool
 }
 
 // enterStorage prepares the session for a statement (see the comment at the top of the file).
@@ -167,12 +171,13 @@ func (s *Server) leaveStorage(c *mysql.Conn, turn storageTurn, failed bool) {
 	}
 	alone := turn.implicitCommit || !cl.session.GetIgnoreAutoCommit() && cl.autocommit()
 	tx := cl.session.GetTransaction()
-	if failed && alone && tx != nil {
+	if failed && alone && (tx != nil || !turn.answered) {
 		// A statement in autocommit mode, or DDL, that failed: its transaction, rolled back
-		// below, drops what it changed, the columns an ALTER TABLE renamed or dropped too; the
-		// definitions of the side indexes go back with them. The engine commits only a statement
-		// that succeeded (and then ends the transaction): one that failed after its commit (the
-		// client went away while its answer was written) keeps the definitions as committed.
+		// below or already dropped by the engine (a statement that fails while its plan is
+		// built, as an ALTER TABLE with several changes does), drops what it changed, the
+		// columns an ALTER TABLE renamed or dropped too; the definitions of the side indexes go
+		// back with them. One that failed after its commit, which comes before its OK (the
+		// client went away while the answer was written), keeps the definitions as committed.
 		s.side.rollbackStatement()
 	}
 	if tx != nil && turn.implicitCommit && !failed {
@@ -194,6 +199,14 @@ func (s *Server) leaveStorage(c *mysql.Conn, turn storageTurn, failed bool) {
 		return
 	}
 	cl.lockedTx = tx
+}
+
+// answering notes in turn that the statement's answer began to go out.
+func answering(turn *storageTurn, callback resultCallback) resultCallback {
+	return func(r *sqltypes.Result, more bool) error {
+		turn.answered = true
+		return callback(r, more)
+	}
 }
 
 // commit commits the session's open transaction, if any, and ends it.
