@@ -110,25 +110,28 @@ func TestKernelThreadExit(t *testing.T) {
 // one), which keeps the check valid on a machine shared with other work.
 // This test uses real CPU because it checks the estimator's scaling constant
 // (goTrackingPeriod), not a formula: a change of the runtime's sampling
-// period moves the ratio by a factor of two or more. The runtime samples few
-// events in a second, so a loaded machine makes single runs noisy; each k
-// gets up to three runs, and one within 30% passes.
+// period moves the ratio by a factor of two or more, so the band is a factor
+// of 1.5 either way (a ±30% band failed a CI run on a machine busy with other
+// work: 4.15, 2.08 and 4.38 for k = 4). The runtime samples few events in a
+// second, so a loaded machine makes single runs noisy; each k gets up to three
+// runs of two seconds, and one within the band passes.
 func TestRealGoWaitScaling(t *testing.T) {
 	realCPU(t)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	for k := 2; k <= 4; k++ {
 		want := float64(k - 1)
+		in := func(r float64) bool { return r >= want/1.5 && r <= want*1.5 }
 		var got []float64
 		for range 3 {
-			ratio := goWaitRatio(t, k, time.Second)
+			ratio := goWaitRatio(t, k, 2*time.Second)
 			got = append(got, ratio)
-			if ratio >= want*0.7 && ratio <= want*1.3 {
+			if in(ratio) {
 				break
 			}
 		}
 		t.Logf("k=%d: Go wait / time = %.2f (want %g)", k, got, want)
-		if last := got[len(got)-1]; last < want*0.7 || last > want*1.3 {
-			t.Errorf("k=%d: Go wait / time = %.2f in %d runs, want %g within 30%%", k, got, len(got), want)
+		if !in(got[len(got)-1]) {
+			t.Errorf("k=%d: Go wait / time = %.2f in %d runs, want %g within a factor of 1.5", k, got, len(got), want)
 		}
 	}
 }
