@@ -180,3 +180,43 @@ func TestDDLCommitsImplicitly(t *testing.T) {
 		t.Errorf("WriteLockHolder = %s after the transactions ended, want 0", got)
 	}
 }
+
+// TestPreparedDDLCommitsImplicitly: EXECUTE of a statement prepared with PREPARE commits
+// implicitly when that statement does, as the statement itself would (TestDDLCommitsImplicitly).
+// Before, the prepared ALTER ran inside the open transaction: when it failed, the transaction
+// kept its half-done changes and the side indexes their new definitions (index kk on k2, gone
+// from SHOW INDEX), and the rows written before it went with the transaction's rollback.
+func TestPreparedDDLCommitsImplicitly(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	execAll(t, db, "CREATE TABLE pc (id INT PRIMARY KEY, k INT, d INT DEFAULT 0, KEY kk (k))")
+	conn := pinned(t, db)
+	rows := func() []string { return queryStrings(t, db, "SELECT id FROM pc ORDER BY id") }
+	indexes := func() []string {
+		return queryStrings(t, db, "SELECT index_name, GROUP_CONCAT(column_name ORDER BY seq_in_index) FROM information_schema.statistics "+
+			"WHERE table_schema = 'main' AND table_name = 'pc' GROUP BY index_name ORDER BY index_name")
+	}
+
+	execOn(t, conn, "PREPARE failing FROM 'ALTER TABLE pc RENAME COLUMN k TO k2, ADD UNIQUE KEY ud (d)'",
+		"BEGIN", "INSERT INTO pc VALUES (1, 1, 0), (2, 2, 0)")
+	if _, err := conn.ExecContext(context.Background(), "EXECUTE failing"); err == nil {
+		t.Fatal("the prepared ALTER that adds a unique key over duplicates succeeded")
+	}
+	execOn(t, conn, "ROLLBACK")
+	if got := rows(); !slices.Equal(got, []string{"1", "2"}) {
+		t.Errorf("rows written before a failed EXECUTE of an ALTER, after ROLLBACK: %q, want 1 and 2 (committed by it)", got)
+	}
+	if got, want := indexes(), []string{"kk\tk", "PRIMARY\tid"}; !slices.Equal(got, want) {
+		t.Errorf("indexes after the failed EXECUTE: %q, want %q", got, want)
+	}
+
+	execOn(t, conn, "SET @add = 'ALTER TABLE pc ADD COLUMN e INT'", "PREPARE adding FROM @add",
+		"SET autocommit = 0", "INSERT INTO pc VALUES (3, 3, 3)", "EXECUTE adding",
+		"INSERT INTO pc VALUES (4, 4, 4, 4)", "ROLLBACK", "SET autocommit = 1")
+	if got := rows(); !slices.Equal(got, []string{"1", "2", "3"}) {
+		t.Errorf("with autocommit off, after INSERT, EXECUTE of an ALTER, INSERT, ROLLBACK: %q, want 1, 2 and 3", got)
+	}
+	if got := writeLockGauge(t, db, "WriteLockHolder"); got != "0" {
+		t.Errorf("WriteLockHolder = %s after the transactions ended, want 0", got)
+	}
+}

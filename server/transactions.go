@@ -16,6 +16,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
+	"github.com/dolthub/vitess/go/vt/sqlparser"
 )
 
 // Transactions over the in-memory tables. The engine's in-memory session keeps, for each table a
@@ -112,7 +113,7 @@ func (s *Server) enterStorage(ctx context.Context, c *mysql.Conn, stmt *statemen
 		}
 		// With the lock: no other statement changes the side indexes' definitions meanwhile.
 		s.side.beginStatement()
-		if stmt.CommitsImplicitly() {
+		if s.commitsImplicitly(cl, stmt) {
 			// As MySQL: DDL commits the open transaction first, so what the transaction wrote
 			// before stays whatever becomes of the DDL, and the DDL runs on its own (leaveStorage
 			// commits it, or drops what it did when it fails).
@@ -146,6 +147,27 @@ func (s *Server) enterStorage(ctx context.Context, c *mysql.Conn, stmt *statemen
 		}
 	}
 	return turn, nil
+}
+
+// commitsImplicitly reports whether the statement commits implicitly (statement.CommitsImplicitly),
+// also when it is EXECUTE of a statement prepared with PREPARE that does, as in MySQL: the
+// engine keeps that statement parsed, under its name, for the session. Before, EXECUTE of a
+// prepared ALTER TABLE ran inside the open transaction: when it failed, the rows written before
+// it were lost with the transaction, and its half-done column changes left for the next COMMIT.
+func (s *Server) commitsImplicitly(cl *client, stmt *statement.Summary) bool {
+	if stmt.CommitsImplicitly() {
+		return true
+	}
+	name, ok := stmt.ExecutedName()
+	if !ok || s.engine == nil {
+		return false
+	}
+	prepared, ok := s.engine.PreparedDataCache.GetCachedStmt(cl.session.ID(), name)
+	if !ok {
+		return false
+	}
+	text := statement.Summarize(sqlparser.String(prepared))
+	return text.CommitsImplicitly()
 }
 
 // leaveStorage finishes a statement: a read in autocommit mode ends its transaction without

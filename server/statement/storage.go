@@ -184,3 +184,23 @@ func (s *Summary) CommitsImplicitly() bool {
 	}
 	return false
 }
+
+// ExecutedName reads EXECUTE name [USING ...] and returns the name of the prepared statement it
+// runs, whose text the statement stands for (as for CommitsImplicitly); ok is false for any
+// other statement. A statement that starts with a /*!NNNNN ... */ comment is judged by the SQL
+// inside it.
+func (s *Summary) ExecutedName() (name string, ok bool) {
+	sql, first := s.sql, s.verb
+	if first.kind == kindVersionComment {
+		inner := Summarize(versionCommentSQL(first.text(sql)))
+		if inner.verb.kind == kindVersionComment {
+			return "", false
+		}
+		return inner.ExecutedName()
+	}
+	if !first.is(sql, "execute") {
+		return "", false
+	}
+	lx := s.after
+	return lx.nextSignificant().name(sql)
+}

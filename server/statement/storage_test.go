@@ -123,3 +123,26 @@ func TestSummaryCommitsImplicitly(t *testing.T) {
 		}
 	}
 }
+
+func TestSummaryExecutedName(t *testing.T) {
+	for _, c := range []struct {
+		sql  string
+		name string
+		ok   bool
+	}{
+		{"EXECUTE s", "s", true},
+		{"execute `my stmt` USING @a, @b", "my stmt", true},
+		{"/* c */ Execute s2", "s2", true},
+		{"/*!50000 EXECUTE s */", "s", true},
+		{"EXECUTE 's'", "", false},
+		{"EXECUTE", "", false},
+		{"SELECT 'execute s'", "", false},
+		{"PREPARE s FROM 'ALTER TABLE t ADD c INT'", "", false},
+		{"", "", false},
+	} {
+		s := Summarize(c.sql)
+		if name, ok := s.ExecutedName(); name != c.name || ok != c.ok {
+			t.Errorf("%q: ExecutedName = %q, %v, want %q, %v", c.sql, name, ok, c.name, c.ok)
+		}
+	}
+}
