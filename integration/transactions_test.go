@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -669,4 +670,39 @@ func waitingWrite(t *testing.T, db *sql.DB, conn *sql.Conn, query string) <-chan
 		return got == "1", "WriteLockWaitingStatements = " + got
 	})
 	return done
+}
+
+// TestCallKeepsTheTransaction: a CALL inside a transaction runs the procedure in it, as in
+// MySQL: what the transaction wrote before the CALL stays for its COMMIT, and its ROLLBACK takes
+// back the procedure's writes too. Before, the engine began a new transaction for the procedure,
+// which in the in-memory session forgot the rows written before the CALL: BEGIN; INSERT; CALL
+// of any procedure (a SELECT too); COMMIT succeeded and stored only the procedure's rows.
+func TestCallKeepsTheTransaction(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	execAll(t, db, "CREATE TABLE pt (id INT PRIMARY KEY)",
+		"CREATE PROCEDURE adds(x INT) INSERT INTO pt VALUES (x)",
+		"CREATE PROCEDURE counts() SELECT COUNT(*) FROM pt")
+	conn := pinned(t, db)
+	rows := func() []string { return queryStrings(t, db, "SELECT id FROM pt ORDER BY id") }
+
+	execOn(t, conn, "BEGIN", "INSERT INTO pt VALUES (1)", "CALL adds(2)", "COMMIT")
+	if got := rows(); !slices.Equal(got, []string{"1", "2"}) {
+		t.Errorf("after BEGIN, INSERT 1, CALL that inserts 2, COMMIT: %q, want 1 and 2", got)
+	}
+	execOn(t, conn, "BEGIN", "INSERT INTO pt VALUES (3)", "CALL counts()", "COMMIT")
+	if got := rows(); !slices.Equal(got, []string{"1", "2", "3"}) {
+		t.Errorf("after BEGIN, INSERT 3, CALL that reads, COMMIT: %q, want 1, 2 and 3", got)
+	}
+	execOn(t, conn, "SET autocommit = 0", "INSERT INTO pt VALUES (4)", "CALL adds(5)", "ROLLBACK", "SET autocommit = 1")
+	if got := rows(); !slices.Equal(got, []string{"1", "2", "3"}) {
+		t.Errorf("after INSERT 4, CALL that inserts 5, ROLLBACK (autocommit off): %q, want 1, 2 and 3", got)
+	}
+	execOn(t, conn, "CALL adds(6)")
+	if got := rows(); !slices.Equal(got, []string{"1", "2", "3", "6"}) {
+		t.Errorf("after a CALL in autocommit mode: %q, want 6 stored", got)
+	}
+	if got := writeLockGauge(t, db, "WriteLockHolder"); got != "0" {
+		t.Errorf("WriteLockHolder = %s after the transactions ended, want 0", got)
+	}
 }
