@@ -220,3 +220,33 @@ func TestPreparedDDLCommitsImplicitly(t *testing.T) {
 		t.Errorf("WriteLockHolder = %s after the transactions ended, want 0", got)
 	}
 }
+
+// TestDDLThatDoesNotParseCommitsNothing: as in MySQL, where a syntax error ends the statement
+// before its implicit commit, DDL the server cannot parse leaves the open transaction as it was
+// (a ROLLBACK after it takes back the rows written before it). Before, the server committed the
+// transaction on the statement's first word.
+func TestDDLThatDoesNotParseCommitsNothing(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	execAll(t, db, "CREATE TABLE sx (id INT PRIMARY KEY)")
+	conn := pinned(t, db)
+	for _, stmt := range []string{
+		"ALTER TABLE sx ADD COLUMN",
+		"CREATE INDEX ON sx (id)",
+		"OPTIMIZE TABLE sx", // not in the engine's grammar
+	} {
+		execOn(t, conn, "BEGIN", "INSERT INTO sx VALUES (1)")
+		if _, err := conn.ExecContext(context.Background(), stmt); err == nil {
+			t.Fatalf("%s: succeeded, want a syntax error", stmt)
+		}
+		execOn(t, conn, "ROLLBACK")
+		if got := queryStrings(t, db, "SELECT id FROM sx"); len(got) != 0 {
+			t.Errorf("BEGIN, INSERT, %s (a syntax error), ROLLBACK: rows %q, want none", stmt, got)
+			execAll(t, db, "DELETE FROM sx")
+		}
+	}
+	execOn(t, conn, "BEGIN", "INSERT INTO sx VALUES (2)", "ALTER TABLE sx ADD COLUMN c INT", "ROLLBACK")
+	if got := queryStrings(t, db, "SELECT id FROM sx"); !slices.Equal(got, []string{"2"}) {
+		t.Errorf("BEGIN, INSERT, ALTER that parses, ROLLBACK: rows %q, want 2 (committed by the ALTER)", got)
+	}
+}

@@ -154,9 +154,14 @@ func (s *Server) enterStorage(ctx context.Context, c *mysql.Conn, stmt *statemen
 // engine keeps that statement parsed, under its name, for the session. Before, EXECUTE of a
 // prepared ALTER TABLE ran inside the open transaction: when it failed, the rows written before
 // it were lost with the transaction, and its half-done column changes left for the next COMMIT.
+//
+// A statement the engine cannot parse never runs, and commits nothing, as in MySQL, where a
+// syntax error ends the statement before its implicit commit: before, BEGIN; INSERT ...; a
+// mistyped ALTER TABLE (or OPTIMIZE TABLE, which the engine's grammar lacks); ROLLBACK kept the
+// row. DDL is rare enough to be parsed twice.
 func (s *Server) commitsImplicitly(cl *client, stmt *statement.Summary) bool {
 	if stmt.CommitsImplicitly() {
-		return true
+		return s.engine == nil || s.parses(cl, stmt.Text())
 	}
 	name, ok := stmt.ExecutedName()
 	if !ok || s.engine == nil {
@@ -168,6 +173,13 @@ func (s *Server) commitsImplicitly(cl *client, stmt *statement.Summary) bool {
 	}
 	text := statement.Summarize(sqlparser.String(prepared))
 	return text.CommitsImplicitly()
+}
+
+// parses reports whether the engine's parser, with the session's settings (sql_mode), reads
+// the text as a statement.
+func (s *Server) parses(cl *client, text string) bool {
+	_, _, _, err := s.engine.Parser.Parse(cl.sessionContext(), text, false)
+	return err == nil
 }
 
 // leaveStorage finishes a statement: a read in autocommit mode ends its transaction without
