@@ -706,3 +706,49 @@ func TestCallKeepsTheTransaction(t *testing.T) {
 		t.Errorf("WriteLockHolder = %s after the transactions ended, want 0", got)
 	}
 }
+
+// TestDDLInAProcedureCommitsImplicitly: DDL in a procedure commits as the same statement outside
+// one does (TestDDLCommitsImplicitly): what came before it stays, and when it fails it leaves
+// nothing of itself, in the table or its indexes. Before, the engine ran it inside the caller's
+// transaction: a failed ALTER left its half-done changes, and the caller's ROLLBACK took back
+// the renamed column but not its side index, which then named a column that was gone (index kk
+// on k2, missing from SHOW INDEX).
+func TestDDLInAProcedureCommitsImplicitly(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	execAll(t, db, "CREATE TABLE pd (id INT PRIMARY KEY, k INT, d INT DEFAULT 0, KEY kk (k))",
+		"CREATE PROCEDURE fails() ALTER TABLE pd RENAME COLUMN k TO k2, ADD UNIQUE KEY ud (d)",
+		"CREATE PROCEDURE renames() ALTER TABLE pd RENAME COLUMN k TO k2")
+	conn := pinned(t, db)
+	rows := func() []string { return queryStrings(t, db, "SELECT id FROM pd ORDER BY id") }
+	indexes := func() []string {
+		return queryStrings(t, db, "SELECT index_name, GROUP_CONCAT(column_name ORDER BY seq_in_index) FROM information_schema.statistics "+
+			"WHERE table_schema = 'main' AND table_name = 'pd' GROUP BY index_name ORDER BY index_name")
+	}
+
+	execOn(t, conn, "BEGIN", "INSERT INTO pd VALUES (1, 1, 0), (2, 2, 0)")
+	if _, err := conn.ExecContext(context.Background(), "CALL fails()"); err == nil {
+		t.Fatal("the procedure's ALTER that adds a unique key over duplicates succeeded")
+	}
+	execOn(t, conn, "ROLLBACK")
+	if got := rows(); !slices.Equal(got, []string{"1", "2"}) {
+		t.Errorf("rows written before a CALL whose ALTER failed, after ROLLBACK: %q, want 1 and 2 (committed by the ALTER)", got)
+	}
+	if got, want := indexes(), []string{"kk\tk", "PRIMARY\tid"}; !slices.Equal(got, want) {
+		t.Errorf("indexes after the failed ALTER in a procedure: %q, want %q", got, want)
+	}
+
+	execOn(t, conn, "BEGIN", "INSERT INTO pd VALUES (3, 3, 3)", "CALL renames()", "ROLLBACK")
+	if got := rows(); !slices.Equal(got, []string{"1", "2", "3"}) {
+		t.Errorf("after BEGIN, INSERT, CALL of an ALTER, ROLLBACK: %q, want 1, 2 and 3", got)
+	}
+	if got, want := indexes(), []string{"kk\tk2", "PRIMARY\tid"}; !slices.Equal(got, want) {
+		t.Errorf("indexes after the ALTER in a procedure and a ROLLBACK: %q, want %q", got, want)
+	}
+	if got := queryStrings(t, db, "SELECT id FROM pd WHERE k2 = 3"); !slices.Equal(got, []string{"3"}) {
+		t.Errorf("lookup by k2: %q, want 3", got)
+	}
+	if got := writeLockGauge(t, db, "WriteLockHolder"); got != "0" {
+		t.Errorf("WriteLockHolder = %s after the transactions ended, want 0", got)
+	}
+}

@@ -1,13 +1,17 @@
 package server
 
 import (
+	"io"
+
+	"overloadsql/server/statement"
+
 	"github.com/dolthub/go-mysql-server/memory"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 )
 
 // procedureRunner runs the statements of stored procedures (the engine's interpreter), each in
-// the caller's transaction, as in MySQL.
+// the caller's transaction, as in MySQL, and DDL among them with its implicit commits.
 //
 // The engine's CALL sets the session's transaction aside while the procedure runs (it puts it
 // back after), so the procedure's first statement begins a transaction; and the in-memory
@@ -18,14 +22,99 @@ import (
 // the session's writes: they are the caller's, which the procedure runs in, or, after a COMMIT
 // or ROLLBACK inside the procedure, the committed tables themselves (the CALL holds the write
 // lock, so no other commit changes them meanwhile).
+//
+// The engine runs a procedure's DDL inside that transaction, without the commits around it that
+// the server gives a DDL statement (enterStorage, leaveStorage): a failed ALTER TABLE in a
+// procedure left its half-done changes for the caller's COMMIT, and the side indexes' definitions
+// changed for good while the caller's ROLLBACK took the columns back. So DDL in a procedure
+// commits what came before it, and then itself, or, when it fails, is rolled back with the side
+// indexes' definitions, as the same statement outside a procedure.
 type procedureRunner struct {
 	next sql.StatementRunner
+	s    *Server
 }
 
 // QueryWithBindings implements sql.StatementRunner.
 func (r procedureRunner) QueryWithBindings(ctx *sql.Context, query string, parsed sqlparser.Statement, bindings map[string]sqlparser.Expr, qFlags *sql.QueryFlags) (sql.Schema, sql.RowIter, *sql.QueryFlags, error) {
-	if _, inMemory := ctx.Session.(*memory.Session); inMemory && ctx.GetTransaction() == nil {
+	sess, inMemory := ctx.Session.(*memory.Session)
+	if !inMemory {
+		return r.next.QueryWithBindings(ctx, query, parsed, bindings, qFlags)
+	}
+	if ctx.GetTransaction() == nil {
 		ctx.SetTransaction(&memory.Transaction{})
 	}
-	return r.next.QueryWithBindings(ctx, query, parsed, bindings, qFlags)
+	// Only the holder of the write lock commits (a CALL takes it); events, which the scheduler
+	// runs in sessions of their own, keep the engine's way.
+	if parsed == nil || !r.s.writes.holds(sess.ID()) || !commitsImplicitly(parsed) {
+		return r.next.QueryWithBindings(ctx, query, parsed, bindings, qFlags)
+	}
+	if err := sess.CommitTransaction(ctx, ctx.GetTransaction()); err != nil {
+		return nil, nil, nil, err
+	}
+	// The commit ends the caller's BEGIN: what follows runs in autocommit mode, unless
+	// autocommit is off (the CALL's end commits it then, as the engine's autocommit does).
+	sess.SetIgnoreAutoCommit(false)
+	r.s.side.beginStatement()
+	schema, iter, flags, err := r.next.QueryWithBindings(ctx, query, parsed, bindings, qFlags)
+	if err != nil {
+		r.rollBack(ctx, sess)
+		return nil, nil, nil, err
+	}
+	return schema, &procedureDDL{RowIter: iter, runner: r, sess: sess}, flags, nil
+}
+
+// commitsImplicitly reports whether a parsed statement commits implicitly
+// (statement.CommitsImplicitly).
+func commitsImplicitly(parsed sqlparser.Statement) bool {
+	text := statement.Summarize(sqlparser.String(parsed))
+	return text.CommitsImplicitly()
+}
+
+// rollBack drops what a failed DDL statement in a procedure changed, and the side indexes'
+// definitions go back with it. The transaction stays open (empty) for the procedure's next
+// statements.
+func (r procedureRunner) rollBack(ctx *sql.Context, sess *memory.Session) {
+	// The in-memory session's Rollback forgets the transaction's tables and edits and cannot fail.
+	_ = sess.Rollback(ctx, ctx.GetTransaction())
+	r.s.side.rollbackStatement()
+	if ctx.GetTransaction() == nil {
+		ctx.SetTransaction(&memory.Transaction{})
+	}
+}
+
+// procedureDDL is the rows of a DDL statement in a procedure: when they close, the statement is
+// committed, or rolled back if it failed.
+type procedureDDL struct {
+	sql.RowIter
+	runner procedureRunner
+	sess   *memory.Session
+	failed bool
+}
+
+// Next implements sql.RowIter.
+func (d *procedureDDL) Next(ctx *sql.Context) (sql.Row, error) {
+	row, err := d.RowIter.Next(ctx)
+	if err != nil && err != io.EOF {
+		d.failed = true
+	}
+	return row, err
+}
+
+// Close implements sql.RowIter.
+func (d *procedureDDL) Close(ctx *sql.Context) error {
+	err := d.RowIter.Close(ctx)
+	if err != nil || d.failed {
+		d.runner.rollBack(ctx, d.sess)
+		return err
+	}
+	if ctx.GetTransaction() == nil {
+		ctx.SetTransaction(&memory.Transaction{})
+	}
+	if err := d.sess.CommitTransaction(ctx, ctx.GetTransaction()); err != nil {
+		d.runner.rollBack(ctx, d.sess)
+		return err
+	}
+	d.sess.SetIgnoreAutoCommit(false)
+	d.runner.s.side.beginStatement()
+	return nil
 }

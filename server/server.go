@@ -276,7 +276,7 @@ func (s *Server) buildEngine(cfg *config.Config, collation sql.CollationID) *sql
 	engine.Analyzer.Catalog.AuthHandler = mysqlAuthorization{engine.Analyzer.Catalog.AuthHandler}
 	yielder := newYielder(func() int { return int(s.counters.running.Load()) })
 	engine.Analyzer.ExecBuilder = guard{next: rowexec.NewOverrideBuilder(yielder), s: s}
-	engine.Analyzer.Runner = procedureRunner{next: engine}
+	engine.Analyzer.Runner = procedureRunner{next: engine, s: s}
 	return engine
 }
 
