@@ -79,6 +79,9 @@ func grantPrivileges(db *mysql_db.MySQLDb, users []config.User) {
 	ed := db.Editor()
 	defer ed.Close()
 	db.SetEnabled(true)
+	// The accounts live in config.toml: nothing of the privilege tables is stored. Without a
+	// persister, FLUSH PRIVILEGES (which stores them) dereferenced nil in the engine.
+	db.SetPersister(&mysql_db.NoopPersister{})
 	for _, u := range users {
 		ps := mysql_db.NewPrivilegeSetWithAllPrivileges()
 		if !u.Admin {
