@@ -642,3 +642,34 @@ func TestFlushPrivileges(t *testing.T) {
 		t.Error("FLUSH PRIVILEGES panicked")
 	}
 }
+
+// TestMultiStatementStopsAtFirstError: as in MySQL, a multi-statement query stops at its first
+// error: the statements after it do not run, and the connection answers its next query. Before,
+// they ran (an INSERT after a failed one stored its row), and their answers followed the error
+// packet, so the client read them as the next query's (go-sql-driver: "commands out of sync",
+// PyMySQL: "Packet sequence number wrong").
+func TestMultiStatementStopsAtFirstError(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	execAll(t, s.db(), "CREATE TABLE ms (id INT PRIMARY KEY, k INT, d INT DEFAULT 0, KEY kk (k))", "INSERT INTO ms VALUES (1, 1, 0), (2, 2, 0)")
+	cfg := mysql.NewConfig()
+	cfg.User, cfg.Net, cfg.Addr, cfg.DBName = "default", "tcp", s.addr, "main"
+	cfg.MultiStatements = true
+	connector, err := mysql.NewConnector(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	multi := sql.OpenDB(connector)
+	defer multi.Close()
+	conn := pinned(t, multi)
+	for _, query := range []string{
+		"INSERT INTO ms VALUES (1, 1, 1); INSERT INTO ms VALUES (8, 8, 8)",
+		"ALTER TABLE ms RENAME COLUMN k TO k2, ADD UNIQUE KEY ud (d); INSERT INTO ms VALUES (8, 8, 8)",
+	} {
+		if _, err := conn.ExecContext(context.Background(), query); err == nil {
+			t.Fatalf("%s: succeeded, want a duplicate key error", query)
+		}
+		if got := queryStrings(t, conn, "SELECT id FROM ms ORDER BY id"); !slices.Equal(got, []string{"1", "2"}) {
+			t.Errorf("after %s (the first statement fails): rows %q, want 1 and 2", query, got)
+		}
+	}
+}

@@ -95,8 +95,21 @@ func (h *protocolHandler) ComQuery(ctx context.Context, c *mysql.Conn, query str
 	return errorOrNil(h.run(c, &stmt.summary, func() error { return h.Handler.ComQuery(stmt, c, query, okInfoFixed(callback)) }))
 }
 
-// ComMultiQuery runs the first statement of query and returns the rest.
+// ComMultiQuery runs the first statement of query and returns the rest; none after a statement
+// that failed. As in MySQL, a multi-statement query stops at its first error: its ERR packet
+// ends the answer. The protocol layer runs whatever rest it is given, also after writing the
+// error, so the statements after a failed one ran unseen (BEGIN; UPDATE that fails; DELETE ...
+// ran the DELETE) and their answers came after the ERR packet, which the client read as the
+// next statement's ("Packet sequence number wrong").
 func (h *protocolHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
+	rest, err := h.comMultiQuery(ctx, c, query, callback)
+	if err != nil {
+		return "", err
+	}
+	return rest, nil
+}
+
+func (h *protocolHandler) comMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
 	if err := h.life.ensureSession(ctx, c); err != nil {
 		return "", errorOrNil(clientError(err))
 	}
