@@ -752,3 +752,30 @@ func TestDDLInAProcedureCommitsImplicitly(t *testing.T) {
 		t.Errorf("WriteLockHolder = %s after the transactions ended, want 0", got)
 	}
 }
+
+// TestCommitInAProcedureEndsItsTransaction: after a COMMIT in a procedure, the procedure's next
+// writes are in a new transaction (with autocommit off, as in MySQL): a ROLLBACK takes them
+// back, and no other connection sees them before. The session's copies of the tables it
+// committed are its no more: before, the writes after the COMMIT went into the committed tables
+// themselves.
+func TestCommitInAProcedureEndsItsTransaction(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	execAll(t, db, "CREATE TABLE pc (id INT PRIMARY KEY)",
+		"CREATE PROCEDURE commits() BEGIN INSERT INTO pc VALUES (2); COMMIT; INSERT INTO pc VALUES (3); SIGNAL SQLSTATE '45000'; END")
+	conn := pinned(t, db)
+	execOn(t, conn, "SET autocommit = 0", "INSERT INTO pc VALUES (1)")
+	if _, err := conn.ExecContext(context.Background(), "CALL commits()"); err == nil {
+		t.Fatal("the procedure's SIGNAL did not fail the CALL")
+	}
+	if got := queryStrings(t, db, "SELECT id FROM pc ORDER BY id"); !slices.Equal(got, []string{"1", "2"}) {
+		t.Errorf("seen by another connection before the ROLLBACK: %q, want 1 and 2 (committed in the procedure)", got)
+	}
+	execOn(t, conn, "ROLLBACK", "SET autocommit = 1")
+	if got := queryStrings(t, db, "SELECT id FROM pc ORDER BY id"); !slices.Equal(got, []string{"1", "2"}) {
+		t.Errorf("after the ROLLBACK: %q, want 1 and 2", got)
+	}
+	if got := writeLockGauge(t, db, "WriteLockHolder"); got != "0" {
+		t.Errorf("WriteLockHolder = %s after the transactions ended, want 0", got)
+	}
+}

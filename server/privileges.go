@@ -221,8 +221,11 @@ var _ sql.NodeExecBuilder = guard{}
 func (g guard) Build(ctx *sql.Context, n sql.Node, r sql.Row) (sql.RowIter, error) {
 	admin := g.s.auth.isAdmin(ctx.Session.Client().User)
 	var err error
-	files := false
+	files, calls := false, false
 	inspectPlan(n, func(n sql.Node) bool {
+		if _, ok := n.(*plan.Call); ok {
+			calls = true
+		}
 		err = g.checkNode(ctx, n, admin)
 		return err == nil
 	}, func(e sql.Expression) bool {
@@ -240,6 +243,9 @@ func (g guard) Build(ctx *sql.Context, n sql.Node, r sql.Row) (sql.RowIter, erro
 	}
 	if !admin {
 		g.warnIgnoredHints(ctx)
+	}
+	if calls {
+		ctx = enteringCall(ctx) // see procedureRunner
 	}
 	return g.next.Build(ctx, n, r)
 }

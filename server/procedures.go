@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"io"
 
 	"overloadsql/server/statement"
@@ -18,10 +19,11 @@ import (
 // session keeps a transaction's writes in the session, not in the transaction, and forgets them
 // all when one begins. So a CALL inside a transaction lost every row the transaction had written
 // before it (BEGIN; INSERT ...; CALL p(); COMMIT stored only p's rows), whatever p did, even a
-// plain SELECT. Without a transaction, a statement of the procedure now runs in one that keeps
-// the session's writes: they are the caller's, which the procedure runs in, or, after a COMMIT
-// or ROLLBACK inside the procedure, the committed tables themselves (the CALL holds the write
-// lock, so no other commit changes them meanwhile).
+// plain SELECT. The procedure's first statement now runs in a transaction that keeps the
+// session's writes: the caller's. A later statement that finds no transaction follows a COMMIT
+// or ROLLBACK in the procedure, and begins a new one the engine's way, from the committed tables
+// (keeping the session's copies of them after a commit would write into the committed tables
+// themselves, seen by all before any commit).
 //
 // The engine runs a procedure's DDL inside that transaction, without the commits around it that
 // the server gives a DDL statement (enterStorage, leaveStorage): a failed ALTER TABLE in a
@@ -34,27 +36,38 @@ type procedureRunner struct {
 	s    *Server
 }
 
+// callStartKey keys a CALL's callStart on the context its plan is built with (guard.Build).
+type callStartKey struct{}
+
+// callStart tells that the procedure of a CALL has not run a statement yet.
+type callStart struct{ pending bool }
+
+// enteringCall is ctx for building the plan of a CALL.
+func enteringCall(ctx *sql.Context) *sql.Context {
+	return ctx.WithContext(context.WithValue(ctx.Context, callStartKey{}, &callStart{pending: true}))
+}
+
 // QueryWithBindings implements sql.StatementRunner.
 func (r procedureRunner) QueryWithBindings(ctx *sql.Context, query string, parsed sqlparser.Statement, bindings map[string]sqlparser.Expr, qFlags *sql.QueryFlags) (sql.Schema, sql.RowIter, *sql.QueryFlags, error) {
 	sess, inMemory := ctx.Session.(*memory.Session)
 	if !inMemory {
 		return r.next.QueryWithBindings(ctx, query, parsed, bindings, qFlags)
 	}
-	if ctx.GetTransaction() == nil {
-		ctx.SetTransaction(&memory.Transaction{})
+	if start, ok := ctx.Value(callStartKey{}).(*callStart); ok && start.pending {
+		start.pending = false
+		if ctx.GetTransaction() == nil {
+			// The caller's transaction, which the CALL set aside: its writes are the session's.
+			ctx.SetTransaction(&memory.Transaction{})
+		}
 	}
 	// Only the holder of the write lock commits (a CALL takes it); events, which the scheduler
 	// runs in sessions of their own, keep the engine's way.
 	if parsed == nil || !r.s.writes.holds(sess.ID()) || !commitsImplicitly(parsed) {
 		return r.next.QueryWithBindings(ctx, query, parsed, bindings, qFlags)
 	}
-	if err := sess.CommitTransaction(ctx, ctx.GetTransaction()); err != nil {
+	if err := r.commit(ctx, sess); err != nil {
 		return nil, nil, nil, err
 	}
-	// The commit ends the caller's BEGIN: what follows runs in autocommit mode, unless
-	// autocommit is off (the CALL's end commits it then, as the engine's autocommit does).
-	sess.SetIgnoreAutoCommit(false)
-	r.s.side.beginStatement()
 	schema, iter, flags, err := r.next.QueryWithBindings(ctx, query, parsed, bindings, qFlags)
 	if err != nil {
 		r.rollBack(ctx, sess)
@@ -70,16 +83,28 @@ func commitsImplicitly(parsed sqlparser.Statement) bool {
 	return text.CommitsImplicitly()
 }
 
+// commit commits the session's transaction, if any, and ends it: the next statement begins
+// another from the committed tables. The commit ends the caller's BEGIN too: what follows runs in
+// autocommit mode, unless autocommit is off. The side indexes' definitions so far are final.
+func (r procedureRunner) commit(ctx *sql.Context, sess *memory.Session) error {
+	if tx := ctx.GetTransaction(); tx != nil {
+		if err := sess.CommitTransaction(ctx, tx); err != nil {
+			return err
+		}
+	}
+	ctx.SetTransaction(nil)
+	sess.SetIgnoreAutoCommit(false)
+	r.s.side.beginStatement()
+	return nil
+}
+
 // rollBack drops what a failed DDL statement in a procedure changed, and the side indexes'
-// definitions go back with it. The transaction stays open (empty) for the procedure's next
-// statements.
+// definitions go back with it.
 func (r procedureRunner) rollBack(ctx *sql.Context, sess *memory.Session) {
 	// The in-memory session's Rollback forgets the transaction's tables and edits and cannot fail.
 	_ = sess.Rollback(ctx, ctx.GetTransaction())
+	ctx.SetTransaction(nil)
 	r.s.side.rollbackStatement()
-	if ctx.GetTransaction() == nil {
-		ctx.SetTransaction(&memory.Transaction{})
-	}
 }
 
 // procedureDDL is the rows of a DDL statement in a procedure: when they close, the statement is
@@ -103,18 +128,11 @@ func (d *procedureDDL) Next(ctx *sql.Context) (sql.Row, error) {
 // Close implements sql.RowIter.
 func (d *procedureDDL) Close(ctx *sql.Context) error {
 	err := d.RowIter.Close(ctx)
+	if err == nil && !d.failed {
+		err = d.runner.commit(ctx, d.sess)
+	}
 	if err != nil || d.failed {
 		d.runner.rollBack(ctx, d.sess)
-		return err
 	}
-	if ctx.GetTransaction() == nil {
-		ctx.SetTransaction(&memory.Transaction{})
-	}
-	if err := d.sess.CommitTransaction(ctx, ctx.GetTransaction()); err != nil {
-		d.runner.rollBack(ctx, d.sess)
-		return err
-	}
-	d.sess.SetIgnoreAutoCommit(false)
-	d.runner.s.side.beginStatement()
-	return nil
+	return err
 }
