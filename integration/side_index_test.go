@@ -250,3 +250,37 @@ func TestDDLThatDoesNotParseCommitsNothing(t *testing.T) {
 		t.Errorf("BEGIN, INSERT, ALTER that parses, ROLLBACK: rows %q, want 2 (committed by the ALTER)", got)
 	}
 }
+
+// TestFailedCreateTableLeavesNoTable: a CREATE TABLE that fails (here on a foreign key whose
+// column does not fit the referenced one) leaves no table behind, as in MySQL, also inside a
+// transaction; the engine puts a new table in the database before it adds the foreign keys, and
+// the table stayed, so the fixed statement then failed with "table already exists".
+func TestFailedCreateTableLeavesNoTable(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	execAll(t, db, "CREATE TABLE fp (id INT PRIMARY KEY)", "CREATE TABLE fl (id INT PRIMARY KEY)")
+	bad := "CREATE TABLE fc (id INT PRIMARY KEY, p VARCHAR(5), KEY kp (p), FOREIGN KEY (p) REFERENCES fp (id))"
+	tables := func() []string { return queryStrings(t, db, "SHOW TABLES") }
+	if _, err := db.Exec(bad); err == nil {
+		t.Fatal("a foreign key from VARCHAR to INT was accepted")
+	}
+	if got := tables(); !slices.Equal(got, []string{"fl", "fp"}) {
+		t.Errorf("tables after the failed CREATE TABLE: %q, want fl and fp only", got)
+	}
+	conn := pinned(t, db)
+	execOn(t, conn, "BEGIN", "INSERT INTO fl VALUES (1)")
+	if _, err := conn.ExecContext(context.Background(), bad); err == nil {
+		t.Fatal("the failed CREATE TABLE succeeded inside a transaction")
+	}
+	execOn(t, conn, "ROLLBACK")
+	if got := tables(); !slices.Equal(got, []string{"fl", "fp"}) {
+		t.Errorf("tables after the failed CREATE TABLE in a transaction: %q, want fl and fp only", got)
+	}
+	if got := queryStrings(t, db, "SELECT id FROM fl"); !slices.Equal(got, []string{"1"}) {
+		t.Errorf("the row written before the failed CREATE TABLE: %q, want it committed", got)
+	}
+	execAll(t, db, "CREATE TABLE fc (id INT PRIMARY KEY, p INT, KEY kp (p), FOREIGN KEY (p) REFERENCES fp (id))")
+	if got := queryStrings(t, db, "SELECT index_name FROM information_schema.statistics WHERE table_name = 'fc' ORDER BY index_name"); !slices.Equal(got, []string{"kp", "PRIMARY"}) {
+		t.Errorf("indexes of the table created after the failures: %q", got)
+	}
+}

@@ -327,11 +327,10 @@ func (d committedDatabase) GetTableInsensitive(ctx *sql.Context, name string) (s
 // the creating session takes its own copy when it first uses it. A table created under a name
 // starts without side indexes, whatever a former table of that name had.
 func (d committedDatabase) CreateTable(ctx *sql.Context, name string, schema sql.PrimaryKeySchema, collation sql.CollationID, comment string) error {
-	aside := sql.NewContext(ctx, sql.WithSession(memory.NewSession(sql.NewBaseSession(), nil)))
-	if err := d.Database.CreateTable(aside, name, schema, collation, comment); err != nil {
+	if err := d.Database.CreateTable(asideContext(ctx), name, schema, collation, comment); err != nil {
 		return err
 	}
-	d.side.forgetTable(d.Name(), name)
+	d.created(ctx, name)
 	return nil
 }
 
@@ -340,8 +339,25 @@ func (d committedDatabase) CreateIndexedTable(ctx *sql.Context, name string, sch
 	if err := d.Database.CreateIndexedTable(ctx, name, schema, def, collation); err != nil {
 		return err
 	}
-	d.side.forgetTable(d.Name(), name)
+	d.created(ctx, name)
 	return nil
+}
+
+// created follows a table the running statement created: it starts without side indexes, and it
+// is dropped again if the statement fails (sideIndexes.rollbackStatement).
+func (d committedDatabase) created(ctx *sql.Context, name string) {
+	d.side.forgetTable(d.Name(), name)
+	d.side.createdTable(func() {
+		if err := d.Database.DropTable(asideContext(ctx), name); err == nil {
+			d.side.forgetTable(d.Name(), name)
+		}
+	})
+}
+
+// asideContext is ctx with a session of its own, for the engine's calls that register a table in
+// the calling session.
+func asideContext(ctx *sql.Context) *sql.Context {
+	return sql.NewContext(ctx, sql.WithSession(memory.NewSession(sql.NewBaseSession(), nil)))
 }
 
 // DropTable implements sql.TableDropper.

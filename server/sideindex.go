@@ -48,6 +48,11 @@ type sideIndexes struct {
 	// statement (nil: the table had none). Only the holder of the write lock changes definitions,
 	// so there is one such statement at a time.
 	before map[sideTableKey][]sideIndex
+	// created drops, each, a table the running statement created: the engine puts a new table
+	// in the database at once (committedDatabase.CreateTable), outside the statement's
+	// transaction, so a failed CREATE TABLE (a foreign key that does not fit, an interrupted
+	// CREATE TABLE ... SELECT) left the table behind; MySQL leaves none.
+	created []func()
 }
 
 type sideTableKey struct{ db, table string }
@@ -107,20 +112,32 @@ func (s *sideIndexes) beginStatement() {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.before = nil
+	s.before, s.created = nil, nil
 }
 
-// rollbackStatement puts back the definitions as they were when the statement began.
+// rollbackStatement puts back the definitions as they were when the statement began, and drops
+// the tables it created.
 func (s *sideIndexes) rollbackStatement() {
 	if s == nil {
 		return
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	for key, list := range s.before {
 		s.set(key, list)
 	}
-	s.before = nil
+	created := s.created
+	s.before, s.created = nil, nil
+	s.mu.Unlock()
+	for _, drop := range created { // outside mu: a drop forgets the table's definitions
+		drop()
+	}
+}
+
+// createdTable notes a table the running statement created, and how to drop it.
+func (s *sideIndexes) createdTable(drop func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.created = append(s.created, drop)
 }
 
 // remember keeps the table's definitions before the statement's first change to them. Callers
