@@ -32,12 +32,14 @@ import (
 //
 // A definition names its columns, so it follows the table: ALTER TABLE's DROP, RENAME and
 // MODIFY/CHANGE COLUMN, DROP and RENAME INDEX, RENAME TABLE, DROP TABLE and DROP DATABASE change
-// or remove it; a table created under a name starts without any. DDL commits at once (as in
-// MySQL), so the definitions are not part of a transaction; but when a statement in autocommit
-// mode fails, the engine drops what it changed in the table's columns, and the server puts the
-// definitions back as they were before the statement (beginStatement, rollbackStatement): an
-// ALTER TABLE with several changes, one of which fails, leaves the indexes as they were. Unique
-// indexes stay the engine's: it enforces them on its entries.
+// or remove it; a table created under a name starts without any. DDL commits the open
+// transaction before it and runs on its own (as in MySQL; transactions.go), so the definitions
+// are not part of a transaction; but when a statement in autocommit mode or DDL fails, its
+// transaction drops what it changed in the table's columns, and the server puts the definitions
+// back as they were before the statement (beginStatement, rollbackStatement): an ALTER TABLE
+// with several changes, one of which fails, leaves the indexes as they were. The same undo drops
+// a table that a failed CREATE TABLE created. Unique indexes stay the engine's: it enforces them
+// on its entries.
 
 // sideIndexes are the plain secondary indexes of the in-memory tables, by database and table
 // (both in lower case). Lock order: mu is a leaf.
