@@ -779,3 +779,32 @@ func TestCommitInAProcedureEndsItsTransaction(t *testing.T) {
 		t.Errorf("WriteLockHolder = %s after the transactions ended, want 0", got)
 	}
 }
+
+// A procedure whose last statement is COMMIT, ROLLBACK or START TRANSACTION (a common way to end
+// one) answers its CALL with OK: the engine gives those statements no row, and the CALL failed
+// with 1105 "EOF" after the procedure had run.
+func TestProcedureEndingInCommit(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	execAll(t, db, "CREATE TABLE pe (id INT PRIMARY KEY)",
+		"CREATE PROCEDURE ends_commit() BEGIN INSERT INTO pe VALUES (2); COMMIT; END",
+		"CREATE PROCEDURE ends_rollback() BEGIN START TRANSACTION; INSERT INTO pe VALUES (5); ROLLBACK; END",
+		"CREATE PROCEDURE ends_begin() BEGIN START TRANSACTION; END")
+	conn := pinned(t, db)
+	rows := func() []string { return queryStrings(t, db, "SELECT id FROM pe ORDER BY id") }
+	execOn(t, conn, "BEGIN", "INSERT INTO pe VALUES (1)", "CALL ends_commit()", "ROLLBACK")
+	if got := rows(); !slices.Equal(got, []string{"1", "2"}) {
+		t.Errorf("after a CALL that commits, and ROLLBACK: %q, want 1 and 2", got)
+	}
+	execOn(t, conn, "CALL ends_rollback()")
+	if got := rows(); !slices.Equal(got, []string{"1", "2"}) {
+		t.Errorf("after a CALL that rolls back its own insert: %q, want 1 and 2", got)
+	}
+	execOn(t, conn, "CALL ends_begin()", "INSERT INTO pe VALUES (9)", "ROLLBACK")
+	if got := rows(); !slices.Equal(got, []string{"1", "2"}) {
+		t.Errorf("the transaction a CALL began, rolled back after it: %q, want 1 and 2", got)
+	}
+	if got := writeLockGauge(t, db, "WriteLockHolder"); got != "0" {
+		t.Errorf("WriteLockHolder = %s after the transactions ended, want 0", got)
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dolthub/go-mysql-server/memory"
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 )
 
@@ -59,6 +60,14 @@ func (r procedureRunner) QueryWithBindings(ctx *sql.Context, query string, parse
 			// The caller's transaction, which the CALL set aside: its writes are the session's.
 			ctx.SetTransaction(&memory.Transaction{})
 		}
+	}
+	switch parsed.(type) {
+	case *sqlparser.Commit, *sqlparser.Rollback, *sqlparser.Begin:
+		schema, iter, flags, err := r.next.QueryWithBindings(ctx, query, parsed, bindings, qFlags)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		return schema, &okWhenEmpty{RowIter: iter}, flags, nil
 	}
 	// Only the holder of the write lock commits (a CALL takes it); events, which the scheduler
 	// runs in sessions of their own, keep the engine's way.
@@ -135,4 +144,24 @@ func (d *procedureDDL) Close(ctx *sql.Context) error {
 		d.runner.rollBack(ctx, d.sess)
 	}
 	return err
+}
+
+// okWhenEmpty is the rows of COMMIT, ROLLBACK or START TRANSACTION in a procedure: the engine
+// answers them with no row, and when one was a procedure's last statement, the CALL, whose
+// answer is its last statement's, failed with error 1105 "EOF" (the protocol layer reads one row
+// for an OK), though the statement had run. An OK row stands for the empty answer.
+type okWhenEmpty struct {
+	sql.RowIter
+	started bool
+}
+
+// Next implements sql.RowIter.
+func (o *okWhenEmpty) Next(ctx *sql.Context) (sql.Row, error) {
+	row, err := o.RowIter.Next(ctx)
+	if err == io.EOF && !o.started {
+		o.started = true
+		return sql.NewRow(types.NewOkResult(0)), nil
+	}
+	o.started = true
+	return row, err
 }
