@@ -164,9 +164,9 @@ func locksRowsIn(lx lexer, nested bool) bool {
 
 // CommitsImplicitly reports whether MySQL commits the open transaction before the statement and
 // the statement's own work after it: data definition (CREATE, ALTER, DROP, RENAME, TRUNCATE,
-// but not CREATE / DROP TEMPORARY TABLE), account management (GRANT, REVOKE) and table
-// maintenance (ANALYZE, OPTIMIZE, REPAIR). A statement that starts with a /*!NNNNN ... */
-// comment is judged by the SQL inside it.
+// but not CREATE / DROP TEMPORARY TABLE), account management (GRANT, REVOKE) and
+// administration (ANALYZE, CHECK, OPTIMIZE, REPAIR, CACHE INDEX, FLUSH). A statement that starts
+// with a /*!NNNNN ... */ comment is judged by the SQL inside it.
 func (s *Summary) CommitsImplicitly() bool {
 	sql, first := s.sql, s.verb
 	switch {
@@ -177,7 +177,7 @@ func (s *Summary) CommitsImplicitly() bool {
 		lx := s.after
 		return !lx.nextSignificant().is(sql, "temporary")
 	}
-	for _, verb := range []string{"alter", "rename", "truncate", "grant", "revoke", "analyze", "optimize", "repair"} {
+	for _, verb := range []string{"alter", "rename", "truncate", "grant", "revoke", "analyze", "check", "optimize", "repair", "cache", "flush"} {
 		if first.is(sql, verb) {
 			return true
 		}

@@ -105,6 +105,8 @@ func TestSummaryCommitsImplicitly(t *testing.T) {
 		{"GRANT SELECT ON main.* TO u", true},
 		{"REVOKE SELECT ON main.* FROM u", true},
 		{"ANALYZE TABLE t", true},
+		{"FLUSH PRIVILEGES", true},
+		{"CHECK TABLE t", true},
 		{"/*!40000 ALTER TABLE t DISABLE KEYS */", true},
 		{"/* c */ CREATE VIEW v AS SELECT 1", true},
 		{"CREATE TEMPORARY TABLE t (id INT)", false},
