@@ -126,6 +126,7 @@ func TestSideIndexesStayWhenAnAlterFails(t *testing.T) {
 		t.Errorf("lookup after the failed statements: %q", got)
 	}
 	wantError(t, db, "CREATE INDEX kk ON sf (x)", 1061, "42000")
+	wantError(t, db, "CREATE TABLE sg (id INT PRIMARY KEY, a INT, KEY k (a), UNIQUE k (a))", 1061, "42000")
 	execAll(t, db, "ALTER TABLE sf RENAME COLUMN k TO k2, DROP COLUMN c")
 	if got, want := indexes(), []string{"PRIMARY\tid", "kcx\tx", "kk\tk2"}; !slices.Equal(got, want) {
 		t.Errorf("after a successful ALTER: indexes %q, want %q", got, want)

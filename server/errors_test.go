@@ -29,6 +29,8 @@ func TestClientError(t *testing.T) {
 		{fmt.Errorf("run: %w", mysql.NewSQLError(745, "HY000", "overloaded")), 745, "HY000", "overloaded"},
 		{mysql.NewSQLError(1227, "42000", "denied"), 1227, "42000", "denied"},
 		{mysql.NewSQLError(1146, "HY000", "Table 'main.t' doesn't exist"), 1146, "42S02", "Table 'main.t' doesn't exist"},
+		// CREATE TABLE naming two indexes alike: the engine's words, MySQL's 1061.
+		{sql.ErrIndexIDAlreadyRegistered.New("k"), 1061, "42000", "Duplicate key name 'k'"},
 		{errors.New("something else"), 1105, "HY000", "something else"},
 	} {
 		got := clientError(c.err)
