@@ -285,3 +285,23 @@ func TestFailedCreateTableLeavesNoTable(t *testing.T) {
 		t.Errorf("indexes of the table created after the failures: %q", got)
 	}
 }
+
+// TestForeignKeyColumnsCannotBeDropped: as in MySQL, a column that a foreign key uses cannot be
+// dropped, on either side: 1828 in the table that declares it, 1829 in the table it references.
+// The engine refused the first with 1105 and allowed the second, leaving the foreign key naming
+// a column that was gone: every later DELETE from the referenced table failed.
+func TestForeignKeyColumnsCannotBeDropped(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	execAll(t, db,
+		"CREATE TABLE kp (id INT PRIMARY KEY, code INT, note INT, KEY (code))",
+		"CREATE TABLE kc (id INT PRIMARY KEY, pcode INT, CONSTRAINT g FOREIGN KEY (pcode) REFERENCES kp (code))",
+		"INSERT INTO kp VALUES (1, 10, 0), (2, 20, 0)", "INSERT INTO kc VALUES (1, 10)")
+	wantError(t, db, "ALTER TABLE kc DROP COLUMN pcode", 1828, "HY000")
+	wantError(t, db, "ALTER TABLE kp DROP COLUMN code", 1829, "HY000")
+	execAll(t, db, "ALTER TABLE kp DROP COLUMN note", "DELETE FROM kp WHERE id = 2")
+	if got := queryStrings(t, db, "SELECT id, code FROM kp"); !slices.Equal(got, []string{"1\t10"}) {
+		t.Errorf("the referenced table after the refused drop: %q", got)
+	}
+	wantError(t, db, "DELETE FROM kp WHERE id = 1", 1451, "23000")
+}

@@ -21,6 +21,9 @@ import (
 // erQueryInterrupted is ER_QUERY_INTERRUPTED: the statement was stopped by KILL QUERY.
 const erQueryInterrupted = 1317
 
+// erFKColumnCannotDrop is ER_FK_COLUMN_CANNOT_DROP: a column a foreign key of its table uses.
+const erFKColumnCannotDrop = 1828
+
 // sqlStates are MySQL 8's SQLSTATEs of the error numbers the engine or overloadsql may send
 // with HY000.
 var sqlStates = map[int]string{
@@ -75,6 +78,8 @@ var engineMessages = []engineMessage{
 	{regexp.MustCompile(`^context canceled$`), erQueryInterrupted, "Query execution was interrupted"},
 	{regexp.MustCompile(`^table with name (.*) already exists$`), mysql.ERTableExists, "Table '$1' already exists"},
 	{regexp.MustCompile(`^Duplicate key name '(.*)'$`), mysql.ERDupKeyName, "Duplicate key name '$1'"},
+	{regexp.MustCompile("^cannot drop column `(.*)` as it is used in foreign key `(.*)`$"), erFKColumnCannotDrop,
+		"Cannot drop column '$1': needed in a foreign key constraint '$2'"},
 	{regexp.MustCompile(`^an index with id "(.*)" has already been registered$`), mysql.ERDupKeyName, "Duplicate key name '$1'"},
 	{regexp.MustCompile(`^column "(.*)" could not be found in any table in scope$`), mysql.ERBadFieldError, "Unknown column '$1'"},
 	{regexp.MustCompile(`^number of values does not match number of columns provided$`), mysql.ERWrongValueCountOnRow,

@@ -10,6 +10,7 @@ import (
 	"github.com/dolthub/go-mysql-server/memory"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/vitess/go/mysql"
 )
 
 // Plain secondary indexes of the in-memory tables, kept beside the engine's storage.
@@ -428,8 +429,34 @@ func (t *sideTable) RenameIndex(ctx *sql.Context, from, to string) error {
 	return t.Table.RenameIndex(ctx, from, to)
 }
 
+// erFKColumnCannotDropChild is MySQL's ER_FK_COLUMN_CANNOT_DROP_CHILD.
+const erFKColumnCannotDropChild = 1829
+
+// refuseReferencedColumnDrop refuses, as MySQL does (1829), to drop a column that a foreign key
+// of a table references. The engine checks the foreign keys the table declares, not those that
+// reference it: it dropped the column and left the foreign key naming a column that is gone, so
+// every later DELETE or UPDATE of the table failed.
+func (t *sideTable) refuseReferencedColumnDrop(ctx *sql.Context, column string) error {
+	fks, err := t.Table.GetReferencedForeignKeys(ctx)
+	if err != nil {
+		return err
+	}
+	for _, fk := range fks {
+		for _, c := range fk.ParentColumns {
+			if strings.EqualFold(c, column) {
+				return mysql.NewSQLError(erFKColumnCannotDropChild, mysql.SSUnknownSQLState,
+					"Cannot drop column '%s': needed in a foreign key constraint '%s' of table '%s'", column, fk.Name, fk.Table)
+			}
+		}
+	}
+	return nil
+}
+
 // DropColumn implements sql.AlterableTable.
 func (t *sideTable) DropColumn(ctx *sql.Context, column string) error {
+	if err := t.refuseReferencedColumnDrop(ctx, column); err != nil {
+		return err
+	}
 	if err := t.Table.DropColumn(ctx, column); err != nil {
 		return err
 	}
@@ -460,6 +487,11 @@ func (t *sideTable) followColumn(from string, to *sql.Column) {
 // changes one, by copying the rows into a new version of the table; the side indexes follow the
 // column when the copy succeeds.
 func (t *sideTable) RewriteInserter(ctx *sql.Context, oldSchema, newSchema sql.PrimaryKeySchema, oldColumn, newColumn *sql.Column, idxCols []sql.IndexColumn) (sql.RowInserter, error) {
+	if oldColumn != nil && newColumn == nil {
+		if err := t.refuseReferencedColumnDrop(ctx, oldColumn.Name); err != nil {
+			return nil, err
+		}
+	}
 	inserter, err := t.Table.RewriteInserter(ctx, oldSchema, newSchema, oldColumn, newColumn, idxCols)
 	if err != nil || oldColumn == nil {
 		return inserter, err
