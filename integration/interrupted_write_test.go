@@ -17,23 +17,24 @@ import (
 // two rows and, when it finds one there, keeps the rows the statement accumulated for its
 // commit, which the server then rolls back; but CREATE TABLE ... AS SELECT wrote them into the
 // table the database holds, so they stayed (seen once as 5 rows of 60 MB in
-// TestMemoryLimitCancelsStatements, under stress-ng). GET_LOCK, which waits out its timeout
-// deaf to KILL QUERY, puts the interruption exactly there: the row is built after the KILL. An
-// interrupted CREATE TABLE ... AS SELECT leaves no table.
+// TestMemoryLimitCancelsStatements, under stress-ng). GET_LOCK, which waits deaf to KILL QUERY
+// until the lock comes free, puts the interruption exactly there: the holder releases the lock
+// after the KILL, so the row is built after it (a long lock timeout, never reached, keeps a slow
+// machine from building the row first). An interrupted CREATE TABLE ... AS SELECT leaves no table.
 func TestInterruptedWriteStoresNoRows(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
 	holder, victim := pinned(t, db), pinned(t, db)
-	if got := intOn(t, holder, "SELECT GET_LOCK('held', 0)"); got != 1 {
-		t.Fatalf("GET_LOCK('held', 0) = %d, want 1", got)
-	}
 	victimID := intOn(t, victim, "SELECT CONNECTION_ID()")
 	execOn(t, db, "CREATE TABLE main.existing (v INT)")
 	for _, c := range []struct{ name, query, table string }{
-		{"CREATE TABLE ... AS SELECT", "CREATE TABLE main.created AS SELECT GET_LOCK('held', 4) AS v", "main.created"},
-		{"INSERT ... SELECT", "INSERT INTO main.existing SELECT GET_LOCK('held', 4)", "main.existing"},
+		{"CREATE TABLE ... AS SELECT", "CREATE TABLE main.created AS SELECT GET_LOCK('held', 120) AS v", "main.created"},
+		{"INSERT ... SELECT", "INSERT INTO main.existing SELECT GET_LOCK('held', 120)", "main.existing"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			if got := intOn(t, holder, "SELECT GET_LOCK('held', 0)"); got != 1 {
+				t.Fatalf("GET_LOCK('held', 0) = %d, want 1", got)
+			}
 			done := make(chan error, 1)
 			go func() {
 				_, err := victim.ExecContext(context.Background(), c.query)
@@ -45,10 +46,12 @@ func TestInterruptedWriteStoresNoRows(t *testing.T) {
 				return len(rows) == 1 && !strings.HasPrefix(rows[0], "0 ") && strings.Contains(rows[0], "GET_LOCK"), strings.Join(rows, "; ")
 			})
 			mustExec(t, db, "KILL QUERY "+strconv.Itoa(victimID))
+			intOn(t, holder, "SELECT RELEASE_LOCK('held')")
 			var me *mysql.MySQLError
 			if err := <-done; !errors.As(err, &me) || me.Number != 1317 {
 				t.Errorf("%s after KILL QUERY: %v, want 1317", c.query, err)
 			}
+			intOn(t, victim, "SELECT RELEASE_LOCK('held')") // the victim's GET_LOCK got it
 			if c.table == "main.created" {
 				// As in MySQL, the failed CREATE TABLE leaves no table at all.
 				if got := queryStrings(t, db, "SHOW TABLES LIKE 'created'"); len(got) != 0 {

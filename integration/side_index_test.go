@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
@@ -101,12 +102,7 @@ func TestSideIndexesStayWhenAnAlterFails(t *testing.T) {
 	execAll(t, db,
 		"CREATE TABLE sf (id INT PRIMARY KEY, k INT, c INT, x INT, s VARCHAR(5), KEY kk (k), KEY kcx (c, x))",
 		"INSERT INTO sf VALUES (1, 1, 1, 5, 'a'), (2, 2, 2, 5, 'b')")
-	indexes := func() []string {
-		got := queryStrings(t, db, "SELECT index_name, GROUP_CONCAT(column_name ORDER BY seq_in_index) FROM information_schema.statistics "+
-			"WHERE table_schema = 'main' AND table_name = 'sf' GROUP BY index_name")
-		slices.Sort(got)
-		return got
-	}
+	indexes := func() []string { return indexColumns(t, db, "sf") }
 	want := []string{"PRIMARY\tid", "kcx\tc,x", "kk\tk"}
 	for _, stmt := range []string{
 		"ALTER TABLE sf RENAME COLUMN k TO k2, ADD UNIQUE KEY ux (x)", // x has duplicates
@@ -145,10 +141,7 @@ func TestDDLCommitsImplicitly(t *testing.T) {
 	execAll(t, db, "CREATE TABLE ic (id INT PRIMARY KEY, k INT, d INT DEFAULT 0, KEY kk (k))")
 	conn := pinned(t, db)
 	rows := func() []string { return queryStrings(t, db, "SELECT id FROM ic ORDER BY id") }
-	indexes := func() []string {
-		return queryStrings(t, db, "SELECT index_name, GROUP_CONCAT(column_name ORDER BY seq_in_index) FROM information_schema.statistics "+
-			"WHERE table_schema = 'main' AND table_name = 'ic' GROUP BY index_name ORDER BY index_name")
-	}
+	indexes := func() []string { return indexColumns(t, db, "ic") }
 
 	execOn(t, conn, "BEGIN", "INSERT INTO ic VALUES (1, 1, 0), (2, 2, 0)")
 	if _, err := conn.ExecContext(context.Background(), "ALTER TABLE ic RENAME COLUMN k TO k2, ADD UNIQUE KEY ud (d)"); err == nil {
@@ -158,7 +151,7 @@ func TestDDLCommitsImplicitly(t *testing.T) {
 	if got := rows(); !slices.Equal(got, []string{"1", "2"}) {
 		t.Errorf("rows written before a failed ALTER, after ROLLBACK: %q, want 1 and 2 (committed by the ALTER)", got)
 	}
-	if got, want := indexes(), []string{"kk\tk", "PRIMARY\tid"}; !slices.Equal(got, want) {
+	if got, want := indexes(), []string{"PRIMARY\tid", "kk\tk"}; !slices.Equal(got, want) {
 		t.Errorf("indexes after the failed ALTER: %q, want %q", got, want)
 	}
 	if got := queryStrings(t, db, "SELECT id FROM ic WHERE k = 2"); !slices.Equal(got, []string{"2"}) {
@@ -174,12 +167,10 @@ func TestDDLCommitsImplicitly(t *testing.T) {
 	if got := rows(); !slices.Equal(got, []string{"1", "2", "3", "5"}) {
 		t.Errorf("after INSERT, CREATE INDEX, ROLLBACK: %q, want 5 kept", got)
 	}
-	if got, want := indexes(), []string{"ke\te", "kk\tk", "PRIMARY\tid"}; !slices.Equal(got, want) {
+	if got, want := indexes(), []string{"PRIMARY\tid", "ke\te", "kk\tk"}; !slices.Equal(got, want) {
 		t.Errorf("indexes: %q, want %q", got, want)
 	}
-	if got := writeLockGauge(t, db, "WriteLockHolder"); got != "0" {
-		t.Errorf("WriteLockHolder = %s after the transactions ended, want 0", got)
-	}
+	wantNoWriteLockHolder(t, db, "after the transactions ended")
 }
 
 // TestPreparedDDLCommitsImplicitly: EXECUTE of a statement prepared with PREPARE commits
@@ -193,10 +184,7 @@ func TestPreparedDDLCommitsImplicitly(t *testing.T) {
 	execAll(t, db, "CREATE TABLE pc (id INT PRIMARY KEY, k INT, d INT DEFAULT 0, KEY kk (k))")
 	conn := pinned(t, db)
 	rows := func() []string { return queryStrings(t, db, "SELECT id FROM pc ORDER BY id") }
-	indexes := func() []string {
-		return queryStrings(t, db, "SELECT index_name, GROUP_CONCAT(column_name ORDER BY seq_in_index) FROM information_schema.statistics "+
-			"WHERE table_schema = 'main' AND table_name = 'pc' GROUP BY index_name ORDER BY index_name")
-	}
+	indexes := func() []string { return indexColumns(t, db, "pc") }
 
 	execOn(t, conn, "PREPARE failing FROM 'ALTER TABLE pc RENAME COLUMN k TO k2, ADD UNIQUE KEY ud (d)'",
 		"BEGIN", "INSERT INTO pc VALUES (1, 1, 0), (2, 2, 0)")
@@ -207,7 +195,7 @@ func TestPreparedDDLCommitsImplicitly(t *testing.T) {
 	if got := rows(); !slices.Equal(got, []string{"1", "2"}) {
 		t.Errorf("rows written before a failed EXECUTE of an ALTER, after ROLLBACK: %q, want 1 and 2 (committed by it)", got)
 	}
-	if got, want := indexes(), []string{"kk\tk", "PRIMARY\tid"}; !slices.Equal(got, want) {
+	if got, want := indexes(), []string{"PRIMARY\tid", "kk\tk"}; !slices.Equal(got, want) {
 		t.Errorf("indexes after the failed EXECUTE: %q, want %q", got, want)
 	}
 
@@ -217,9 +205,7 @@ func TestPreparedDDLCommitsImplicitly(t *testing.T) {
 	if got := rows(); !slices.Equal(got, []string{"1", "2", "3"}) {
 		t.Errorf("with autocommit off, after INSERT, EXECUTE of an ALTER, INSERT, ROLLBACK: %q, want 1, 2 and 3", got)
 	}
-	if got := writeLockGauge(t, db, "WriteLockHolder"); got != "0" {
-		t.Errorf("WriteLockHolder = %s after the transactions ended, want 0", got)
-	}
+	wantNoWriteLockHolder(t, db, "after the transactions ended")
 }
 
 // TestDDLThatDoesNotParseCommitsNothing: as in MySQL, where a syntax error ends the statement
@@ -304,4 +290,23 @@ func TestForeignKeyColumnsCannotBeDropped(t *testing.T) {
 		t.Errorf("the referenced table after the refused drop: %q", got)
 	}
 	wantError(t, db, "DELETE FROM kp WHERE id = 1", 1451, "23000")
+}
+
+// indexColumns is each index of main.table as "name\tcolumn,column" (its columns in index order),
+// sorted, as information_schema.STATISTICS shows them.
+func indexColumns(t testing.TB, db *sql.DB, table string) []string {
+	t.Helper()
+	got := queryStrings(t, db, "SELECT index_name, GROUP_CONCAT(column_name ORDER BY seq_in_index) FROM information_schema.statistics "+
+		"WHERE table_schema = 'main' AND table_name = ? GROUP BY index_name", table)
+	slices.Sort(got)
+	return got
+}
+
+// wantNoWriteLockHolder fails the test when a connection holds the write lock; when says at what
+// point of the test.
+func wantNoWriteLockHolder(t *testing.T, db *sql.DB, when string) {
+	t.Helper()
+	if got := writeLockGauge(t, db, "WriteLockHolder"); got != "0" {
+		t.Errorf("WriteLockHolder = %s %s, want 0", got, when)
+	}
 }

@@ -347,10 +347,11 @@ func (d committedDatabase) CreateIndexedTable(ctx *sql.Context, name string, sch
 // is dropped again if the statement fails (sideIndexes.rollbackStatement).
 func (d committedDatabase) created(ctx *sql.Context, name string) {
 	d.side.forgetTable(d.Name(), name)
-	d.side.createdTable(func() {
-		if err := d.Database.DropTable(asideContext(ctx), name); err == nil {
-			d.side.forgetTable(d.Name(), name)
+	d.side.createdTable(func() error {
+		if err := d.DropTable(asideContext(ctx), name); err != nil {
+			return fmt.Errorf("drop %s.%s, created by the failed statement: %w", d.Name(), name, err)
 		}
+		return nil
 	})
 }
 

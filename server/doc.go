@@ -49,7 +49,8 @@
 //     it sets a variable and calls the variable's NotifyChanged hook; taken by AssignValues.
 //  5. Leaf locks that take nothing else: staging.mu, the sampler's, the warning registry's, the
 //     admission controller's, statements.mu (the memory guard's registry of running statements),
-//     writeLock.mu and committedKeys.mu.
+//     writeLock.mu, committedKeys.mu and sideIndexes.mu (a failed statement's undo drops its
+//     tables after it let go of sideIndexes.mu).
 //
 // The write lock itself (transactions.go) is not a mutex of this list: a connection waits for it
 // on its own goroutine before its statement takes a CPU slot, holding none of the locks above,

@@ -43,10 +43,11 @@ func (t *scanLookup) IndexedAccess(ctx *sql.Context, lookup sql.IndexLookup) sql
 	if t.origin != nil {
 		return t.origin.IndexedAccess(ctx, lookup)
 	}
-	if it, ok := t.IndexedTable.IndexedAccess(ctx, lookup).(*memory.IndexedTable); ok {
+	access := t.IndexedTable.IndexedAccess(ctx, lookup)
+	if it, ok := access.(*memory.IndexedTable); ok {
 		return &scanLookup{IndexedTable: it}
 	}
-	return t.IndexedTable.IndexedAccess(ctx, lookup)
+	return access
 }
 
 var _ sql.IndexedTable = (*scanLookup)(nil)
@@ -84,7 +85,7 @@ func (p *scanPartitions) Close(ctx *sql.Context) error { return p.parts.Close(ct
 func (t *scanLookup) LookupPartitions(ctx *sql.Context, lookup sql.IndexLookup) (sql.PartitionIter, error) {
 	index, ranges, ok := t.handles(lookup)
 	if !ok && t.side {
-		return nil, fmt.Errorf("lookup in index %s of %s: ranges %s not supported", lookup.Index.ID(), t.Name(), lookup.Ranges.DebugString())
+		return nil, t.unsupported(lookup.Index, lookup.Ranges)
 	}
 	if !ok {
 		return t.IndexedTable.LookupPartitions(ctx, lookup)
@@ -124,6 +125,12 @@ func (t *scanLookup) handles(lookup sql.IndexLookup) (*memory.Index, sql.MySQLRa
 		}
 	}
 	return index, ranges, true
+}
+
+// unsupported is the error of a lookup scanLookup must answer (one in a side index, which the
+// engine cannot) but whose ranges it cannot read.
+func (t *scanLookup) unsupported(index sql.Index, ranges sql.RangeCollection) error {
+	return fmt.Errorf("lookup in index %s of %s: ranges %s not supported", index.ID(), t.Name(), ranges.DebugString())
 }
 
 // lookupKeys are the columns the lookup's ranges are over: the index's, followed by the primary
@@ -174,7 +181,7 @@ func (t *scanLookup) PartitionRows(ctx *sql.Context, partition sql.Partition) (s
 	}
 	keys, ok := lookupKeys(p.index, p.ranges)
 	if !ok {
-		return nil, fmt.Errorf("lookup in index %s of %s: ranges %s not supported", p.index.ID(), t.Name(), p.ranges.DebugString())
+		return nil, t.unsupported(p.index, p.ranges)
 	}
 	ranges := keyRanges(p.ranges, keys)
 	var matched []sql.Row

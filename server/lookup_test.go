@@ -277,21 +277,28 @@ func TestPrimaryKeyLookupThroughSQL(t *testing.T) {
 	}
 
 	for _, q := range []string{"SELECT c FROM t1 WHERE id = 17", "SELECT id FROM t1 WHERE id BETWEEN 1 AND 9"} {
-		node, err := f.engine.AnalyzeQuery(f.ctx, q)
-		if err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		fast := false
-		transform.Inspect(node, func(n sql.Node) bool {
-			if ita, ok := n.(*plan.IndexedTableAccess); ok {
-				_, fast = ita.Table.(*scanLookup)
-			}
-			return true
-		})
-		if !fast {
+		if lookup, node := f.planLookup(q); lookup == nil {
 			t.Errorf("%s: the plan does not use scanLookup:\n%s", q, sql.DebugString(node))
 		}
 	}
+}
+
+// planLookup analyzes q and returns its plan and the scanLookup of the plan's last indexed
+// access, nil if that access is another kind.
+func (f *lookupFixture) planLookup(q string) (*scanLookup, sql.Node) {
+	f.t.Helper()
+	node, err := f.engine.AnalyzeQuery(f.ctx, q)
+	if err != nil {
+		f.t.Fatalf("%s: %v", q, err)
+	}
+	var lookup *scanLookup
+	transform.Inspect(node, func(n sql.Node) bool {
+		if ita, ok := n.(*plan.IndexedTableAccess); ok {
+			lookup, _ = ita.Table.(*scanLookup)
+		}
+		return true
+	})
+	return lookup, node
 }
 
 // BenchmarkPrimaryKeyLookup measures a PRIMARY lookup on a sysbench-shaped table of 10k rows

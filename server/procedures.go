@@ -71,7 +71,7 @@ func (r procedureRunner) QueryWithBindings(ctx *sql.Context, query string, parse
 	}
 	// Only the holder of the write lock commits (a CALL takes it); events, which the scheduler
 	// runs in sessions of their own, keep the engine's way.
-	if parsed == nil || !r.s.writes.holds(sess.ID()) || !commitsImplicitly(parsed) {
+	if parsed == nil || !r.s.writes.holds(sess.ID()) || !parsedCommitsImplicitly(parsed) {
 		return r.next.QueryWithBindings(ctx, query, parsed, bindings, qFlags)
 	}
 	if err := r.commit(ctx, sess); err != nil {
@@ -85,9 +85,9 @@ func (r procedureRunner) QueryWithBindings(ctx *sql.Context, query string, parse
 	return schema, &procedureDDL{RowIter: iter, runner: r, sess: sess}, flags, nil
 }
 
-// commitsImplicitly reports whether a parsed statement commits implicitly
-// (statement.CommitsImplicitly).
-func commitsImplicitly(parsed sqlparser.Statement) bool {
+// parsedCommitsImplicitly reports whether a parsed statement commits implicitly
+// (statement.CommitsImplicitly), read from its text as the parser prints it.
+func parsedCommitsImplicitly(parsed sqlparser.Statement) bool {
 	text := statement.Summarize(sqlparser.String(parsed))
 	return text.CommitsImplicitly()
 }
@@ -113,7 +113,9 @@ func (r procedureRunner) rollBack(ctx *sql.Context, sess *memory.Session) {
 	// The in-memory session's Rollback forgets the transaction's tables and edits and cannot fail.
 	_ = sess.Rollback(ctx, ctx.GetTransaction())
 	ctx.SetTransaction(nil)
-	r.s.side.rollbackStatement()
+	if err := r.s.side.rollbackStatement(); err != nil {
+		r.s.logger.Error("undo of a failed statement in a procedure", "connection", sess.ID(), "err", err)
+	}
 }
 
 // procedureDDL is the rows of a DDL statement in a procedure: when they close, the statement is

@@ -1,7 +1,9 @@
 package server
 
 import (
+	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -55,7 +57,7 @@ type sideIndexes struct {
 	// in the database at once (committedDatabase.CreateTable), outside the statement's
 	// transaction, so a failed CREATE TABLE (a foreign key that does not fit, an interrupted
 	// CREATE TABLE ... SELECT) left the table behind; MySQL leaves none.
-	created []func()
+	created []func() error
 }
 
 type sideTableKey struct{ db, table string }
@@ -75,7 +77,7 @@ func newSideIndexes() *sideIndexes {
 	return &sideIndexes{byTable: map[sideTableKey][]sideIndex{}}
 }
 
-// eligible tells whether the engine's definition is one the server keeps on the side.
+// eligibleForSide tells whether the engine's definition is one the server keeps on the side.
 func eligibleForSide(def sql.IndexDef) bool {
 	if def.Constraint != sql.IndexConstraint_None || len(def.Columns) == 0 {
 		return false
@@ -100,12 +102,19 @@ func (s *sideIndexes) of(db, table string) []sideIndex {
 
 // find returns the definition named name (in any case) of db.table.
 func (s *sideIndexes) find(db, table, name string) (sideIndex, bool) {
-	for _, ix := range s.of(db, table) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, ix := range s.byTable[sideKey(db, table)] {
 		if strings.EqualFold(ix.name, name) {
 			return ix, true
 		}
 	}
 	return sideIndex{}, false
+}
+
+// containsFold tells whether names holds name, in any case.
+func containsFold(names []string, name string) bool {
+	return slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, name) })
 }
 
 // beginStatement makes the changes so far final: rollbackStatement takes back the later ones.
@@ -119,10 +128,10 @@ func (s *sideIndexes) beginStatement() {
 }
 
 // rollbackStatement puts back the definitions as they were when the statement began, and drops
-// the tables it created.
-func (s *sideIndexes) rollbackStatement() {
+// the tables it created; the error tells which of those could not be dropped.
+func (s *sideIndexes) rollbackStatement() error {
 	if s == nil {
-		return
+		return nil
 	}
 	s.mu.Lock()
 	for key, list := range s.before {
@@ -131,13 +140,15 @@ func (s *sideIndexes) rollbackStatement() {
 	created := s.created
 	s.before, s.created = nil, nil
 	s.mu.Unlock()
+	var errs []error
 	for _, drop := range created { // outside mu: a drop forgets the table's definitions
-		drop()
+		errs = append(errs, drop())
 	}
+	return errors.Join(errs...)
 }
 
 // createdTable notes a table the running statement created, and how to drop it.
-func (s *sideIndexes) createdTable(drop func()) {
+func (s *sideIndexes) createdTable(drop func() error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.created = append(s.created, drop)
@@ -162,10 +173,8 @@ func (s *sideIndexes) add(db, table string, ix sideIndex, taken []string) (sideI
 	defer s.mu.Unlock()
 	key := sideKey(db, table)
 	used := func(name string) bool {
-		if slices.ContainsFunc(taken, func(t string) bool { return strings.EqualFold(t, name) }) {
-			return true
-		}
-		return slices.ContainsFunc(s.byTable[key], func(o sideIndex) bool { return strings.EqualFold(o.name, name) })
+		return containsFold(taken, name) ||
+			slices.ContainsFunc(s.byTable[key], func(o sideIndex) bool { return strings.EqualFold(o.name, name) })
 	}
 	if ix.name == "" {
 		ix.name = ix.columns[0]
@@ -224,7 +233,7 @@ func (s *sideIndexes) rename(db, table, from, to string, taken []string) (bool, 
 		return false, nil
 	}
 	if !strings.EqualFold(from, to) {
-		if _, clash := s.find(db, table, to); clash || slices.ContainsFunc(taken, func(t string) bool { return strings.EqualFold(t, to) }) {
+		if _, clash := s.find(db, table, to); clash || containsFold(taken, to) {
 			return true, sql.ErrDuplicateKey.New(to)
 		}
 	}
@@ -286,16 +295,9 @@ func (s *sideIndexes) forgetTable(db, table string) {
 func (s *sideIndexes) forgetDatabase(db string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for key := range s.byTable {
-		if key.db == strings.ToLower(db) {
-			delete(s.byTable, key)
-		}
-	}
-	for key := range s.before {
-		if key.db == strings.ToLower(db) {
-			delete(s.before, key)
-		}
-	}
+	inDB := func(key sideTableKey, _ []sideIndex) bool { return key.db == strings.ToLower(db) }
+	maps.DeleteFunc(s.byTable, inDB)
+	maps.DeleteFunc(s.before, inDB)
 }
 
 // sideTable is an in-memory table with its side indexes. It is the engine's table in every other
@@ -330,8 +332,12 @@ func (t *sideTable) GetIndexes(ctx *sql.Context) ([]sql.Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	schema := t.Table.WithProjections(nil).Schema()
-	for _, ix := range t.side.of(t.Database(), t.Name()) {
+	side := t.side.of(t.Database(), t.Name())
+	if len(side) == 0 {
+		return indexes, nil
+	}
+	schema := t.wholeSchema()
+	for _, ix := range side {
 		exprs := make([]sql.Expression, 0, len(ix.columns))
 		for _, name := range ix.columns {
 			ord := schema.IndexOfColName(name)
@@ -350,6 +356,10 @@ func (t *sideTable) GetIndexes(ctx *sql.Context) ([]sql.Index, error) {
 	}
 	return indexes, nil
 }
+
+// wholeSchema is the table's schema, all of its columns whatever the projection: what index
+// definitions name and their expressions' positions count in.
+func (t *sideTable) wholeSchema() sql.Schema { return t.Table.PrimaryKeySchema().Schema }
 
 // engineIndexNames are the names of the table's indexes in the engine's storage, PRIMARY too.
 func (t *sideTable) engineIndexNames(ctx *sql.Context) ([]string, error) {
@@ -374,7 +384,7 @@ func (t *sideTable) CreateIndex(ctx *sql.Context, def sql.IndexDef) error {
 	if !eligibleForSide(def) {
 		return t.Table.CreateIndex(ctx, def)
 	}
-	schema := t.Table.WithProjections(nil).Schema()
+	schema := t.wholeSchema()
 	ix := sideIndex{name: def.Name, comment: def.Comment}
 	for _, c := range def.Columns {
 		ord := schema.IndexOfColName(c.Name)
@@ -460,7 +470,7 @@ func (t *sideTable) DropColumn(ctx *sql.Context, column string) error {
 	if err := t.Table.DropColumn(ctx, column); err != nil {
 		return err
 	}
-	t.side.dropColumn(t.Database(), t.Name(), column)
+	t.followColumn(column, nil)
 	return nil
 }
 

@@ -11,8 +11,6 @@ import (
 	sqle "github.com/dolthub/go-mysql-server"
 	"github.com/dolthub/go-mysql-server/memory"
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/plan"
-	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/vitess/go/mysql"
 )
 
@@ -119,20 +117,8 @@ func TestSideIndexesAnswerLikeScans(t *testing.T) {
 
 	for _, q := range []string{"SELECT id FROM s WHERE k = 7", "SELECT id FROM s WHERE k > 20 ORDER BY k DESC LIMIT 9",
 		"SELECT id, k FROM s ORDER BY k LIMIT 40", "SELECT id, k FROM s WHERE k BETWEEN 3 AND 9 ORDER BY k", "SELECT id FROM s WHERE c = 'ab'"} {
-		node, err := f.engine.AnalyzeQuery(f.ctx, q)
-		if err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		side := false
-		transform.Inspect(node, func(n sql.Node) bool {
-			if ita, ok := n.(*plan.IndexedTableAccess); ok {
-				if l, ok := ita.Table.(*scanLookup); ok {
-					side = l.side
-				}
-			}
-			return true
-		})
-		if !side {
+		lookup, node := f.planLookup(q)
+		if side := lookup != nil && lookup.side; !side {
 			t.Errorf("%s: the plan does not read a side index:\n%s", q, sql.DebugString(node))
 		}
 	}

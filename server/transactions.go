@@ -16,7 +16,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
-	"github.com/dolthub/vitess/go/vt/sqlparser"
 )
 
 // Transactions over the in-memory tables. The engine's in-memory session keeps, for each table a
@@ -168,11 +167,7 @@ func (s *Server) commitsImplicitly(cl *client, stmt *statement.Summary) bool {
 		return false
 	}
 	prepared, ok := s.engine.PreparedDataCache.GetCachedStmt(cl.session.ID(), name)
-	if !ok {
-		return false
-	}
-	text := statement.Summarize(sqlparser.String(prepared))
-	return text.CommitsImplicitly()
+	return ok && parsedCommitsImplicitly(prepared)
 }
 
 // parses reports whether the engine's parser, with the session's settings (sql_mode), reads
@@ -212,7 +207,9 @@ func (s *Server) leaveStorage(c *mysql.Conn, turn storageTurn, failed bool) {
 		// columns an ALTER TABLE renamed or dropped too; the definitions of the side indexes go
 		// back with them. One that failed after its commit, which comes before its OK (the
 		// client went away while the answer was written), keeps the definitions as committed.
-		s.side.rollbackStatement()
+		if err := s.side.rollbackStatement(); err != nil {
+			s.logger.Error("undo of a failed statement", "connection", c.ConnectionID, "err", err)
+		}
 	}
 	if tx != nil && turn.implicitCommit && !failed {
 		// DDL that succeeded and that the engine left open (autocommit off): committed, as MySQL.

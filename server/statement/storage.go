@@ -168,12 +168,11 @@ func locksRowsIn(lx lexer, nested bool) bool {
 // administration (ANALYZE, CHECK, OPTIMIZE, REPAIR, CACHE INDEX, FLUSH). A statement that starts
 // with a /*!NNNNN ... */ comment is judged by the SQL inside it.
 func (s *Summary) CommitsImplicitly() bool {
+	if inner, ok := s.versionCommentInner(); ok {
+		return inner != nil && inner.CommitsImplicitly()
+	}
 	sql, first := s.sql, s.verb
-	switch {
-	case first.kind == kindVersionComment:
-		inner := Summarize(versionCommentSQL(first.text(sql)))
-		return inner.verb.kind != kindVersionComment && inner.CommitsImplicitly()
-	case first.is(sql, "create"), first.is(sql, "drop"):
+	if first.is(sql, "create") || first.is(sql, "drop") {
 		lx := s.after
 		return !lx.nextSignificant().is(sql, "temporary")
 	}
@@ -190,17 +189,29 @@ func (s *Summary) CommitsImplicitly() bool {
 // other statement. A statement that starts with a /*!NNNNN ... */ comment is judged by the SQL
 // inside it.
 func (s *Summary) ExecutedName() (name string, ok bool) {
-	sql, first := s.sql, s.verb
-	if first.kind == kindVersionComment {
-		inner := Summarize(versionCommentSQL(first.text(sql)))
-		if inner.verb.kind == kindVersionComment {
+	if inner, isComment := s.versionCommentInner(); isComment {
+		if inner == nil {
 			return "", false
 		}
 		return inner.ExecutedName()
 	}
-	if !first.is(sql, "execute") {
+	if !s.verb.is(s.sql, "execute") {
 		return "", false
 	}
 	lx := s.after
-	return lx.nextSignificant().name(sql)
+	return lx.nextSignificant().name(s.sql)
+}
+
+// versionCommentInner is the summary of the SQL inside the /*!NNNNN ... */ comment the statement
+// starts with; ok is false when it starts otherwise. A version comment nested in the first one
+// gives nil: it is not read (reading each level again would cost the text's length per level).
+func (s *Summary) versionCommentInner() (inner *Summary, ok bool) {
+	if s.verb.kind != kindVersionComment {
+		return nil, false
+	}
+	in := Summarize(versionCommentSQL(s.verb.text(s.sql)))
+	if in.verb.kind == kindVersionComment {
+		return nil, true
+	}
+	return &in, true
 }
