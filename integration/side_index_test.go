@@ -310,3 +310,22 @@ func wantNoWriteLockHolder(t *testing.T, db *sql.DB, when string) {
 		t.Errorf("WriteLockHolder = %s %s, want 0", got, when)
 	}
 }
+
+// TestDropTemporaryTableLeavesPermanentTables: the server keeps no temporary tables, so DROP
+// TEMPORARY TABLE never drops a table, as in MySQL when no temporary table has the name: 1051.
+// The engine's tables did not say whether they were temporary, and it dropped the permanent
+// table, from a client, a prepared statement and a procedure alike.
+func TestDropTemporaryTableLeavesPermanentTables(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	execAll(t, db, "CREATE TABLE kept (id INT PRIMARY KEY)", "INSERT INTO kept VALUES (1), (2)",
+		"CREATE PROCEDURE drop_kept() DROP TEMPORARY TABLE kept")
+	wantError(t, db, "DROP TEMPORARY TABLE kept", 1051, "42S02")
+	wantError(t, db, "DROP TEMPORARY TABLE IF EXISTS kept", 1051, "42S02")
+	wantError(t, db, "CALL drop_kept()", 1051, "42S02")
+	wantError(t, db, "PREPARE d FROM 'DROP TEMPORARY TABLE main.kept'", 1051, "42S02")
+	if got := queryStrings(t, db, "SELECT id FROM kept ORDER BY id"); !slices.Equal(got, []string{"1", "2"}) {
+		t.Errorf("rows of the permanent table after DROP TEMPORARY TABLE: %q", got)
+	}
+	execAll(t, db, "DROP TABLE kept")
+}

@@ -76,6 +76,7 @@ var engineMessages = []engineMessage{
 		"You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use near '$1'"},
 	{regexp.MustCompile(`^unsupported feature: (.*)$`), mysql.ERNotSupportedYet, "This version of MySQL doesn't yet support '$1'"},
 	{regexp.MustCompile(`^context canceled$`), erQueryInterrupted, "Query execution was interrupted"},
+	{regexp.MustCompile(`^Unknown table '(.*)'$`), mysql.ERBadTable, "Unknown table '$1'"},
 	{regexp.MustCompile(`^table with name (.*) already exists$`), mysql.ERTableExists, "Table '$1' already exists"},
 	{regexp.MustCompile(`^Duplicate key name '(.*)'$`), mysql.ERDupKeyName, "Duplicate key name '$1'"},
 	{regexp.MustCompile("^cannot drop column `(.*)` as it is used in foreign key `(.*)`$"), erFKColumnCannotDrop,

@@ -315,7 +315,14 @@ var (
 	_ sql.ProjectedTable        = (*sideTable)(nil)
 	_ sql.RewritableTable       = (*sideTable)(nil)
 	_ sql.IndexBuildingTable    = (*sideTable)(nil)
+	_ sql.TemporaryTable        = (*sideTable)(nil)
 )
+
+// IsTemporary implements sql.TemporaryTable: no table the server keeps is temporary (CREATE
+// TEMPORARY TABLE is refused). The engine asks it before DROP TEMPORARY TABLE drops a table and
+// answers 1051 Unknown table when it says no; the engine's own table does not implement it, so
+// DROP TEMPORARY TABLE t dropped the permanent table t.
+func (t *sideTable) IsTemporary() bool { return false }
 
 // isSide tells whether the index is one of the table's side indexes.
 func (t *sideTable) isSide(index sql.Index) bool {
