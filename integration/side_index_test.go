@@ -170,6 +170,15 @@ func TestDDLCommitsImplicitly(t *testing.T) {
 	if got, want := indexes(), []string{"PRIMARY\tid", "ke\te", "kk\tk"}; !slices.Equal(got, want) {
 		t.Errorf("indexes: %q, want %q", got, want)
 	}
+	// DDL behind an empty version comment commits as the same DDL without it.
+	execOn(t, conn, "BEGIN", "INSERT INTO ic VALUES (6, 6, 6, 6)")
+	if _, err := conn.ExecContext(context.Background(), "/*!50000 */ ALTER TABLE ic ADD UNIQUE KEY ud (d)"); err == nil {
+		t.Fatal("the ALTER that adds a unique key over duplicates succeeded")
+	}
+	execOn(t, conn, "ROLLBACK")
+	if got := rows(); !slices.Equal(got, []string{"1", "2", "3", "5", "6"}) {
+		t.Errorf("after INSERT, a failed /*!50000 */ ALTER, ROLLBACK: %q, want 6 kept", got)
+	}
 	wantNoWriteLockHolder(t, db, "after the transactions ended")
 }
 

@@ -34,7 +34,14 @@ func (s *Summary) readStorage() Storage {
 	sql, first := s.sql, s.verb
 	switch {
 	case first.kind == kindVersionComment:
-		return versionCommentStorage(first.text(sql), s.after)
+		inner, rest, _ := s.versionCommentInner()
+		if inner == nil {
+			return WritesStorage
+		}
+		if st := inner.Storage(); st != ReadsStorage || !locksRows(rest) {
+			return st
+		}
+		return WritesStorage // a locking clause after the comment: /*!50000 SELECT 1 */ FOR UPDATE
 	case s.transaction == TransactionBoundary:
 		return EndsTransaction
 	case first.is(sql, "lock"), first.is(sql, "unlock"):
@@ -48,26 +55,6 @@ func (s *Summary) readStorage() Storage {
 		return WritesStorage
 	}
 	return ReadsStorage
-}
-
-// versionCommentStorage judges a statement that starts with the version comment /*!NNNNN ... */
-// by the SQL inside it, and by a locking clause in rest, the text after it; when the comment
-// holds no SQL, by rest alone (/*!50000 */ UPDATE ...). A version comment nested in the first
-// one, or following an empty one, is judged a write without being read (reading each level again
-// would cost the text's length per level).
-func versionCommentStorage(comment string, rest lexer) Storage {
-	inner := Summarize(versionCommentSQL(comment))
-	if inner.verb.kind == kindEnd {
-		inner = Summarize(rest.sql[rest.pos:])
-		rest = lexer{}
-	}
-	if inner.verb.kind == kindVersionComment {
-		return WritesStorage
-	}
-	if st := inner.Storage(); st != ReadsStorage || !locksRows(rest) {
-		return st
-	}
-	return WritesStorage
 }
 
 // isQuery reports whether a statement that starts with neither SELECT nor another read-only
@@ -168,7 +155,7 @@ func locksRowsIn(lx lexer, nested bool) bool {
 // administration (ANALYZE, CHECK, OPTIMIZE, REPAIR, CACHE INDEX, FLUSH). A statement that starts
 // with a /*!NNNNN ... */ comment is judged by the SQL inside it.
 func (s *Summary) CommitsImplicitly() bool {
-	if inner, ok := s.versionCommentInner(); ok {
+	if inner, _, ok := s.versionCommentInner(); ok {
 		return inner != nil && inner.CommitsImplicitly()
 	}
 	sql, first := s.sql, s.verb
@@ -189,7 +176,7 @@ func (s *Summary) CommitsImplicitly() bool {
 // other statement. A statement that starts with a /*!NNNNN ... */ comment is judged by the SQL
 // inside it.
 func (s *Summary) ExecutedName() (name string, ok bool) {
-	if inner, isComment := s.versionCommentInner(); isComment {
+	if inner, _, isComment := s.versionCommentInner(); isComment {
 		if inner == nil {
 			return "", false
 		}
@@ -202,16 +189,22 @@ func (s *Summary) ExecutedName() (name string, ok bool) {
 	return lx.nextSignificant().name(s.sql)
 }
 
-// versionCommentInner is the summary of the SQL inside the /*!NNNNN ... */ comment the statement
-// starts with; ok is false when it starts otherwise. A version comment nested in the first one
-// gives nil: it is not read (reading each level again would cost the text's length per level).
-func (s *Summary) versionCommentInner() (inner *Summary, ok bool) {
+// versionCommentInner is the summary of the statement that a leading /*!NNNNN ... */ comment
+// stands for: the SQL inside the comment, or, when the comment holds none, the text after it
+// (/*!50000 */ ALTER TABLE ...); rest is the text after the comment when the SQL was inside it
+// (empty otherwise). ok is false when the statement starts otherwise. A version comment nested
+// in the first one, or following an empty one, gives nil: it is not read (reading each level
+// again would cost the text's length per level).
+func (s *Summary) versionCommentInner() (inner *Summary, rest lexer, ok bool) {
 	if s.verb.kind != kindVersionComment {
-		return nil, false
+		return nil, lexer{}, false
 	}
-	in := Summarize(versionCommentSQL(s.verb.text(s.sql)))
+	in, rest := Summarize(versionCommentSQL(s.verb.text(s.sql))), s.after
+	if in.verb.kind == kindEnd {
+		in, rest = Summarize(rest.sql[rest.pos:]), lexer{}
+	}
 	if in.verb.kind == kindVersionComment {
-		return nil, true
+		return nil, lexer{}, true
 	}
-	return &in, true
+	return &in, rest, true
 }
