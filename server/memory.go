@@ -67,7 +67,7 @@ func newStatements() *statements {
 // statement ends. While the heap is over the limit, a statement that is not exempt is refused
 // with the error instead.
 func (r *statements) start(ctx context.Context, stmt *statement.Summary, db string) (context.Context, *runningStatement, error) {
-	e := &runningStatement{stmt: stmt, db: db, write: stmt.MayWrite()}
+	e := &runningStatement{stmt: stmt, db: db, write: stmt.Storage() != statement.ReadsStorage}
 	ctx, e.cancel = context.WithCancelCause(context.WithValue(ctx, runningKey{}, e))
 	r.mu.Lock()
 	if r.refusing != nil && !stmt.Exempt(db).Exempt {

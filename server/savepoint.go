@@ -97,7 +97,7 @@ func trackSavepoints(c *mysql.Conn, stmt *statement.Summary) {
 		cl.savepoints.list = cl.savepoints.list[:0]
 		return
 	}
-	if kind == statement.OtherStatement && stmt.MayWrite() {
+	if kind == statement.OtherStatement && stmt.Storage() == statement.WritesStorage {
 		cl.savepoints.writes++
 	}
 }

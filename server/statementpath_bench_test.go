@@ -31,7 +31,7 @@ func BenchmarkStatementPath(b *testing.B) {
 				_ = sm.NamesThresholds()
 				_ = sm.Diagnostics()
 				_, _ = sm.Transaction()
-				_ = sm.MayWrite()
+				_ = sm.Storage()
 			}
 		})
 	}

@@ -432,7 +432,7 @@ func (c *client) dropSnapshots(end bool) {
 // they do not run.
 func refuseUnlockedWrites(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	f, ok := ctx.Value(inFlightKey{}).(*inFlight)
-	if !ok || f.summary.Storage() != statement.ReadsStorage || plan.IsReadOnly(n) || statement.IsExplain(f.summary.Text()) {
+	if !ok || f.summary.Storage() != statement.ReadsStorage || plan.IsReadOnly(n) || f.summary.IsExplain() {
 		return n, transform.SameTree, nil
 	}
 	return nil, transform.SameTree, mysql.NewSQLError(mysql.ERUnknownError, mysql.SSUnknownSQLState,

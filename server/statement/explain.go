@@ -3,6 +3,13 @@ package statement
 // IsExplain reports whether the statement is EXPLAIN, DESCRIBE or DESC (of a query or a table).
 func IsExplain(sql string) bool {
 	lx := lexer{sql: sql}
-	first := lx.nextSignificant()
+	return isExplainVerb(sql, lx.nextSignificant())
+}
+
+// IsExplain reports whether the statement is EXPLAIN, DESCRIBE or DESC, as the function does,
+// from the summary's first word.
+func (s *Summary) IsExplain() bool { return isExplainVerb(s.sql, s.verb) }
+
+func isExplainVerb(sql string, first token) bool {
 	return first.is(sql, "explain") || first.is(sql, "describe") || first.is(sql, "desc")
 }

@@ -48,13 +48,26 @@ func (s *Summary) readStorage() Storage {
 		return EndsTransaction
 	case first.is(sql, "set") && containsFoldASCII(sql, "autocommit"):
 		return EndsTransaction
-	case s.mayWrite && !s.isQuery():
+	case !s.readOnlyVerb() && !s.isQuery():
 		return WritesStorage
 	case locksRows(s.after):
 		// A locking read in any read: SELECT ... FOR UPDATE, SET @v = (SELECT ... FOR UPDATE).
 		return WritesStorage
 	}
 	return ReadsStorage
+}
+
+// readOnlyWords start the statements that never change data.
+var readOnlyWords = []string{"select", "show", "describe", "desc", "explain", "set", "use", "do", "kill", "lock", "unlock", "savepoint", "release"}
+
+// readOnlyVerb reports whether the first word is one of readOnlyWords, or there is none.
+func (s *Summary) readOnlyVerb() bool {
+	for _, word := range readOnlyWords {
+		if s.verb.is(s.sql, word) {
+			return true
+		}
+	}
+	return s.verb.kind == kindEnd
 }
 
 // isQuery reports whether a statement that starts with neither SELECT nor another read-only

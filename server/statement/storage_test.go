@@ -63,6 +63,7 @@ func TestSummaryStorage(t *testing.T) {
 		{"/*!COMMIT*/", EndsTransaction},
 		{"/*!40000 ALTER TABLE t DISABLE KEYS */", WritesStorage},
 		{"/*!50000 /*!50000 SELECT 1 */", WritesStorage},
+		{"/*!/*!/*!/*!/*!", WritesStorage},
 		{"/*!50000 */ UPDATE t SET v = 1", WritesStorage},
 		{"/*!50000 */ SELECT 1", ReadsStorage},
 		{"/*!50000 */ SELECT 1 FOR UPDATE", WritesStorage},
@@ -80,6 +81,9 @@ func TestSummaryStorage(t *testing.T) {
 		{"SET @@SESSION.AUTOCOMMIT = 0", EndsTransaction},
 		{"LOCK TABLES t WRITE", EndsTransaction},
 		{"UNLOCK TABLES", EndsTransaction},
+		{"SAVEPOINT sp", ReadsStorage},
+		{"DO 1", ReadsStorage},
+		{"", ReadsStorage},
 	} {
 		s := summarize(c.sql)
 		for range 2 {

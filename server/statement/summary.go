@@ -17,7 +17,6 @@ type Summary struct {
 	transaction   Transaction
 	savepointName string
 	diagnostics   Diagnostics
-	mayWrite      bool
 	setsOrCalls   bool // SET or CALL, after any opening parentheses
 	reloadConfig  bool
 	hinted        bool // a /*+ ... */ comment follows the first keyword
@@ -50,7 +49,6 @@ func Summarize(sql string) Summary {
 	s.verb = lx.nextSignificant()
 	s.after = lx
 	first := s.verb
-	s.mayWrite = mayWrite(sql, first, lx)
 	s.setsOrCalls = setsOrCalls(sql, first, lx)
 	switch {
 	case first.kind != kindWord:
@@ -85,11 +83,6 @@ func (s *Summary) Transaction() (Transaction, string) { return s.transaction, s.
 
 // Diagnostics tells what the statement does with the diagnostics area, the way MySQL treats it.
 func (s *Summary) Diagnostics() Diagnostics { return s.diagnostics }
-
-// MayWrite reports whether the statement may change data: every statement except SELECT, SHOW,
-// DESCRIBE, EXPLAIN, SET, USE, DO, KILL, LOCK / UNLOCK TABLES and SAVEPOINT / RELEASE SAVEPOINT. A
-// statement that is a /*!NNNNN ... */ comment is judged by the SQL inside.
-func (s *Summary) MayWrite() bool { return s.mayWrite }
 
 // MayChangeSettings reports whether the statement may set the server's globals: a SET, or a
 // CALL of a procedure that may run one.
@@ -155,32 +148,6 @@ func (s *Summary) Exempt(currentDB string) Class {
 	return s.exempt
 }
 
-// mayWrite judges a statement by its first token, after reads the text after it (see
-// Summary.MayWrite). A version comment is judged by the SQL inside it, or, when that is empty,
-// by what follows it (/*!50000 */ UPDATE ...). A version comment nested in the first one, or
-// following an empty one, is judged a write without being read: reading each level again cost
-// the text's length per level, so a text of nested comments took quadratic time.
-func mayWrite(sql string, first token, after lexer) bool {
-	if first.kind == kindVersionComment {
-		lx := lexer{sql: versionCommentSQL(first.text(sql))}
-		t := lx.nextSignificant()
-		if t.kind == kindEnd {
-			lx = after
-			t = lx.nextSignificant()
-		}
-		if t.kind == kindVersionComment {
-			return true
-		}
-		return mayWrite(lx.sql, t, lx)
-	}
-	for _, word := range readOnlyWords {
-		if first.is(sql, word) {
-			return false
-		}
-	}
-	return first.kind != kindEnd
-}
-
 // setsOrCalls reports whether the first word, after any opening parentheses, is SET or CALL.
 func setsOrCalls(sql string, first token, lx lexer) bool {
 	for first.isPunct(sql, '(') {
@@ -188,9 +155,6 @@ func setsOrCalls(sql string, first token, lx lexer) bool {
 	}
 	return first.is(sql, "set") || first.is(sql, "call")
 }
-
-// readOnlyWords start the statements that never change data.
-var readOnlyWords = []string{"select", "show", "describe", "desc", "explain", "set", "use", "do", "kill", "lock", "unlock", "savepoint", "release"}
 
 // hintFollows reports whether a /*+ ... */ comment follows the first keyword (comments aside).
 func hintFollows(lx lexer) bool {
