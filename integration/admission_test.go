@@ -176,13 +176,15 @@ func TestQueueTimeoutAndFullQueue(t *testing.T) {
 
 // TestDisconnectWhileQueuedFreesThePlace: a client that gives up while its statement waits for
 // a slot leaves the queue at once, so its place goes to the next statement. The periodic check
-// of running statements (once a second) would take up to a second; the test disconnects just
-// after such a check and wants the place back within 600 ms.
+// for a client that left covers running statements only, so nothing but the queue's own watch of
+// the socket can free the place before the slot's holder ends.
 func TestDisconnectWhileQueuedFreesThePlace(t *testing.T) {
 	s := startServer(t, serverOptions{top: "max_concurrent_statements = 1\nmax_queued_statements = 1\n"})
 	admin := s.adminDB()
 	db := s.db()
-	holder := holdSlot(t, db, 5)
+	// The holder ends long after the eventually below gives up: a place that only the end of the
+	// wait would free (no watch of the socket while queued) fails the test.
+	holder := holdSlot(t, db, 8)
 	waitForGauges(t, admin, 1, 0)
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -193,19 +195,14 @@ func TestDisconnectWhileQueuedFreesThePlace(t *testing.T) {
 		left <- err
 	}()
 	waitForGauges(t, admin, 1, 1)
-	time.Sleep(1100 * time.Millisecond) // past the periodic check: only the queue's own watch helps
-	cancel()                            // the driver closes the connection
-	disconnected := time.Now()
+	cancel() // the driver closes the connection
 	if err := <-left; !errors.Is(err, context.Canceled) {
 		t.Fatalf("the leaving client: %v", err)
 	}
-	eventually(t, 5*time.Second, "the place freed", func() (bool, string) {
+	eventually(t, 4*time.Second, "the place freed", func() (bool, string) {
 		_, r, q := admissionGauges(t, admin)
 		return q == 0, fmt.Sprintf("running %d, queued %d", r, q)
 	})
-	if freed := time.Since(disconnected); freed > 600*time.Millisecond {
-		t.Errorf("the queue place was freed %v after the disconnect, want at once (< 600 ms)", freed)
-	}
 	// The freed place takes the next statement (not error 202 for a full queue).
 	next := make(chan error, 1)
 	go func() {

@@ -112,6 +112,45 @@ func TestWriteLockWaiterCanBeKilled(t *testing.T) {
 	}
 }
 
+// A client that gives up while its statement waits for the write lock leaves the wait at once:
+// the waiter is gone from system.metrics while the holder still holds the lock, and its UPDATE
+// never runs when the lock comes free. Only the wait's own watch of the socket can do it: the
+// periodic check for a client that left covers running statements.
+func TestWriteLockWaiterLeavesWhenItsClientDoes(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	kvTable(t, db)
+	holder := pinned(t, db)
+	execOn(t, holder, "BEGIN", "UPDATE kv SET v = 100 WHERE id = 1")
+	pool := s.open("default", "", s.addr)
+	defer pool.Close()
+	waiter := pinned(t, pool)
+	execOn(t, waiter, "SET innodb_lock_wait_timeout = 120")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := waiter.ExecContext(ctx, "UPDATE kv SET v = v + 10 WHERE id = 2")
+		done <- err
+	}()
+	eventually(t, 10*time.Second, "the statement waits for the write lock", func() (bool, string) {
+		got := writeLockGauge(t, db, "WriteLockWaitingStatements")
+		return got == "1", "WriteLockWaitingStatements = " + got
+	})
+	cancel() // the driver closes the connection
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the waiting writer: %v", err)
+	}
+	eventually(t, 10*time.Second, "the waiter leaves", func() (bool, string) {
+		got := writeLockGauge(t, db, "WriteLockWaitingStatements")
+		return got == "0", "WriteLockWaitingStatements = " + got
+	})
+	execOn(t, holder, "COMMIT")
+	wantNoWriteLockHolder(t, db, "after the holder's COMMIT")
+	if got := oneValue(t, db, "SELECT v FROM kv WHERE id = 2"); got != "1" {
+		t.Errorf("v = %s, want 1: the UPDATE of a client that left ran when the lock came free", got)
+	}
+}
+
 // Queries written with a WITH clause or in parentheses are reads: they neither wait for the
 // write lock (they did, and failed with 1205 behind a writer) nor take it, which kept every
 // writer out for as long as a reporting transaction stayed open.

@@ -70,8 +70,6 @@ func (i *interceptor) serve(ctx context.Context, c *mysql.Conn, stmt *statement.
 		return err
 	}
 	defer forgetThresholdsIfNamed(c, stmt)
-	ctx, done := cancelOnDisconnect(ctx, c.Conn)
-	defer done()
 	turn, err := i.s.enterStorage(ctx, c, stmt)
 	// Also when enterStorage failed after it took the write lock: leaveStorage gives it back.
 	defer func() { i.s.leaveStorage(c, turn, err != nil) }()
@@ -92,6 +90,10 @@ func (i *interceptor) serve(ctx context.Context, c *mysql.Conn, stmt *statement.
 	if held {
 		defer i.s.admission.Release()
 	}
+	// The waits for the write lock and for a slot watch the socket themselves; the statement
+	// that runs checks it now and then.
+	ctx, done := cancelOnDisconnect(ctx, c.Conn)
+	defer done()
 	if !isAdminConn(c.Conn) {
 		var entry *runningStatement
 		if ctx, entry, err = i.s.statements.start(ctx, stmt, currentDatabase(c)); err != nil {
