@@ -301,6 +301,39 @@ func TestForeignKeyColumnsCannotBeDropped(t *testing.T) {
 	wantError(t, db, "DELETE FROM kp WHERE id = 1", 1451, "23000")
 }
 
+// TestDropIndexNeededByForeignKey drops indexes that foreign keys need, in the declaring and in
+// the referenced table: MySQL's 1553 (before, 1105 with the engine's words, and DROP PRIMARY KEY
+// succeeded and left the foreign keys without an index: a child row whose parent existed could
+// no longer be inserted); an index is dropped once another one serves the foreign key.
+func TestDropIndexNeededByForeignKey(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	execAll(t, db,
+		"CREATE TABLE ip (id INT PRIMARY KEY, code INT, UNIQUE KEY uc (code))",
+		"CREATE TABLE ic (id INT PRIMARY KEY, pid INT, pcode INT, x INT, KEY k (pid), "+
+			"CONSTRAINT ic_p FOREIGN KEY (pid) REFERENCES ip (id), CONSTRAINT ic_c FOREIGN KEY (pcode) REFERENCES ip (code))",
+		"CREATE TABLE ie (pid INT PRIMARY KEY, CONSTRAINT ie_p FOREIGN KEY (pid) REFERENCES ip (id))",
+		"INSERT INTO ip VALUES (1, 10), (2, 20)")
+	for _, stmt := range []string{
+		"ALTER TABLE ic DROP INDEX k",
+		"DROP INDEX k ON ic",
+		"ALTER TABLE ic ADD COLUMN y INT, DROP KEY k",
+		"ALTER TABLE ic DROP INDEX ic_c", // the index CREATE TABLE made for the foreign key
+		"ALTER TABLE ip DROP INDEX uc",
+		"ALTER TABLE ip DROP INDEX `PRIMARY`",
+		"ALTER TABLE ip DROP PRIMARY KEY",
+		"ALTER TABLE ie DROP PRIMARY KEY", // the declaring table's key serves its foreign key
+	} {
+		if me := wantError(t, db, stmt, 1553, "HY000"); me != nil && !strings.HasSuffix(me.Message, "': needed in a foreign key constraint") {
+			t.Errorf("%s: message %q", stmt, me.Message)
+		}
+	}
+	execAll(t, db, "INSERT INTO ic VALUES (1, 1, 10, 0)", "INSERT INTO ie VALUES (2)",
+		"ALTER TABLE ic ADD INDEX k2 (pid, x)", "DROP INDEX k ON ic",
+		"ALTER TABLE ie ADD UNIQUE KEY up (pid)", "ALTER TABLE ie DROP PRIMARY KEY")
+	wantError(t, db, "INSERT INTO ic VALUES (2, 3, NULL, 0)", 1452, "23000")
+}
+
 // indexColumns is each index of main.table as "name\tcolumn,column" (its columns in index order),
 // sorted, as information_schema.STATISTICS shows them.
 func indexColumns(t testing.TB, db *sql.DB, table string) []string {

@@ -24,6 +24,9 @@ const erQueryInterrupted = 1317
 // erFKColumnCannotDrop is ER_FK_COLUMN_CANNOT_DROP: a column a foreign key of its table uses.
 const erFKColumnCannotDrop = 1828
 
+// erDropIndexFK is ER_DROP_INDEX_FK: an index a foreign key needs.
+const erDropIndexFK = 1553
+
 // sqlStates are MySQL 8's SQLSTATEs of the error numbers the engine or overloadsql may send
 // with HY000.
 var sqlStates = map[int]string{
@@ -81,6 +84,8 @@ var engineMessages = []engineMessage{
 	{regexp.MustCompile(`^Duplicate key name '(.*)'$`), mysql.ERDupKeyName, "Duplicate key name '$1'"},
 	{regexp.MustCompile("^cannot drop column `(.*)` as it is used in foreign key `(.*)`$"), erFKColumnCannotDrop,
 		"Cannot drop column '$1': needed in a foreign key constraint '$2'"},
+	{regexp.MustCompile("^cannot drop index: `(.*)` is used by foreign key `.*`$"), erDropIndexFK,
+		"Cannot drop index '$1': needed in a foreign key constraint"},
 	{regexp.MustCompile(`^an index with id "(.*)" has already been registered$`), mysql.ERDupKeyName, "Duplicate key name '$1'"},
 	{regexp.MustCompile(`^column "(.*)" could not be found in any table in scope$`), mysql.ERBadFieldError, "Unknown column '$1'"},
 	{regexp.MustCompile(`^number of values does not match number of columns provided$`), mysql.ERWrongValueCountOnRow,

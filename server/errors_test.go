@@ -31,6 +31,7 @@ func TestClientError(t *testing.T) {
 		{mysql.NewSQLError(1146, "HY000", "Table 'main.t' doesn't exist"), 1146, "42S02", "Table 'main.t' doesn't exist"},
 		// CREATE TABLE naming two indexes alike: the engine's words, MySQL's 1061.
 		{sql.ErrIndexIDAlreadyRegistered.New("k"), 1061, "42000", "Duplicate key name 'k'"},
+		{sql.ErrForeignKeyDropIndex.New("k", "fk"), 1553, "HY000", "Cannot drop index 'k': needed in a foreign key constraint"},
 		{errors.New("something else"), 1105, "HY000", "something else"},
 	} {
 		got := clientError(c.err)

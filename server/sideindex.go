@@ -12,6 +12,7 @@ import (
 	"github.com/dolthub/go-mysql-server/memory"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/vitess/go/mysql"
 )
 
@@ -469,6 +470,38 @@ func (t *sideTable) refuseReferencedColumnDrop(ctx *sql.Context, column string) 
 	return nil
 }
 
+// refusePrimaryKeyDrop refuses, as MySQL does (1553), to drop the primary key when a foreign key
+// of the table, or one that references it, has no other index to use. The engine checks that
+// for DROP INDEX, but for DROP PRIMARY KEY it rewrote the table without its key and left the
+// foreign key without an index: a child row whose parent existed could no longer be inserted.
+func (t *sideTable) refusePrimaryKeyDrop(ctx *sql.Context) error {
+	declared, err := t.Table.GetDeclaredForeignKeys(ctx)
+	if err != nil {
+		return err
+	}
+	referenced, err := t.Table.GetReferencedForeignKeys(ctx)
+	if err != nil {
+		return err
+	}
+	columns := make([][]string, 0, len(declared)+len(referenced))
+	for _, fk := range declared {
+		columns = append(columns, fk.Columns)
+	}
+	for _, fk := range referenced {
+		columns = append(columns, fk.ParentColumns)
+	}
+	for _, cols := range columns {
+		_, ok, err := plan.FindFKIndexWithPrefix(ctx, t, cols, false, "PRIMARY")
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return mysql.NewSQLError(erDropIndexFK, mysql.SSUnknownSQLState, "Cannot drop index 'PRIMARY': needed in a foreign key constraint")
+		}
+	}
+	return nil
+}
+
 // DropColumn implements sql.AlterableTable.
 func (t *sideTable) DropColumn(ctx *sql.Context, column string) error {
 	if err := t.refuseReferencedColumnDrop(ctx, column); err != nil {
@@ -506,6 +539,11 @@ func (t *sideTable) followColumn(from string, to *sql.Column) {
 func (t *sideTable) RewriteInserter(ctx *sql.Context, oldSchema, newSchema sql.PrimaryKeySchema, oldColumn, newColumn *sql.Column, idxCols []sql.IndexColumn) (sql.RowInserter, error) {
 	if oldColumn != nil && newColumn == nil {
 		if err := t.refuseReferencedColumnDrop(ctx, oldColumn.Name); err != nil {
+			return nil, err
+		}
+	}
+	if len(oldSchema.PkOrdinals) > 0 && len(newSchema.PkOrdinals) == 0 {
+		if err := t.refusePrimaryKeyDrop(ctx); err != nil {
 			return nil, err
 		}
 	}
