@@ -673,3 +673,36 @@ func TestMultiStatementStopsAtFirstError(t *testing.T) {
 		}
 	}
 }
+
+// TestPreparedStatementNamesIgnoreCase prepares, runs and deallocates SQL prepared statements
+// under names in different cases, which name the same statement in MySQL (before, EXECUTE s of
+// PREPARE S failed as unknown, with 1105 instead of 1243).
+func TestPreparedStatementNamesIgnoreCase(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	db.SetMaxOpenConns(1) // prepared statements belong to their connection
+	execAll(t, db, "CREATE TABLE pn (id INT PRIMARY KEY)", "PREPARE Stmt1 FROM 'SELECT 1'")
+	for _, q := range []string{"EXECUTE stmt1", "EXECUTE STMT1", "EXECUTE `sTmT1`"} {
+		if got := queryStrings(t, db, q); !slices.Equal(got, []string{"1"}) {
+			t.Errorf("%s: %q, want 1", q, got)
+		}
+	}
+	execAll(t, db, "PREPARE STMT1 FROM 'SELECT 2'")
+	if got := queryStrings(t, db, "EXECUTE Stmt1"); !slices.Equal(got, []string{"2"}) {
+		t.Errorf("EXECUTE Stmt1 after PREPARE STMT1 again: %q, want 2", got)
+	}
+	execAll(t, db, "DEALLOCATE PREPARE stmt1")
+	wantError(t, db, "EXECUTE Stmt1", 1243, "HY000")
+	wantError(t, db, "DEALLOCATE PREPARE Stmt1", 1243, "HY000")
+
+	// EXECUTE of a prepared ALTER TABLE commits the open transaction first, also when it names
+	// the statement in another case: the row stays though the ALTER TABLE fails.
+	execAll(t, db, "PREPARE badAlter FROM 'ALTER TABLE pn ADD COLUMN id INT'", "START TRANSACTION", "INSERT INTO pn VALUES (1)")
+	if _, err := db.Exec("EXECUTE BadAlter"); err == nil {
+		t.Error("EXECUTE BadAlter (a duplicate column): succeeded, want an error")
+	}
+	execAll(t, db, "ROLLBACK")
+	if got := queryStrings(t, db, "SELECT id FROM pn"); !slices.Equal(got, []string{"1"}) {
+		t.Errorf("rows after EXECUTE BadAlter and ROLLBACK: %q, want the row committed before the ALTER TABLE", got)
+	}
+}

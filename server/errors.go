@@ -86,6 +86,8 @@ var engineMessages = []engineMessage{
 		"Cannot drop column '$1': needed in a foreign key constraint '$2'"},
 	{regexp.MustCompile("^cannot drop index: `(.*)` is used by foreign key `.*`$"), erDropIndexFK,
 		"Cannot drop index '$1': needed in a foreign key constraint"},
+	{regexp.MustCompile(`^Unknown prepared statement handler \((.*)\) given to EXECUTE$`), errUnknownStmtCode,
+		"Unknown prepared statement handler ($1) given to EXECUTE"},
 	{regexp.MustCompile(`^an index with id "(.*)" has already been registered$`), mysql.ERDupKeyName, "Duplicate key name '$1'"},
 	{regexp.MustCompile(`^column "(.*)" could not be found in any table in scope$`), mysql.ERBadFieldError, "Unknown column '$1'"},
 	{regexp.MustCompile(`^number of values does not match number of columns provided$`), mysql.ERWrongValueCountOnRow,

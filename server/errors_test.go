@@ -32,6 +32,7 @@ func TestClientError(t *testing.T) {
 		// CREATE TABLE naming two indexes alike: the engine's words, MySQL's 1061.
 		{sql.ErrIndexIDAlreadyRegistered.New("k"), 1061, "42000", "Duplicate key name 'k'"},
 		{sql.ErrForeignKeyDropIndex.New("k", "fk"), 1553, "HY000", "Cannot drop index 'k': needed in a foreign key constraint"},
+		{sql.ErrUnknownPreparedStatement.New("s"), 1243, "HY000", "Unknown prepared statement handler (s) given to EXECUTE"},
 		{errors.New("something else"), 1105, "HY000", "something else"},
 	} {
 		got := clientError(c.err)

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"strings"
 
 	"overloadsql/server/statement"
 
@@ -13,8 +14,9 @@ import (
 // word of the grammar) by backquoting the bare word before the engine's parser sees it, and
 // refuses expressions too big for the engine to plan and run in bounded time (see
 // statement.CheckExpressionSize; the engine reports a parser's error as error 1105 with the
-// error's text: MySQL has no such limit, so no error number of its own fits better). Every parse
-// of the engine, the handler's and the planner's, goes through it.
+// error's text: MySQL has no such limit, so no error number of its own fits better). It also
+// folds the names of prepared statements (foldPreparedNames). Every parse of the engine, the
+// handler's and the planner's, goes through it.
 type systemParser struct {
 	next sql.Parser
 }
@@ -24,7 +26,7 @@ var _ sql.Parser = systemParser{}
 func (p systemParser) ParseSimple(query string) (ast.Statement, error) {
 	rewritten := statement.RewriteSystem(query)
 	stmt, err := p.next.ParseSimple(rewritten)
-	return restoreColumnNames(stmt, query, rewritten), err
+	return foldPreparedNames(restoreColumnNames(stmt, query, rewritten)), err
 }
 
 func (p systemParser) Parse(ctx *sql.Context, query string, multi bool) (ast.Statement, string, string, error) {
@@ -33,7 +35,7 @@ func (p systemParser) Parse(ctx *sql.Context, query string, multi bool) (ast.Sta
 	}
 	rewritten := statement.RewriteSystem(query)
 	stmt, first, rest, err := p.next.Parse(ctx, rewritten, multi)
-	return restoreColumnNames(stmt, query, rewritten), first, rest, err
+	return foldPreparedNames(restoreColumnNames(stmt, query, rewritten)), first, rest, err
 }
 
 func (p systemParser) ParseWithOptions(ctx context.Context, query string, delimiter rune, multi bool, options ast.ParserOptions) (ast.Statement, string, string, error) {
@@ -42,7 +44,7 @@ func (p systemParser) ParseWithOptions(ctx context.Context, query string, delimi
 	}
 	rewritten := statement.RewriteSystem(query)
 	stmt, first, rest, err := p.next.ParseWithOptions(ctx, rewritten, delimiter, multi, options)
-	return restoreColumnNames(stmt, query, rewritten), first, rest, err
+	return foldPreparedNames(restoreColumnNames(stmt, query, rewritten)), first, rest, err
 }
 
 // restoreColumnNames gives the select-list expressions of a statement parsed from rewritten
@@ -65,6 +67,26 @@ func restoreColumnNames(stmt ast.Statement, original, rewritten string) ast.Stat
 	return stmt
 }
 
+// preparedName is the name under which the engine keeps a prepared statement: the name in lower
+// case, since MySQL's names of prepared statements are case-insensitive (PREPARE S ...; EXECUTE
+// s), and the engine keeps them as written.
+func preparedName(name string) string { return strings.ToLower(name) }
+
+// foldPreparedNames gives PREPARE, EXECUTE and DEALLOCATE PREPARE the name under which the
+// engine keeps the statement. (The engine parses a stored procedure's body with its own parser,
+// not this one: there the names stay as written.)
+func foldPreparedNames(stmt ast.Statement) ast.Statement {
+	switch s := stmt.(type) {
+	case *ast.Prepare:
+		s.Name = preparedName(s.Name)
+	case *ast.Execute:
+		s.Name = preparedName(s.Name)
+	case *ast.Deallocate:
+		s.Name = preparedName(s.Name)
+	}
+	return stmt
+}
+
 // ParseOneWithOptions returns an index into the caller's query, so an index into the rewritten
 // text is mapped back past the backquotes the rewrite added.
 func (p systemParser) ParseOneWithOptions(ctx context.Context, query string, options ast.ParserOptions) (ast.Statement, int, error) {
@@ -73,7 +95,7 @@ func (p systemParser) ParseOneWithOptions(ctx context.Context, query string, opt
 	}
 	rewritten := statement.RewriteSystem(query)
 	stmt, end, err := p.next.ParseOneWithOptions(ctx, rewritten, options)
-	stmt = restoreColumnNames(stmt, query, rewritten)
+	stmt = foldPreparedNames(restoreColumnNames(stmt, query, rewritten))
 	if rewritten != query {
 		end = originalOffset(query, rewritten, end)
 	}

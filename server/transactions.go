@@ -166,7 +166,7 @@ func (s *Server) commitsImplicitly(cl *client, stmt *statement.Summary) bool {
 	if !ok || s.engine == nil {
 		return false
 	}
-	prepared, ok := s.engine.PreparedDataCache.GetCachedStmt(cl.session.ID(), name)
+	prepared, ok := s.engine.PreparedDataCache.GetCachedStmt(cl.session.ID(), preparedName(name))
 	return ok && parsedCommitsImplicitly(prepared)
 }
 
