@@ -27,6 +27,7 @@ const (
 	primaryKeyRuleID   analyzer.RuleId = 10_003
 	showVariablesID    analyzer.RuleId = 10_004
 	unlockedWriteID    analyzer.RuleId = 10_005
+	atomicRenamesID    analyzer.RuleId = 10_006
 )
 
 // addAnalyzerRules adds overloadsql's rules to the engine's rules that run last on every
@@ -44,7 +45,8 @@ func appendAnalyzerRules() {
 		analyzer.Rule{Id: globalReadRuleID, Apply: readGlobalOnlyVariablesGlobally},
 		analyzer.Rule{Id: primaryKeyRuleID, Apply: fastPrimaryKeyLookups},
 		analyzer.Rule{Id: showVariablesID, Apply: showVariablesAsText},
-		analyzer.Rule{Id: unlockedWriteID, Apply: refuseUnlockedWrites})
+		analyzer.Rule{Id: unlockedWriteID, Apply: refuseUnlockedWrites},
+		analyzer.Rule{Id: atomicRenamesID, Apply: atomicRenames})
 }
 
 // showVariablesAsText makes SHOW VARIABLES print floating-point values as numbers. The engine

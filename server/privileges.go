@@ -144,7 +144,10 @@ func (h mysqlAuthorization) HandleAuth(ctx *sql.Context, aqs sql.AuthorizationQu
 		return nil
 	}
 	err := h.AuthorizationHandler.HandleAuth(ctx, aqs, auth)
-	if err == nil || !sql.ErrPrivilegeCheckFailed.Is(err) {
+	if err == nil {
+		return refuseRenameElsewhere(ctx, auth)
+	}
+	if !sql.ErrPrivilegeCheckFailed.Is(err) {
 		return mysqlPrivilegeError(err)
 	}
 	privilege := strings.ToUpper(strings.ReplaceAll(auth.AuthType, "_", " "))
