@@ -13,44 +13,61 @@ import (
 const answerBound = 20 * time.Second
 
 // TestExpressionsTooBigAreRefused: long operator chains made the engine's planner and SHOW's
-// filter work for minutes, deaf to KILL QUERY and to the client leaving. They are refused before
-// parsing with an error naming the limit, and the server keeps serving others.
+// filter work for minutes, deaf to KILL QUERY and to the client leaving; so did chains of NOT or
+// CASE (their cost grows with the square of their length), and nested subqueries, whose planning
+// cost doubles with each level (a 200-byte SELECT (SELECT (SELECT ... 20 deep ran for minutes,
+// 40 deep would run for years). They are refused before parsing with an error naming the limit,
+// and the server keeps serving others.
 func TestExpressionsTooBigAreRefused(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
 	other := session(t, s.db())
-	for name, q := range map[string]string{
-		"SHOW VARIABLES WHERE 1500 terms": "SHOW VARIABLES WHERE " + strings.Repeat("1+", 1500) + "1=0",
-		"200 KB SELECT 1+1+...":           "SELECT " + strings.Repeat("1+", 100_000) + "1",
-		"5000 ORs":                        "SELECT * FROM system.metrics WHERE " + strings.Repeat("value = 1 OR ", 5000) + "0",
+	nested := func(n int, open, inner, close string) string {
+		return strings.Repeat(open, n) + inner + strings.Repeat(close, n)
+	}
+	for _, c := range []struct {
+		name, sql string
+		number    uint16
+		words     string
+	}{
+		{"SHOW VARIABLES WHERE 1500 terms", "SHOW VARIABLES WHERE " + strings.Repeat("1+", 1500) + "1=0", 1105, "expression too complex"},
+		{"200 KB SELECT 1+1+...", "SELECT " + strings.Repeat("1+", 100_000) + "1", 1105, "expression too complex"},
+		{"5000 ORs", "SELECT * FROM system.metrics WHERE " + strings.Repeat("value = 1 OR ", 5000) + "0", 1105, "expression too complex"},
+		{"100000 NOTs", "SELECT " + strings.Repeat("NOT ", 100_000) + "1", 1105, "expression too complex"},
+		{"CASE in CASE, 20000 deep", "SELECT " + nested(20_000, "CASE WHEN 1 THEN ", "1", " END"), 1105, "expression too complex"},
+		{"subqueries in select lists, 20 deep", "SELECT " + nested(20, "(SELECT ", "1", ")"), 1473, "Too high level of nesting for select"},
+		{"subqueries in select lists, 10 KB, 8 deep", "SELECT " + nested(8, "(SELECT ", "1 IN ("+strings.Repeat("1,", 5000)+"1)", ")"), 1473, "Too high level of nesting for select"},
+		{"IN subqueries, 30 deep", "SELECT 1 FROM system.metrics WHERE value " + nested(30, "IN (SELECT value FROM system.metrics WHERE value ", "= 1", ")"), 1473, "Too high level of nesting for select"},
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), answerBound)
 		start := time.Now()
-		rows, err := db.QueryContext(ctx, q)
+		rows, err := db.QueryContext(ctx, c.sql)
 		cancel()
 		if err == nil {
 			rows.Close()
-			t.Errorf("%s: served, want error 1105 naming the limit", name)
+			t.Errorf("%s: served, want error %d naming the limit", c.name, c.number)
 			continue
 		}
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			t.Errorf("%s: no answer within %v", name, answerBound)
+			t.Errorf("%s: no answer within %v", c.name, answerBound)
 			continue
 		}
 		me := mysqlError(t, err)
-		if me.Number != 1105 || !strings.Contains(me.Message, "expression too complex") {
-			t.Errorf("%s: error %d %s, want 1105 expression too complex", name, me.Number, me.Message)
+		if me.Number != c.number || string(me.SQLState[:]) != "HY000" || !strings.Contains(me.Message, c.words) {
+			t.Errorf("%s: error %d (%s) %s, want %d (HY000) %s", c.name, me.Number, me.SQLState, me.Message, c.number, c.words)
 		}
-		t.Logf("%s: refused after %v: %s", name, time.Since(start).Round(time.Millisecond), me.Message)
+		t.Logf("%s: refused after %v: %s", c.name, time.Since(start).Round(time.Millisecond), me.Message)
 		var one int
 		if err := other.QueryRowContext(context.Background(), "SELECT 1").Scan(&one); err != nil {
-			t.Fatalf("another session after %s: %v", name, err)
+			t.Fatalf("another session after %s: %v", c.name, err)
 		}
 	}
 
 	// Within the limits, the same kinds of statement are served.
 	mustExec(t, db, "SHOW VARIABLES WHERE "+strings.Repeat("1+", 31)+"1=0")
 	mustExec(t, db, "SELECT * FROM system.metrics WHERE "+strings.Repeat("value = 1 OR ", 900)+"0")
+	mustExec(t, db, "SELECT "+nested(6, "(SELECT ", "1", ")"))
+	mustExec(t, db, "SELECT 1 FROM system.metrics WHERE value "+nested(12, "IN (SELECT value FROM system.metrics WHERE value ", "= 1", ")"))
 }
 
 // TestNestedVersionCommentsAreAnsweredPromptly: the server reads a statement's leading words

@@ -79,6 +79,8 @@ var engineMessages = []engineMessage{
 		"You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use near '$1'"},
 	{regexp.MustCompile(`^unsupported feature: (.*)$`), mysql.ERNotSupportedYet, "This version of MySQL doesn't yet support '$1'"},
 	{regexp.MustCompile(`^context canceled$`), erQueryInterrupted, "Query execution was interrupted"},
+	// The parser's refusal of subqueries nested too deep (checkSize), which the engine wraps.
+	{regexp.MustCompile(`^(Too high level of nesting for select: .*) \(errno 1473\) \(sqlstate HY000\)$`), erTooHighLevelOfNestingForSelect, "$1"},
 	{regexp.MustCompile(`^Unknown table '(.*)'$`), mysql.ERBadTable, "Unknown table '$1'"},
 	{regexp.MustCompile(`^table with name (.*) already exists$`), mysql.ERTableExists, "Table '$1' already exists"},
 	{regexp.MustCompile(`^Duplicate key name '(.*)'$`), mysql.ERDupKeyName, "Duplicate key name '$1'"},

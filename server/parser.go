@@ -7,6 +7,7 @@ import (
 	"overloadsql/server/statement"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 )
 
@@ -14,7 +15,8 @@ import (
 // word of the grammar) by backquoting the bare word before the engine's parser sees it, and
 // refuses expressions too big for the engine to plan and run in bounded time (see
 // statement.CheckExpressionSize; the engine reports a parser's error as error 1105 with the
-// error's text: MySQL has no such limit, so no error number of its own fits better). It also
+// error's text: MySQL has no such limit, so no error number of its own fits better), and
+// subqueries nested too deep with MySQL's error 1473. It also
 // folds the names of prepared statements (foldPreparedNames). Every parse of the engine, the
 // handler's and the planner's, goes through it.
 type systemParser struct {
@@ -30,7 +32,7 @@ func (p systemParser) ParseSimple(query string) (ast.Statement, error) {
 }
 
 func (p systemParser) Parse(ctx *sql.Context, query string, multi bool) (ast.Statement, string, string, error) {
-	if err := statement.CheckExpressionSize(query); err != nil {
+	if err := checkSize(query); err != nil {
 		return nil, "", "", err
 	}
 	rewritten := statement.RewriteSystem(query)
@@ -39,12 +41,24 @@ func (p systemParser) Parse(ctx *sql.Context, query string, multi bool) (ast.Sta
 }
 
 func (p systemParser) ParseWithOptions(ctx context.Context, query string, delimiter rune, multi bool, options ast.ParserOptions) (ast.Statement, string, string, error) {
-	if err := statement.CheckExpressionSize(query); err != nil {
+	if err := checkSize(query); err != nil {
 		return nil, "", "", err
 	}
 	rewritten := statement.RewriteSystem(query)
 	stmt, first, rest, err := p.next.ParseWithOptions(ctx, rewritten, delimiter, multi, options)
 	return foldPreparedNames(restoreColumnNames(stmt, query, rewritten)), first, rest, err
+}
+
+// erTooHighLevelOfNestingForSelect is MySQL's ER_TOO_HIGH_LEVEL_OF_NESTING_FOR_SELECT.
+const erTooHighLevelOfNestingForSelect = 1473
+
+// checkSize is statement.CheckExpressionSize, with MySQL's error for subqueries nested too deep.
+func checkSize(query string) error {
+	err := statement.CheckExpressionSize(query)
+	if tooDeep, ok := err.(*statement.TooDeepError); ok {
+		return mysql.NewSQLError(erTooHighLevelOfNestingForSelect, mysql.SSUnknownSQLState, "%s", tooDeep.Error())
+	}
+	return err
 }
 
 // restoreColumnNames gives the select-list expressions of a statement parsed from rewritten
@@ -90,7 +104,7 @@ func foldPreparedNames(stmt ast.Statement) ast.Statement {
 // ParseOneWithOptions returns an index into the caller's query, so an index into the rewritten
 // text is mapped back past the backquotes the rewrite added.
 func (p systemParser) ParseOneWithOptions(ctx context.Context, query string, options ast.ParserOptions) (ast.Statement, int, error) {
-	if err := statement.CheckExpressionSize(query); err != nil {
+	if err := checkSize(query); err != nil {
 		return nil, 0, err
 	}
 	rewritten := statement.RewriteSystem(query)

@@ -2,22 +2,39 @@ package statement
 
 import "fmt"
 
-// Limits on the size of one expression. The engine's planning and evaluation of an expression
-// take time that grows faster than its number of operators (an arithmetic node asks its whole
-// subtree for its type, once per node and per row), and none of that work looks at the
-// statement's context, so neither KILL QUERY nor a client that leaves can stop it: the limits
-// refuse such a statement before it is parsed.
+// Limits on the size of one expression and on the nesting of subqueries. The engine's planning
+// and evaluation of an expression take time that grows faster than its number of operators (an
+// arithmetic node asks its whole subtree for its type, once per node and per row; a chain of NOT,
+// CASE or IS costs the square of its length), and the planning of nested subqueries grows
+// exponentially with their depth (a subquery in a select list is asked for its type and printed
+// for its column name by each level above it, each of which does the same for the level below).
+// None of that work looks at the statement's context, so neither KILL QUERY nor a client that
+// leaves can stop it: the limits refuse such a statement before it is parsed.
 const (
 	// MaxArithmeticOperators bounds the arithmetic operators (+ - * / % DIV MOD & | ^ << >>)
 	// of one arithmetic expression, parenthesized parts included.
 	MaxArithmeticOperators = 32
-	// MaxOperators bounds all binary operators (arithmetic, comparisons, AND, OR, XOR) of one
-	// expression: what lies between two commas of a list, parenthesized parts included.
+	// MaxOperators bounds all operators of one expression, what lies between two commas of a
+	// list, parenthesized parts included: the binary ones (arithmetic, comparisons, AND, OR,
+	// XOR, LIKE, REGEXP) and the unary ones (NOT, !, BINARY, signs, ~, IS, CASE).
 	MaxOperators = 2000
+	// MaxSubqueryDepth bounds how deep subqueries nest in one another (MySQL's bound is 63).
+	MaxSubqueryDepth = 16
+	// MaxSelectListCost bounds the planning cost of subqueries nested in select lists: each
+	// subquery in a select list counts its length (plus selectListOverhead) times 2.5 to the
+	// power of its level, the number of subqueries in select lists it is nested in, itself
+	// included (a subquery in a WHERE, FROM or other clause starts again at level 0).
+	MaxSelectListCost  = 1 << 21
+	selectListOverhead = 256
 )
 
-// maxTrackedDepth is the parenthesis depth up to which operators are counted per level; deeper
-// levels share the deepest counter, which then only grows, so nesting never hides an operator.
+// selectListWeight[k] is 2.5^k rounded up: the weight of a subquery at level k of a chain of
+// subqueries in select lists.
+var selectListWeight = [MaxSubqueryDepth + 1]int64{1, 3, 7, 16, 40, 98, 245, 611, 1526, 3815, 9537, 23842, 59605, 149012, 372529, 931323, 2328307}
+
+// maxTrackedDepth is the parenthesis depth up to which levels are told apart; deeper levels
+// share the deepest one, whose operator counts then only grow, so nesting never hides an
+// operator, and a subquery that deep is refused (MaxSubqueryDepth).
 const maxTrackedDepth = 63
 
 // TooComplexError says which limit an expression exceeds and where.
@@ -31,15 +48,46 @@ func (e *TooComplexError) Error() string {
 	return fmt.Sprintf("expression too complex: more than %d %s in one expression (at byte %d); split it, or compute it in the application", e.Limit, e.What, e.Offset)
 }
 
+// TooDeepError says that subqueries nest too deep: more than MaxSubqueryDepth levels, or, in
+// select lists, over MaxSelectListCost. It is MySQL's ER_TOO_HIGH_LEVEL_OF_NESTING_FOR_SELECT.
+type TooDeepError struct {
+	SelectLists bool // over MaxSelectListCost, rather than MaxSubqueryDepth
+	Offset      int  // byte offset of the subquery that exceeded the limit
+}
+
+func (e *TooDeepError) Error() string {
+	if e.SelectLists {
+		return fmt.Sprintf("Too high level of nesting for select: the subqueries in select lists that nest in subqueries in select lists are too long or too deep (at byte %d): "+
+			"planning them costs 2.5 times more with each level. Move the inner ones into FROM (a derived table) or a join", e.Offset)
+	}
+	return fmt.Sprintf("Too high level of nesting for select: subqueries nest more than %d deep (at byte %d); planning them costs more with each level. Join, or use derived tables", MaxSubqueryDepth, e.Offset)
+}
+
+// level is what the check knows of one parenthesis level, or of the statement itself (level 0).
+type level struct {
+	counts
+	// query: the level is a query's own (the statement's, or a subquery's): its SELECT opens a
+	// select list and its FROM, WHERE, ... close it. Another level (a function's arguments, a
+	// parenthesized expression) keeps what the query around it was in when it opened.
+	query      bool
+	selectList bool
+	subqueries int // subqueries the level is in, its own included
+	chain      int // its level in a chain of subqueries in select lists (see MaxSelectListCost)
+	open       int // byte offset of its parenthesis
+}
+
 // counts are the operators counted at one parenthesis level since its last comma.
-type counts struct{ arithmetic, all int }
+type counts struct{ arithmetic, all int32 }
 
 // CheckExpressionSize returns a *TooComplexError when an expression of sql exceeds
-// MaxArithmeticOperators or MaxOperators, nil otherwise. It reads the text once, with the same
-// tokenizer as the rest of the package, and does not allocate.
+// MaxArithmeticOperators or MaxOperators, a *TooDeepError when its subqueries nest deeper than
+// MaxSubqueryDepth or cost more than MaxSelectListCost, nil otherwise. It reads the text once,
+// with the same tokenizer as the rest of the package, and does not allocate.
 func CheckExpressionSize(sql string) error {
-	var levels [maxTrackedDepth + 1]counts
+	var levels [maxTrackedDepth + 1]level
+	levels[0].query = true
 	depth := 0
+	var selectListCost int64
 	lx := lexer{sql: sql}
 	var prev token
 	for {
@@ -47,14 +95,32 @@ func CheckExpressionSize(sql string) error {
 		if t.kind == kindEnd {
 			return nil
 		}
-		level := min(depth, maxTrackedDepth)
-		cur := &levels[level]
+		cur := &levels[min(depth, maxTrackedDepth)]
 		switch op := operatorAt(&lx, prev, t); {
 		case t.isPunct(sql, '('):
+			outer := *cur
 			depth++
-			if depth <= maxTrackedDepth {
-				levels[depth] = counts{}
+			next := lx.peekSignificant()
+			subquery := next.is(sql, "select") || next.is(sql, "with")
+			if depth > maxTrackedDepth {
+				if subquery {
+					return &TooDeepError{Offset: t.start}
+				}
+				break
 			}
+			in := level{selectList: outer.selectList, subqueries: outer.subqueries, chain: outer.chain, open: t.start}
+			if subquery {
+				in.query, in.selectList = true, false
+				in.subqueries++
+				if in.subqueries > MaxSubqueryDepth {
+					return &TooDeepError{Offset: t.start}
+				}
+				in.chain = 0
+				if outer.selectList {
+					in.chain = outer.chain + 1
+				}
+			}
+			levels[depth] = in
 		case t.isPunct(sql, ')'):
 			switch {
 			case depth > maxTrackedDepth:
@@ -64,18 +130,33 @@ func CheckExpressionSize(sql string) error {
 				depth--
 				levels[depth].arithmetic += inner.arithmetic
 				levels[depth].all += inner.all
+				if inner.query && inner.chain > 0 {
+					selectListCost += selectListWeight[inner.chain] * int64(t.end-inner.open+selectListOverhead)
+					if selectListCost > MaxSelectListCost {
+						return &TooDeepError{SelectLists: true, Offset: inner.open}
+					}
+				}
 			}
 		case t.isPunct(sql, ','):
-			*cur = counts{}
+			cur.counts = counts{}
 		case t.isPunct(sql, ';'):
 			depth = 0
-			levels[0] = counts{}
+			levels[0] = level{query: true}
+			selectListCost = 0
 		case op == opArithmetic:
 			cur.arithmetic++
 			cur.all++
 		case op == opOther:
 			cur.arithmetic = 0
 			cur.all++
+		case op == opUnary:
+			cur.all++
+		case cur.query && t.kind == kindWord:
+			if t.is(sql, "select") {
+				cur.selectList = true
+			} else if isAnyWord(sql, t, selectListEnds) {
+				cur.selectList = false
+			}
 		}
 		if c := levels[min(depth, maxTrackedDepth)]; c.arithmetic > MaxArithmeticOperators {
 			return &TooComplexError{What: "arithmetic operators", Limit: MaxArithmeticOperators, Offset: t.start}
@@ -86,15 +167,19 @@ func CheckExpressionSize(sql string) error {
 	}
 }
 
+// selectListEnds are the words that end a select list at its query's level.
+var selectListEnds = []string{"from", "where", "group", "having", "window", "order", "limit", "into", "for", "lock", "union", "except", "intersect"}
+
 type operator uint8
 
 const (
 	opNone       operator = iota
 	opArithmetic          // ends in an arithmetic node of the engine
 	opOther               // a comparison or a logical operator
+	opUnary               // NOT, !, BINARY, a sign, ~, IS, CASE
 )
 
-// operatorAt classifies t, read after prev, as a binary operator. Operators of two bytes
+// operatorAt classifies t, read after prev, as an operator. Operators of two bytes
 // (<<, >>, <=, >=, <>, !=, <=>, &&, ||) are read whole, so that they count once. + and - are
 // binary only after an operand; * only after an operand (SELECT *, COUNT(*), t.* are not
 // products).
@@ -110,6 +195,8 @@ func operatorAt(lx *lexer, prev, t token) operator {
 		case t.is(sql, "and"), t.is(sql, "or"), t.is(sql, "xor"), t.is(sql, "like"),
 			t.is(sql, "regexp"), t.is(sql, "rlike"):
 			return opOther
+		case t.is(sql, "not"), t.is(sql, "binary"), t.is(sql, "case"), t.is(sql, "is"):
+			return opUnary
 		}
 		return opNone
 	case kindPunct:
@@ -131,10 +218,18 @@ func operatorAt(lx *lexer, prev, t token) operator {
 		if endsOperand(sql, prev) {
 			return opArithmetic
 		}
-	case '+', '*', '/', '%', '^':
+		return opUnary
+	case '+':
 		if endsOperand(sql, prev) {
 			return opArithmetic
 		}
+		return opUnary
+	case '*', '/', '%', '^':
+		if endsOperand(sql, prev) {
+			return opArithmetic
+		}
+	case '~':
+		return opUnary
 	case '&', '|':
 		if next == c {
 			lx.pos++
@@ -160,6 +255,7 @@ func operatorAt(lx *lexer, prev, t token) operator {
 			lx.pos++
 			return opOther
 		}
+		return opUnary
 	}
 	return opNone
 }

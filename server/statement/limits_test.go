@@ -23,7 +23,7 @@ func TestCheckExpressionSize(t *testing.T) {
 		{"comparison splits arithmetic", "SELECT " + chain("1", "+", 30) + " = " + chain("1", "+", 30), ""},
 		{"commas split", "SELECT " + chain("1", "+", 30) + ", " + chain("1", "+", 30), ""},
 		{"statements split", "SELECT " + chain("1", "+", 30) + "; SELECT " + chain("1", "+", 30), ""},
-		{"signs are not operators", "INSERT INTO t VALUES " + chain("(-1, +2, - -3)", ",", 500), ""},
+		{"signs count per list item", "INSERT INTO t VALUES " + chain("(-1, +2, - -3)", ",", 500), ""},
 		{"stars are not products", "SELECT *, t.*, COUNT(*) FROM t WHERE a = - 1", ""},
 		{"json paths are not arithmetic", "SELECT " + chain("j->>'$.a'", " OR ", 40), ""},
 		{"operators in strings and comments", "SELECT '" + chain("1", "+", 100) + "' /* " + chain("1", "+", 100) + " */", ""},
@@ -37,6 +37,14 @@ func TestCheckExpressionSize(t *testing.T) {
 		{"deep nesting hides nothing", "SELECT " + strings.Repeat("1+1+(", 100) + "1" + strings.Repeat(")", 100), "arithmetic operators"},
 		{"deep nesting then a sibling", strings.Repeat("(", 100) + chain("1", "+", 20) + strings.Repeat(")", 100) + "+" + chain("1", "+", 20), "arithmetic operators"},
 		{"200 KB", "SELECT " + chain("1", "+", 100000), "arithmetic operators"},
+		{"2000 NOTs", "SELECT " + strings.Repeat("NOT ", 2000) + "1", ""},
+		{"2001 NOTs", "SELECT " + strings.Repeat("NOT ", 2001) + "1", "operators"},
+		{"bangs", "SELECT " + strings.Repeat("!", 2001) + "1", "operators"},
+		{"IS chain", "SELECT 1" + strings.Repeat(" IS TRUE", 2001), "operators"},
+		{"nested CASE", "SELECT " + strings.Repeat("CASE WHEN 1 THEN ", 2001) + "1" + strings.Repeat(" END", 2001), "operators"},
+		{"CASE branches are not a chain", "SELECT CASE " + strings.Repeat("WHEN 1 THEN 1 ", 5000) + "END", ""},
+		{"signs", "SELECT " + strings.Repeat("- ", 2001) + "1", "operators"},
+		{"BINARY", "SELECT " + strings.Repeat("BINARY ", 2001) + "'a'", "operators"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -89,4 +97,55 @@ func FuzzCheckExpressionSize(f *testing.F) {
 			t.Fatalf("a trailing comment changed the verdict on %q", sql)
 		}
 	})
+}
+
+func TestCheckSubqueryNesting(t *testing.T) {
+	chain := func(n int, open, inner, close string) string {
+		return strings.Repeat(open, n) + inner + strings.Repeat(close, n)
+	}
+	big := "1 IN (" + strings.Repeat("1,", 5000) + "1)" // 10 KB
+	cases := []struct {
+		name, sql string
+		want      string // "" when within limits, "depth" or "select lists"
+	}{
+		{"select list, 9 deep", "SELECT " + chain(9, "(SELECT ", "1", ")"), ""},
+		{"select list, 10 deep", "SELECT " + chain(10, "(SELECT ", "1", ")"), "select lists"},
+		{"select list, 30 deep", "SELECT " + chain(30, "(SELECT ", "1", ")"), "depth"},
+		{"aliased", "SELECT " + chain(10, "(SELECT ", "1", ") AS a"), "select lists"},
+		{"through functions", "SELECT " + chain(10, "abs((SELECT ", "1", "))"), "select lists"},
+		{"through FROM inside a function", "SELECT " + chain(10, "EXTRACT(YEAR FROM (SELECT ", "NOW()", "))"), "select lists"},
+		{"10 KB, 5 deep", "SELECT " + chain(5, "(SELECT ", big, ")"), ""},
+		{"10 KB, 6 deep", "SELECT " + chain(6, "(SELECT ", big, ")"), "select lists"},
+		{"600 KB in one", "SELECT (SELECT 1 IN (" + strings.Repeat("1,", 300000) + "1))", ""},
+		{"1 MB in one", "SELECT (SELECT 1 IN (" + strings.Repeat("1,", 500000) + "1))", "select lists"},
+		{"1 MB outside", "SELECT 1 IN (" + strings.Repeat("1,", 500000) + "1)", ""},
+		{"where, 16 deep", "SELECT 1 " + chain(16, "WHERE 1 = (SELECT 1 ", "", ")"), ""},
+		{"where, 17 deep", "SELECT 1 " + chain(17, "WHERE 1 = (SELECT 1 ", "", ")"), "depth"},
+		{"where, 10 KB, 16 deep", "SELECT 1 " + chain(16, "WHERE 1 = (SELECT 1 ", "WHERE "+big, ")"), ""},
+		{"derived tables, 16 deep", "SELECT * FROM " + chain(16, "(SELECT * FROM ", "(SELECT 1) t", ") t"), "depth"},
+		{"derived tables, 15 deep", "SELECT * FROM " + chain(15, "(SELECT * FROM ", "(SELECT 1) t", ") t"), ""},
+		{"derived tables with scalar subqueries", "SELECT * FROM " + chain(7, "(SELECT (SELECT 1) a, t.* FROM ", "(SELECT 1 b) t", ") t"), ""},
+		{"select list and where alternate", "SELECT " + chain(8, "(SELECT 1 WHERE 1 = (SELECT ", "1", "))"), ""},
+		{"ctes", chain(16, "WITH c AS (", "SELECT 1 AS a", ") SELECT * FROM c"), ""},
+		{"after a union", "SELECT 1 UNION SELECT " + chain(10, "(SELECT ", "1", ")"), "select lists"},
+		{"statements split", "SELECT " + chain(9, "(SELECT ", "1", ")") + "; SELECT " + chain(9, "(SELECT ", "1", ")"), ""},
+		{"insert select", "INSERT INTO t SELECT " + chain(10, "(SELECT ", "1", ")"), "select lists"},
+		{"beyond the tracked parentheses", "SELECT " + strings.Repeat("(", 70) + "(SELECT 1)" + strings.Repeat(")", 70), "depth"},
+		{"in strings", "SELECT '" + chain(30, "(SELECT ", "1", ")") + "'", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := CheckExpressionSize(tc.sql)
+			var tde *TooDeepError
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tc.want == "":
+			case !errors.As(err, &tde):
+				t.Fatalf("got %v, want a TooDeepError (%s)", err, tc.want)
+			case tde.SelectLists != (tc.want == "select lists"):
+				t.Fatalf("got %v, want the limit on %s", err, tc.want)
+			}
+		})
+	}
 }
