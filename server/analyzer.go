@@ -28,6 +28,7 @@ const (
 	showVariablesID    analyzer.RuleId = 10_004
 	unlockedWriteID    analyzer.RuleId = 10_005
 	atomicRenamesID    analyzer.RuleId = 10_006
+	exactCompareID     analyzer.RuleId = 10_007
 )
 
 // addAnalyzerRules adds overloadsql's rules to the engine's rules that run last on every
@@ -39,6 +40,9 @@ func addAnalyzerRules() { analyzerRulesAdded.Do(appendAnalyzerRules) }
 var analyzerRulesAdded sync.Once
 
 func appendAnalyzerRules() {
+	// Before the engine's rules, which choose index lookups from the comparisons.
+	analyzer.AlwaysBeforeDefault = append(analyzer.AlwaysBeforeDefault,
+		analyzer.Rule{Id: exactCompareID, Apply: exactComparisons})
 	analyzer.OnceAfterAll = append(analyzer.OnceAfterAll,
 		analyzer.Rule{Id: explainRuleID, Apply: explainManyRows},
 		analyzer.Rule{Id: createSchemaRuleID, Apply: createSchemaAsDatabase},

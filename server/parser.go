@@ -28,7 +28,7 @@ var _ sql.Parser = systemParser{}
 func (p systemParser) ParseSimple(query string) (ast.Statement, error) {
 	rewritten := statement.RewriteSystem(query)
 	stmt, err := p.next.ParseSimple(rewritten)
-	return foldPreparedNames(restoreColumnNames(stmt, query, rewritten)), err
+	return exactDecimalLiterals(foldPreparedNames(restoreColumnNames(stmt, query, rewritten))), err
 }
 
 func (p systemParser) Parse(ctx *sql.Context, query string, multi bool) (ast.Statement, string, string, error) {
@@ -37,7 +37,7 @@ func (p systemParser) Parse(ctx *sql.Context, query string, multi bool) (ast.Sta
 	}
 	rewritten := statement.RewriteSystem(query)
 	stmt, first, rest, err := p.next.Parse(ctx, rewritten, multi)
-	return foldPreparedNames(restoreColumnNames(stmt, query, rewritten)), first, rest, err
+	return exactDecimalLiterals(foldPreparedNames(restoreColumnNames(stmt, query, rewritten))), first, rest, err
 }
 
 func (p systemParser) ParseWithOptions(ctx context.Context, query string, delimiter rune, multi bool, options ast.ParserOptions) (ast.Statement, string, string, error) {
@@ -46,7 +46,7 @@ func (p systemParser) ParseWithOptions(ctx context.Context, query string, delimi
 	}
 	rewritten := statement.RewriteSystem(query)
 	stmt, first, rest, err := p.next.ParseWithOptions(ctx, rewritten, delimiter, multi, options)
-	return foldPreparedNames(restoreColumnNames(stmt, query, rewritten)), first, rest, err
+	return exactDecimalLiterals(foldPreparedNames(restoreColumnNames(stmt, query, rewritten))), first, rest, err
 }
 
 // erTooHighLevelOfNestingForSelect is MySQL's ER_TOO_HIGH_LEVEL_OF_NESTING_FOR_SELECT.
@@ -109,7 +109,7 @@ func (p systemParser) ParseOneWithOptions(ctx context.Context, query string, opt
 	}
 	rewritten := statement.RewriteSystem(query)
 	stmt, end, err := p.next.ParseOneWithOptions(ctx, rewritten, options)
-	stmt = foldPreparedNames(restoreColumnNames(stmt, query, rewritten))
+	stmt = exactDecimalLiterals(foldPreparedNames(restoreColumnNames(stmt, query, rewritten)))
 	if rewritten != query {
 		end = originalOffset(query, rewritten, end)
 	}

@@ -1,0 +1,341 @@
+package server
+
+import (
+	"bytes"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/sqltypes"
+	"github.com/dolthub/vitess/go/vt/proto/query"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+	"github.com/shopspring/decimal"
+)
+
+// Exact numeric comparisons. The engine compares a DECIMAL with another number in the DECIMAL's
+// own type, the left one's when both are: the other value is rounded to that type's scale, or
+// clamped to its range, first. So with d DECIMAL(8,2) holding 1.50, `d = 1.499` was true and
+// `1.499 < d` false; and `DELETE ... WHERE d = 1.499` deleted that row. An index lookup does the
+// same with its key, for integer columns too: with an index on t TINYINT, `t = 300` found the row
+// holding 127, and on u BIGINT UNSIGNED, `u > -1` found nothing.
+//
+// MySQL compares the exact values. Two steps bring that back. The engine's planner already
+// converts a decimal literal compared with a DECIMAL column to the column's type (`d > 1.499`
+// became `d > 1.50`), so the parser's output gives each decimal literal of a comparison its own
+// exact type first (exactDecimalLiterals: CAST(1.499 AS DECIMAL(5,3)), which the engine folds
+// back into a constant, for index lookups too). Then exactComparisons, an analyzer rule that runs before the
+// engine's own, finds the comparisons (=, <=>, <, <=, >, >=, BETWEEN, IN) where a side would be
+// rounded or clamped: a literal that the column's type cannot hold exactly, or a DECIMAL
+// compared with a number of a larger scale or more integer digits than its type has. It compares
+// every side of those as DECIMAL(65, s), s the largest scale among them, which holds them all
+// exactly. A column so wrapped is not looked up in an index (the lookup would clamp its key), so
+// such a comparison reads the table; all the others, the common case, are left as they were.
+
+// exactDecimalPrecision is the precision of the DECIMAL the sides are compared in: MySQL's
+// largest. Its scale is at most exactDecimalMaxScale, MySQL's largest.
+const (
+	exactDecimalPrecision = 65
+	exactDecimalMaxScale  = 30
+)
+
+func exactComparisons(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	return transform.NodeExprsWithOpaque(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		return transform.Expr(e, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+			if sub, ok := e.(*plan.Subquery); ok { // the walk does not look into its query
+				q, same, err := exactComparisons(ctx, a, sub.Query, scope, sel, qFlags)
+				if same || err != nil {
+					return e, transform.SameTree, err
+				}
+				return sub.WithQuery(q), transform.NewTree, nil
+			}
+			return exactComparison(ctx, e)
+		})
+	})
+}
+
+// exactDecimalLiterals gives each decimal literal (1.499, not 1.5e0) that is a side of a
+// comparison in stmt a type that holds it exactly, CAST(1.499 AS DECIMAL(5,3)), so that the engine's planner
+// leaves its value as written (see the top of the file), in queries, INSERT, UPDATE, DELETE and
+// the query of a view. The column a comparison names keeps the text the client wrote.
+func exactDecimalLiterals(stmt ast.Statement) ast.Statement {
+	var tree ast.SQLNode
+	switch s := stmt.(type) {
+	case *ast.Select, *ast.SetOp, *ast.Insert, *ast.Update, *ast.Delete:
+		tree = s
+	case *ast.Explain: // Walk does not look into it
+		exactDecimalLiterals(s.Statement)
+		return stmt
+	case *ast.DDL:
+		// Only a view's query (the engine reads the definition again for each use). The
+		// other definitions keep their text as written; the engine reads a CHECK constraint
+		// again as a SELECT of its expression, which this function then sees.
+		if s.ViewSpec == nil || s.ViewSpec.ViewExpr == nil {
+			return stmt
+		}
+		tree = s.ViewSpec.ViewExpr
+	default:
+		return stmt
+	}
+	_ = ast.Walk(func(node ast.SQLNode) (bool, error) {
+		if c, ok := node.(*ast.ComparisonExpr); ok {
+			c.Left, c.Right = exactDecimalLiteral(c.Left), exactDecimalLiteral(c.Right)
+		}
+		return true, nil
+	}, tree)
+	return stmt
+}
+
+// exactDecimalLiteral is e, or CAST(e AS DECIMAL(p+1, s)) when e is a decimal literal with p
+// digits, s of them after the point, that MySQL's DECIMAL can hold.
+func exactDecimalLiteral(e ast.Expr) ast.Expr {
+	v, ok := e.(*ast.SQLVal)
+	if !ok || v.Type != ast.FloatVal || bytes.ContainsAny(v.Val, "eE") {
+		return e
+	}
+	whole, fraction, ok := bytes.Cut(bytes.TrimLeft(v.Val, "+-"), []byte("."))
+	if !ok {
+		return e
+	}
+	whole = bytes.TrimLeft(whole, "0")
+	scale := len(fraction)
+	// One digit more than the literal has: the planner drops a CAST to the literal's own type.
+	precision := max(len(whole)+scale, 1) + 1
+	if scale > exactDecimalMaxScale || precision > exactDecimalPrecision {
+		return e
+	}
+	return &ast.ConvertExpr{Name: "CAST", Expr: v, Type: &ast.ConvertType{Type: "decimal",
+		Length: ast.NewIntVal([]byte(strconv.Itoa(precision))), Scale: ast.NewIntVal([]byte(strconv.Itoa(scale)))}}
+}
+
+// exactComparison rewrites one comparison whose sides the engine would round or clamp.
+func exactComparison(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+	inexact := func(left, right sql.Expression) bool {
+		return clampedKey(ctx, left, right) || clampedKey(ctx, right, left) || rounded(ctx, left, right)
+	}
+	var sides []sql.Expression
+	switch e := e.(type) {
+	case *expression.Equals, *expression.NullSafeEquals, *expression.LessThan, *expression.LessThanOrEqual,
+		*expression.GreaterThan, *expression.GreaterThanOrEqual:
+		sides = e.Children()
+		if !inexact(sides[0], sides[1]) {
+			return e, transform.SameTree, nil
+		}
+	case *expression.Between:
+		// Evaluated as Lower <= Val AND Upper >= Val.
+		sides = []sql.Expression{e.Val, e.Lower, e.Upper}
+		if !inexact(e.Lower, e.Val) && !inexact(e.Upper, e.Val) {
+			return e, transform.SameTree, nil
+		}
+	case *expression.InTuple:
+		list, ok := e.Right().(expression.Tuple)
+		if !ok || !slices.ContainsFunc(list, func(item sql.Expression) bool { return inexact(e.Left(), item) }) {
+			return e, transform.SameTree, nil
+		}
+		scale, ok := exactScale(ctx, append([]sql.Expression{e.Left()}, list...))
+		if !ok {
+			return e, transform.SameTree, nil
+		}
+		items := make(expression.Tuple, len(list))
+		for i, item := range list {
+			items[i] = asExactDecimal(item, scale)
+		}
+		return expression.NewInTuple(asExactDecimal(e.Left(), scale), items), transform.NewTree, nil
+	default:
+		return e, transform.SameTree, nil
+	}
+	scale, ok := exactScale(ctx, sides)
+	if !ok {
+		return e, transform.SameTree, nil
+	}
+	exact := make([]sql.Expression, len(sides))
+	for i, side := range sides {
+		exact[i] = asExactDecimal(side, scale)
+	}
+	out, err := e.WithChildren(exact...)
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	return out, transform.NewTree, nil
+}
+
+// asExactDecimal is e compared as DECIMAL(65, scale).
+func asExactDecimal(e sql.Expression, scale int) sql.Expression {
+	return expression.NewConvertWithLengthAndScale(e, expression.ConvertToDecimal, exactDecimalPrecision, scale)
+}
+
+// exactScale is the scale that holds every side exactly, and whether DECIMAL(65, scale) holds
+// their integer digits too.
+func exactScale(ctx *sql.Context, sides []sql.Expression) (int, bool) {
+	scale, digits := 0, 0
+	for _, side := range sides {
+		d, ok := numericDigits(ctx, side)
+		if !ok {
+			return 0, false
+		}
+		scale, digits = max(scale, d.scale), max(digits, d.integer)
+	}
+	return scale, scale <= exactDecimalMaxScale && digits <= exactDecimalPrecision-scale
+}
+
+// digits are the integer and fractional digits a number has (a literal) or may have (its type).
+type digits struct{ integer, scale int }
+
+// numericDigits are e's digits: a literal's own, otherwise its type's; false when e is not an
+// exact number (an integer or a DECIMAL).
+func numericDigits(ctx *sql.Context, e sql.Expression) (digits, bool) {
+	if v, ok := literalDecimal(ctx, e); ok {
+		return valueDigits(v), true
+	}
+	return typeDigits(e.Type())
+}
+
+func valueDigits(v decimal.Decimal) digits {
+	scale := 0
+	if exp := v.Exponent(); exp < 0 {
+		scale = int(-exp)
+	}
+	integer := len(v.Abs().Truncate(0).String())
+	return digits{integer: integer, scale: scale}
+}
+
+// intRange is the range of an integer type.
+type intRange struct{ min, max decimal.Decimal }
+
+var intRanges = map[query.Type]intRange{
+	sqltypes.Int8:   {decimal.NewFromInt(-1 << 7), decimal.NewFromInt(1<<7 - 1)},
+	sqltypes.Uint8:  {decimal.Zero, decimal.NewFromInt(1<<8 - 1)},
+	sqltypes.Int16:  {decimal.NewFromInt(-1 << 15), decimal.NewFromInt(1<<15 - 1)},
+	sqltypes.Uint16: {decimal.Zero, decimal.NewFromInt(1<<16 - 1)},
+	sqltypes.Int24:  {decimal.NewFromInt(-1 << 23), decimal.NewFromInt(1<<23 - 1)},
+	sqltypes.Uint24: {decimal.Zero, decimal.NewFromInt(1<<24 - 1)},
+	sqltypes.Int32:  {decimal.NewFromInt(-1 << 31), decimal.NewFromInt(1<<31 - 1)},
+	sqltypes.Uint32: {decimal.Zero, decimal.NewFromInt(1<<32 - 1)},
+	sqltypes.Int64:  {decimal.NewFromInt(-1 << 63), decimal.NewFromInt(1<<63 - 1)},
+	sqltypes.Uint64: {decimal.Zero, decimal.RequireFromString("18446744073709551615")},
+}
+
+func typeDigits(t sql.Type) (digits, bool) {
+	if dt, ok := t.(sql.DecimalType); ok {
+		return digits{integer: int(dt.Precision()) - int(dt.Scale()), scale: int(dt.Scale())}, true
+	}
+	if r, ok := intRanges[t.Type()]; ok {
+		return digits{integer: max(len(r.min.Abs().String()), len(r.max.String()))}, true
+	}
+	return digits{}, false
+}
+
+// clampedKey reports whether an index lookup on column would clamp or round other: other is a
+// literal that the column's type cannot hold exactly (the lookup converts its key to that type).
+func clampedKey(ctx *sql.Context, column, other sql.Expression) bool {
+	if _, ok := column.(*expression.GetField); !ok {
+		return false
+	}
+	v, ok := literalDecimal(ctx, other)
+	return ok && !holds(column.Type(), v)
+}
+
+// rounded reports whether the engine's comparison of left with right would round or clamp one
+// of them: it compares in left's type when that is a DECIMAL, else in right's when that is, and
+// that type has fewer digits than the other side has.
+func rounded(ctx *sql.Context, left, right sql.Expression) bool {
+	lt, rt := left.Type(), right.Type()
+	switch {
+	case types.TypesEqual(lt, rt):
+		return false
+	case types.IsDecimal(lt):
+		return !wide(ctx, lt, right)
+	case types.IsDecimal(rt):
+		return !wide(ctx, rt, left)
+	}
+	return false
+}
+
+// wide reports whether the DECIMAL type t holds every value e may have.
+func wide(ctx *sql.Context, t sql.Type, e sql.Expression) bool {
+	have, _ := typeDigits(t)
+	need, ok := numericDigits(ctx, e)
+	if !ok {
+		return true // not an exact number: not this rule's case
+	}
+	return need.integer <= have.integer && need.scale <= have.scale
+}
+
+// holds reports whether the integer or DECIMAL type t holds v exactly.
+func holds(t sql.Type, v decimal.Decimal) bool {
+	if r, ok := intRanges[t.Type()]; ok {
+		return v.Equal(v.Truncate(0)) && v.Cmp(r.min) >= 0 && v.Cmp(r.max) <= 0
+	}
+	if dt, ok := t.(sql.DecimalType); ok {
+		d := valueDigits(v)
+		return d.scale <= int(dt.Scale()) && (v.IsZero() || d.integer <= int(dt.Precision())-int(dt.Scale()))
+	}
+	return true
+}
+
+// literalDecimal is the value of a numeric literal (or a text literal that is a number, or a
+// literal converted to DECIMAL by exactDecimalLiterals), exactly; false for anything else.
+func literalDecimal(ctx *sql.Context, e sql.Expression) (decimal.Decimal, bool) {
+	var value any
+	switch e := e.(type) {
+	case *expression.Literal:
+		value = e.Value()
+	case *expression.Convert:
+		if _, ok := e.Child.(*expression.Literal); !ok || !types.IsDecimal(e.Type()) {
+			return decimal.Decimal{}, false
+		}
+		v, err := e.Eval(ctx, nil)
+		if err != nil {
+			return decimal.Decimal{}, false
+		}
+		value = v
+	default:
+		return decimal.Decimal{}, false
+	}
+	switch v := value.(type) {
+	case decimal.Decimal:
+		return trimZeros(v), true
+	case int8:
+		return decimal.NewFromInt(int64(v)), true
+	case int16:
+		return decimal.NewFromInt(int64(v)), true
+	case int32:
+		return decimal.NewFromInt(int64(v)), true
+	case int64:
+		return decimal.NewFromInt(v), true
+	case uint8:
+		return decimal.NewFromInt(int64(v)), true
+	case uint16:
+		return decimal.NewFromInt(int64(v)), true
+	case uint32:
+		return decimal.NewFromInt(int64(v)), true
+	case uint64:
+		return decimal.RequireFromString(strconv.FormatUint(v, 10)), true
+	case float64:
+		// A client's DOUBLE parameter (go-sql-driver sends a float64 so): the shortest decimal
+		// that reads back as the same double, 1.499 for 1.499.
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			return decimal.Decimal{}, false
+		}
+		return trimZeros(decimal.NewFromFloat(v)), true
+	case string:
+		// A client's parameter sent as text (DECIMAL values often are), when it is a number.
+		d, err := decimal.NewFromString(strings.TrimSpace(v))
+		return trimZeros(d), err == nil
+	}
+	return decimal.Decimal{}, false
+}
+
+// trimZeros drops a decimal's trailing fractional zeros: 1.500 holds in DECIMAL(8,2).
+func trimZeros(v decimal.Decimal) decimal.Decimal {
+	for v.Exponent() < 0 && v.Equal(v.Truncate(-v.Exponent()-1)) {
+		v = v.Truncate(-v.Exponent() - 1)
+	}
+	return v
+}
