@@ -96,3 +96,38 @@ func TestNumericComparisonsAreExact(t *testing.T) {
 		t.Errorf("EXPLAIN PLAN of d > 1.49 uses no index: %q", plan)
 	}
 }
+
+// TestNotInWithNulls: `x NOT IN (SELECT y ...)` is NULL, so a WHERE drops the row, when x is
+// NULL or when no y equals x but some y is NULL. The engine's planner turned it into an anti
+// join that kept every row without an equal y: with a NULL among the y it returned rows where
+// MySQL returns none, and it kept the rows whose x is NULL. Where neither side can be NULL, the
+// anti join stays (its plan is checked).
+func TestNotInWithNulls(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	execAll(t, db, "CREATE TABLE na (id INT PRIMARY KEY, x INT, KEY (x))", "INSERT INTO na VALUES (1, 1), (2, 2), (3, NULL)",
+		"CREATE TABLE nb (id INT PRIMARY KEY, y INT, KEY (y))", "INSERT INTO nb VALUES (1, 1), (2, 1), (3, NULL)",
+		"CREATE TABLE nc (id INT PRIMARY KEY, y INT NOT NULL)", "INSERT INTO nc VALUES (1, 1)")
+	for _, c := range []struct {
+		where string
+		want  []string
+	}{
+		{"x NOT IN (SELECT y FROM nb)", nil},
+		{"x NOT IN (SELECT y FROM nb WHERE y IS NOT NULL)", []string{"2"}},
+		{"x NOT IN (SELECT y FROM nc)", []string{"2"}},
+		{"id NOT IN (SELECT y FROM nc)", []string{"2", "3"}},
+		{"NOT (x = (SELECT y FROM nc))", []string{"2"}},
+		{"id > 0 AND x NOT IN (SELECT y FROM nb)", nil},
+		{"id IN (SELECT id FROM na WHERE x NOT IN (SELECT y FROM nb))", nil},
+		{"NOT EXISTS (SELECT 1 FROM nb WHERE nb.y = na.x)", []string{"2", "3"}},
+	} {
+		q := "SELECT id FROM na WHERE " + c.where + " ORDER BY id"
+		if got := queryStrings(t, db, q); !slices.Equal(got, c.want) {
+			t.Errorf("%s: %q, want %q", q, got, c.want)
+		}
+	}
+	plan := strings.Join(queryStrings(t, db, "EXPLAIN PLAN SELECT id FROM na WHERE id NOT IN (SELECT y FROM nc)"), "\n")
+	if !strings.Contains(plan, "Join") {
+		t.Errorf("NOT IN over columns that cannot be NULL lost its anti join:\n%s", plan)
+	}
+}

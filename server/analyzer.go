@@ -29,6 +29,7 @@ const (
 	unlockedWriteID    analyzer.RuleId = 10_005
 	atomicRenamesID    analyzer.RuleId = 10_006
 	exactCompareID     analyzer.RuleId = 10_007
+	nullSafeNotInID    analyzer.RuleId = 10_008
 )
 
 // addAnalyzerRules adds overloadsql's rules to the engine's rules that run last on every
@@ -40,9 +41,11 @@ func addAnalyzerRules() { analyzerRulesAdded.Do(appendAnalyzerRules) }
 var analyzerRulesAdded sync.Once
 
 func appendAnalyzerRules() {
-	// Before the engine's rules, which choose index lookups from the comparisons.
+	// Before the engine's rules, which choose index lookups from the comparisons and turn
+	// NOT IN into anti joins.
 	analyzer.AlwaysBeforeDefault = append(analyzer.AlwaysBeforeDefault,
-		analyzer.Rule{Id: exactCompareID, Apply: exactComparisons})
+		analyzer.Rule{Id: exactCompareID, Apply: exactComparisons},
+		analyzer.Rule{Id: nullSafeNotInID, Apply: nullSafeNotIn})
 	analyzer.OnceAfterAll = append(analyzer.OnceAfterAll,
 		analyzer.Rule{Id: explainRuleID, Apply: explainManyRows},
 		analyzer.Rule{Id: createSchemaRuleID, Apply: createSchemaAsDatabase},

@@ -1,0 +1,88 @@
+package server
+
+import (
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+)
+
+// NOT IN with NULLs. In SQL, `x NOT IN (SELECT y ...)` is NULL, not true, when x is NULL or when
+// no y equals x but some y is NULL; a WHERE keeps only the rows where it is true. The engine
+// evaluates the expression so, but its planner turns such a condition of a WHERE into an anti
+// join, which keeps every row without an equal y: with a NULL among the y it returned rows MySQL
+// does not (all of them, where MySQL returns none), and it kept the rows whose x is NULL.
+//
+// nullSafeNotIn, an analyzer rule that runs before the engine's, marks those conditions (and
+// `NOT (x = (SELECT ...))`, which the planner treats alike) as `(...) IS TRUE` when either side
+// may be NULL: the same rows pass a WHERE, and the planner leaves the condition to be evaluated
+// (the subquery's result is read once when it does not depend on the row). Where neither side
+// can be NULL the anti join is right and stays.
+func nullSafeNotIn(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	return transform.NodeWithOpaque(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		// Subqueries anywhere in the node, whose plans the walk does not enter.
+		n, sameSub, err := transform.OneNodeExpressions(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+			return transform.Expr(e, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+				sub, ok := e.(*plan.Subquery)
+				if !ok {
+					return e, transform.SameTree, nil
+				}
+				q, same, err := nullSafeNotIn(ctx, a, sub.Query, scope, sel, qFlags)
+				if same || err != nil {
+					return e, transform.SameTree, err
+				}
+				return sub.WithQuery(q), transform.NewTree, nil
+			})
+		})
+		if err != nil {
+			return nil, transform.SameTree, err
+		}
+		filter, ok := n.(*plan.Filter)
+		if !ok {
+			return n, sameSub, nil
+		}
+		conjuncts := expression.SplitConjunction(filter.Expression)
+		changed := false
+		for i, c := range conjuncts {
+			if nullableNotIn(c) {
+				conjuncts[i], changed = expression.NewIsTrue(c), true
+			}
+		}
+		if !changed {
+			return n, sameSub, nil
+		}
+		return plan.NewFilter(expression.JoinAnd(conjuncts...), filter.Child), transform.NewTree, nil
+	})
+}
+
+// nullableNotIn reports whether e is NOT (x IN (subquery)) or NOT (x op (subquery)) whose x or
+// whose subquery's column may be NULL.
+func nullableNotIn(e sql.Expression) bool {
+	not, ok := e.(*expression.Not)
+	if !ok {
+		return false
+	}
+	var left, right sql.Expression
+	switch c := not.Child.(type) {
+	case *plan.InSubquery:
+		left, right = c.LeftChild, c.RightChild
+	case expression.Comparer:
+		left, right = c.Left(), c.Right()
+	default:
+		return false
+	}
+	sub, ok := right.(*plan.Subquery)
+	if !ok {
+		return false
+	}
+	if left.IsNullable() {
+		return true
+	}
+	for _, col := range sub.Query.Schema() {
+		if col.Nullable {
+			return true
+		}
+	}
+	return false
+}
