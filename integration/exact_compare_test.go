@@ -131,3 +131,44 @@ func TestNotInWithNulls(t *testing.T) {
 		t.Errorf("NOT IN over columns that cannot be NULL lost its anti join:\n%s", plan)
 	}
 }
+
+// TestTextComparedWithNumbers: MySQL compares a text column with a number as numbers: `s = 0`
+// holds for 'aa' and '0', `s = 1` for '1', '1.0' and ' 1'. The engine evaluated that, but an
+// index lookup on s converted the number to text and found only '0' or '1', so the answer
+// depended on the index; and `s IN (1, 0)` compared as text even without one.
+func TestTextComparedWithNumbers(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	for _, table := range []string{"ti", "tn"} {
+		keys := ", KEY (s)"
+		if table == "tn" {
+			keys = ""
+		}
+		execAll(t, db, "CREATE TABLE "+table+" (id INT PRIMARY KEY, s VARCHAR(10)"+keys+")",
+			"INSERT INTO "+table+" VALUES (1, 'aa'), (2, '0'), (3, '1.0'), (4, '1'), (5, ' 1'), (6, NULL)")
+	}
+	for _, c := range []struct {
+		where string
+		want  []string
+	}{
+		{"s = 0", []string{"1", "2"}},
+		{"0 = s", []string{"1", "2"}},
+		{"s = 1", []string{"3", "4", "5"}},
+		{"s > 0", []string{"3", "4", "5"}},
+		{"s BETWEEN 1 AND 2", []string{"3", "4", "5"}},
+		{"s IN (1, 0)", []string{"1", "2", "3", "4", "5"}},
+		{"s NOT IN (1, 0)", nil},
+		{"s = 'aa'", []string{"1"}},
+		{"s = '1'", []string{"4"}},
+	} {
+		for _, table := range []string{"ti", "tn"} {
+			q := "SELECT id FROM " + table + " WHERE " + c.where + " ORDER BY id"
+			if got := queryStrings(t, db, q); !slices.Equal(got, c.want) {
+				t.Errorf("%s: %q, want %q", q, got, c.want)
+			}
+		}
+	}
+	if plan := strings.Join(queryStrings(t, db, "EXPLAIN PLAN SELECT id FROM ti WHERE s = 'aa'"), "\n"); !strings.Contains(plan, "IndexedTableAccess") {
+		t.Errorf("a text comparison lost its index lookup:\n%s", plan)
+	}
+}

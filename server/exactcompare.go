@@ -119,6 +119,9 @@ func exactComparison(ctx *sql.Context, e sql.Expression) (sql.Expression, transf
 	inexact := func(left, right sql.Expression) bool {
 		return clampedKey(ctx, left, right) || clampedKey(ctx, right, left) || rounded(ctx, left, right)
 	}
+	if out, ok := textAsNumber(e); ok {
+		return out, transform.NewTree, nil
+	}
 	var sides []sql.Expression
 	switch e := e.(type) {
 	case *expression.Equals, *expression.NullSafeEquals, *expression.LessThan, *expression.LessThanOrEqual,
@@ -338,4 +341,93 @@ func trimZeros(v decimal.Decimal) decimal.Decimal {
 		v = v.Truncate(-v.Exponent() - 1)
 	}
 	return v
+}
+
+// Text compared with a number. MySQL compares a text column with a number as numbers: with s
+// VARCHAR, `s = 0` holds for 'aa' and '0', `s = 1` for '1', '1.0' and ' 1'. The engine evaluates
+// such a comparison so, but an index lookup on s converts the number to text first and finds
+// only '0', or '1'; and `s IN (1, 0)` compared as text even without an index. textAsNumber keeps
+// such comparisons away from the index (the column is wrapped in unindexed), and writes a short
+// IN list of numbers as the comparisons it stands for.
+
+// maxTextInNumbers is the longest IN list over a text column with numbers that is rewritten as
+// comparisons; a longer one stays as it is (compared as text).
+const maxTextInNumbers = 64
+
+// textAsNumber rewrites a comparison of a text column with a number literal; false when e is not
+// one.
+func textAsNumber(e sql.Expression) (sql.Expression, bool) {
+	switch e := e.(type) {
+	case *expression.Equals, *expression.NullSafeEquals, *expression.LessThan, *expression.LessThanOrEqual,
+		*expression.GreaterThan, *expression.GreaterThanOrEqual:
+		sides := e.Children()
+		if !textWithNumber(sides[0], sides[1]) && !textWithNumber(sides[1], sides[0]) {
+			return nil, false
+		}
+		out, err := e.WithChildren(unindexedColumn(sides[0]), unindexedColumn(sides[1]))
+		return out, err == nil
+	case *expression.Between:
+		if !textWithNumber(e.Val, e.Lower) && !textWithNumber(e.Val, e.Upper) {
+			return nil, false
+		}
+		return expression.NewBetween(unindexedColumn(e.Val), e.Lower, e.Upper), true
+	case *expression.InTuple:
+		list, ok := e.Right().(expression.Tuple)
+		if !ok || len(list) > maxTextInNumbers || !slices.ContainsFunc(list, func(item sql.Expression) bool { return textWithNumber(e.Left(), item) }) {
+			return nil, false
+		}
+		column := unindexedColumn(e.Left())
+		var any sql.Expression
+		for _, item := range list {
+			eq := sql.Expression(expression.NewEquals(column, item))
+			if any == nil {
+				any = eq
+			} else {
+				any = expression.NewOr(any, eq)
+			}
+		}
+		return any, true
+	}
+	return nil, false
+}
+
+// textWithNumber reports whether column is a text column and other a number literal.
+func textWithNumber(column, other sql.Expression) bool {
+	if _, ok := column.(*expression.GetField); !ok || !types.IsText(column.Type()) {
+		return false
+	}
+	lit, ok := other.(*expression.Literal)
+	return ok && types.IsNumber(lit.Type())
+}
+
+// unindexedColumn is e wrapped in unindexed when it is a column.
+func unindexedColumn(e sql.Expression) sql.Expression {
+	if _, ok := e.(*expression.GetField); ok {
+		return unindexed{column: e}
+	}
+	return e
+}
+
+// unindexed is a column that evaluates as itself, and that the engine's planner does not take
+// for a column to look up in an index.
+type unindexed struct{ column sql.Expression }
+
+var _ sql.CollationCoercible = unindexed{}
+
+func (u unindexed) Resolved() bool                                  { return u.column.Resolved() }
+func (u unindexed) String() string                                  { return u.column.String() }
+func (u unindexed) Type() sql.Type                                  { return u.column.Type() }
+func (u unindexed) IsNullable() bool                                { return u.column.IsNullable() }
+func (u unindexed) Eval(ctx *sql.Context, row sql.Row) (any, error) { return u.column.Eval(ctx, row) }
+func (u unindexed) Children() []sql.Expression                      { return []sql.Expression{u.column} }
+
+func (u unindexed) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	if len(children) != 1 {
+		return nil, sql.ErrInvalidChildrenNumber.New(u, len(children), 1)
+	}
+	return unindexed{column: children[0]}, nil
+}
+
+func (u unindexed) CollationCoercibility(ctx *sql.Context) (sql.CollationID, byte) {
+	return sql.GetCoercibility(ctx, u.column)
 }
