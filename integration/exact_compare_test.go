@@ -13,8 +13,8 @@ import (
 // holding 1.50, `d = 1.499` was true (so DELETE ... WHERE d = 1.499 deleted that row); with an
 // index on t TINYINT, `t = 300` found the row holding 127; on u BIGINT UNSIGNED, `u > -1` found
 // nothing. Each comparison runs on a table with indexes and on one without, as text, through a
-// server-side prepared statement, in subqueries and a view, and as the WHERE of a DELETE and an
-// UPDATE.
+// server-side prepared statement, in subqueries, a view and CHECK constraints (`CHECK (d >
+// 1.499)` refused 1.50), and as the WHERE of a DELETE and an UPDATE.
 func TestNumericComparisonsAreExact(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
@@ -90,6 +90,14 @@ func TestNumericComparisonsAreExact(t *testing.T) {
 	execAll(t, db, "DELETE FROM xi WHERE d = 1.499", "UPDATE xi SET t = 0 WHERE t = 300", "UPDATE xi SET t = 1 WHERE u = -1")
 	if got := queryStrings(t, db, "SELECT id, t FROM xi ORDER BY id"); !slices.Equal(got, []string{"1\t127", "2\t-128", "3\t5"}) {
 		t.Errorf("after DELETE and UPDATEs whose WHERE matches nothing: %q", got)
+	}
+	// CHECK constraints, made with the table or added later.
+	execAll(t, db, "CREATE TABLE xc (id INT PRIMARY KEY, d DECIMAL(8,2), CHECK (d > 1.499))",
+		"ALTER TABLE xc ADD CONSTRAINT below CHECK (d < 2.001)", "INSERT INTO xc VALUES (1, 1.50), (2, 2.00)")
+	for _, bad := range []string{"INSERT INTO xc VALUES (3, 1.49)", "INSERT INTO xc VALUES (4, 2.01)"} {
+		if _, err := db.Exec(bad); err == nil {
+			t.Errorf("%s: accepted, want the CHECK to refuse it", bad)
+		}
 	}
 	// A comparison the engine gets right keeps its index lookup.
 	if plan := queryStrings(t, db, "EXPLAIN PLAN SELECT id FROM xi WHERE d > 1.49"); !slices.ContainsFunc(plan, func(line string) bool { return strings.Contains(line, "IndexedTableAccess") }) {

@@ -73,23 +73,44 @@ func exactDecimalLiterals(stmt ast.Statement) ast.Statement {
 		exactDecimalLiterals(s.Statement)
 		return stmt
 	case *ast.DDL:
-		// Only a view's query (the engine reads the definition again for each use). The
-		// other definitions keep their text as written; the engine reads a CHECK constraint
-		// again as a SELECT of its expression, which this function then sees.
+		// A view's query, and CHECK constraints: the engine keeps a constraint as the text of
+		// its planned expression, where 1.499 had become 1.50 for a DECIMAL(8,2) column.
+		exactCheckLiterals(s)
 		if s.ViewSpec == nil || s.ViewSpec.ViewExpr == nil {
 			return stmt
 		}
 		tree = s.ViewSpec.ViewExpr
+	case *ast.AlterTable:
+		for _, ddl := range s.Statements {
+			exactCheckLiterals(ddl)
+		}
+		return stmt
 	default:
 		return stmt
 	}
-	_ = ast.Walk(func(node ast.SQLNode) (bool, error) {
-		if c, ok := node.(*ast.ComparisonExpr); ok {
-			c.Left, c.Right = exactDecimalLiteral(c.Left), exactDecimalLiteral(c.Right)
-		}
-		return true, nil
-	}, tree)
+	_ = ast.Walk(exactComparisonLiterals, tree)
 	return stmt
+}
+
+// exactCheckLiterals gives the decimal literals of the comparisons in ddl's CHECK constraints
+// their exact type.
+func exactCheckLiterals(ddl *ast.DDL) {
+	if ddl == nil || ddl.TableSpec == nil {
+		return
+	}
+	for _, c := range ddl.TableSpec.Constraints {
+		if check, ok := c.Details.(*ast.CheckConstraintDefinition); ok && check.Expr != nil {
+			_ = ast.Walk(exactComparisonLiterals, check.Expr)
+		}
+	}
+}
+
+// exactComparisonLiterals is the walk that gives a comparison's decimal literals their exact type.
+func exactComparisonLiterals(node ast.SQLNode) (bool, error) {
+	if c, ok := node.(*ast.ComparisonExpr); ok {
+		c.Left, c.Right = exactDecimalLiteral(c.Left), exactDecimalLiteral(c.Right)
+	}
+	return true, nil
 }
 
 // exactDecimalLiteral is e, or CAST(e AS DECIMAL(p+1, s)) when e is a decimal literal with p
