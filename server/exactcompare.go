@@ -28,15 +28,16 @@ import (
 //
 // MySQL compares the exact values. Two steps bring that back. The engine's planner already
 // converts a decimal literal compared with a DECIMAL column to the column's type (`d > 1.499`
-// became `d > 1.50`), so the parser's output gives each decimal literal of a comparison its own
-// exact type first (exactDecimalLiterals: CAST(1.499 AS DECIMAL(5,3)), which the engine folds
-// back into a constant, for index lookups too). Then exactComparisons, an analyzer rule that runs before the
-// engine's own, finds the comparisons (=, <=>, <, <=, >, >=, BETWEEN, IN) where a side would be
-// rounded or clamped: a literal that the column's type cannot hold exactly, or a DECIMAL
-// compared with a number of a larger scale or more integer digits than its type has. It compares
-// every side of those as DECIMAL(65, s), s the largest scale among them, which holds them all
-// exactly. A column so wrapped is not looked up in an index (the lookup would clamp its key), so
-// such a comparison reads the table; all the others, the common case, are left as they were.
+// became `d > 1.50`), so the parser's output first gives each decimal literal of a comparison a
+// type that holds it (exactDecimalLiterals: CAST(1.499 AS DECIMAL(5,3)), which the engine folds
+// back into a constant, for index lookups too). Then exactComparisons, an analyzer rule that
+// runs before the engine's own, finds the comparisons (=, <=>, <, <=, >, >=, BETWEEN, IN) where
+// a side would be rounded or clamped: a literal that the column's type cannot hold exactly, or a
+// DECIMAL compared with a number of a larger scale or more integer digits than its type has. It
+// compares every side of those as DECIMAL(65, s), s the largest scale among them, which holds
+// them all exactly. A column so wrapped is not looked up in an index (the lookup would clamp its
+// key), so such a comparison reads the table; all the others, the common case, are left as
+// they were.
 
 // exactDecimalPrecision is the precision of the DECIMAL the sides are compared in: MySQL's
 // largest. Its scale is at most exactDecimalMaxScale, MySQL's largest.
@@ -61,9 +62,10 @@ func exactComparisons(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope 
 }
 
 // exactDecimalLiterals gives each decimal literal (1.499, not 1.5e0) that is a side of a
-// comparison in stmt a type that holds it exactly, CAST(1.499 AS DECIMAL(5,3)), so that the engine's planner
-// leaves its value as written (see the top of the file), in queries, INSERT, UPDATE, DELETE and
-// the query of a view. The column a comparison names keeps the text the client wrote.
+// comparison in stmt a type that holds it exactly, CAST(1.499 AS DECIMAL(5,3)), so that the
+// engine's planner leaves its value as written (see the top of the file): in queries, INSERT,
+// UPDATE, DELETE, the query of a view and CHECK constraints. The column a comparison names
+// keeps the text the client wrote.
 func exactDecimalLiterals(stmt ast.Statement) ast.Statement {
 	var tree ast.SQLNode
 	switch s := stmt.(type) {
