@@ -49,16 +49,24 @@ const (
 func exactComparisons(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	return transform.NodeExprsWithOpaque(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 		return transform.Expr(e, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-			if sub, ok := e.(*plan.Subquery); ok { // the walk does not look into its query
-				q, same, err := exactComparisons(ctx, a, sub.Query, scope, sel, qFlags)
-				if same || err != nil {
-					return e, transform.SameTree, err
-				}
-				return sub.WithQuery(q), transform.NewTree, nil
+			if sub, ok := e.(*plan.Subquery); ok {
+				return inSubquery(sub, func(q sql.Node) (sql.Node, transform.TreeIdentity, error) {
+					return exactComparisons(ctx, a, q, scope, sel, qFlags)
+				})
 			}
 			return exactComparison(ctx, e)
 		})
 	})
+}
+
+// inSubquery applies rule to the plan of a subquery expression, which the engine's walks of a
+// plan do not enter.
+func inSubquery(sub *plan.Subquery, rule func(sql.Node) (sql.Node, transform.TreeIdentity, error)) (sql.Expression, transform.TreeIdentity, error) {
+	q, same, err := rule(sub.Query)
+	if same || err != nil {
+		return sub, transform.SameTree, err
+	}
+	return sub.WithQuery(q), transform.NewTree, nil
 }
 
 // exactDecimalLiterals gives each decimal literal (1.499, not 1.5e0) that is a side of a

@@ -21,18 +21,16 @@ import (
 // can be NULL the anti join is right and stays.
 func nullSafeNotIn(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	return transform.NodeWithOpaque(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
-		// Subqueries anywhere in the node, whose plans the walk does not enter.
+		// Subqueries anywhere in the node.
 		n, sameSub, err := transform.OneNodeExpressions(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 			return transform.Expr(e, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 				sub, ok := e.(*plan.Subquery)
 				if !ok {
 					return e, transform.SameTree, nil
 				}
-				q, same, err := nullSafeNotIn(ctx, a, sub.Query, scope, sel, qFlags)
-				if same || err != nil {
-					return e, transform.SameTree, err
-				}
-				return sub.WithQuery(q), transform.NewTree, nil
+				return inSubquery(sub, func(q sql.Node) (sql.Node, transform.TreeIdentity, error) {
+					return nullSafeNotIn(ctx, a, q, scope, sel, qFlags)
+				})
 			})
 		})
 		if err != nil {
