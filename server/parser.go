@@ -16,9 +16,10 @@ import (
 // refuses expressions too big for the engine to plan and run in bounded time (see
 // statement.CheckExpressionSize; the engine reports a parser's error as error 1105 with the
 // error's text: MySQL has no such limit, so no error number of its own fits better), and
-// subqueries nested too deep with MySQL's error 1473. It also
-// folds the names of prepared statements (foldPreparedNames). Every parse of the engine, the
-// handler's and the planner's, goes through it.
+// subqueries nested too deep with MySQL's error 1473. It also folds the names of prepared
+// statements (foldPreparedNames) and rebuilds chains of UNIONs as balanced trees, which the
+// engine plans in near-linear time (balanceSetOps). Every parse of the engine, the handler's
+// and the planner's, goes through it.
 type systemParser struct {
 	next sql.Parser
 }
@@ -28,7 +29,7 @@ var _ sql.Parser = systemParser{}
 func (p systemParser) ParseSimple(query string) (ast.Statement, error) {
 	rewritten := statement.RewriteSystem(query)
 	stmt, err := p.next.ParseSimple(rewritten)
-	return exactDecimalLiterals(foldPreparedNames(restoreColumnNames(stmt, query, rewritten))), err
+	return settle(stmt, query, rewritten), err
 }
 
 func (p systemParser) Parse(ctx *sql.Context, query string, multi bool) (ast.Statement, string, string, error) {
@@ -37,7 +38,7 @@ func (p systemParser) Parse(ctx *sql.Context, query string, multi bool) (ast.Sta
 	}
 	rewritten := statement.RewriteSystem(query)
 	stmt, first, rest, err := p.next.Parse(ctx, rewritten, multi)
-	return exactDecimalLiterals(foldPreparedNames(restoreColumnNames(stmt, query, rewritten))), first, rest, err
+	return settle(stmt, query, rewritten), first, rest, err
 }
 
 func (p systemParser) ParseWithOptions(ctx context.Context, query string, delimiter rune, multi bool, options ast.ParserOptions) (ast.Statement, string, string, error) {
@@ -46,7 +47,7 @@ func (p systemParser) ParseWithOptions(ctx context.Context, query string, delimi
 	}
 	rewritten := statement.RewriteSystem(query)
 	stmt, first, rest, err := p.next.ParseWithOptions(ctx, rewritten, delimiter, multi, options)
-	return exactDecimalLiterals(foldPreparedNames(restoreColumnNames(stmt, query, rewritten))), first, rest, err
+	return settle(stmt, query, rewritten), first, rest, err
 }
 
 // erTooHighLevelOfNestingForSelect is MySQL's ER_TOO_HIGH_LEVEL_OF_NESTING_FOR_SELECT.
@@ -59,6 +60,12 @@ func checkSize(query string) error {
 		return mysql.NewSQLError(erTooHighLevelOfNestingForSelect, mysql.SSUnknownSQLState, "%s", tooDeep.Error())
 	}
 	return err
+}
+
+// settle is what the parser does to each statement the engine's parser returns: see
+// restoreColumnNames, foldPreparedNames, exactDecimalLiterals and balanceSetOps.
+func settle(stmt ast.Statement, query, rewritten string) ast.Statement {
+	return balanceSetOps(exactDecimalLiterals(foldPreparedNames(restoreColumnNames(stmt, query, rewritten))))
 }
 
 // restoreColumnNames gives the select-list expressions of a statement parsed from rewritten
@@ -109,7 +116,7 @@ func (p systemParser) ParseOneWithOptions(ctx context.Context, query string, opt
 	}
 	rewritten := statement.RewriteSystem(query)
 	stmt, end, err := p.next.ParseOneWithOptions(ctx, rewritten, options)
-	stmt = exactDecimalLiterals(foldPreparedNames(restoreColumnNames(stmt, query, rewritten)))
+	stmt = settle(stmt, query, rewritten)
 	if rewritten != query {
 		end = originalOffset(query, rewritten, end)
 	}
