@@ -17,8 +17,10 @@ const answerBound = 20 * time.Second
 // filter work for minutes, deaf to KILL QUERY and to the client leaving; so did chains of NOT or
 // CASE (their cost grows with the square of their length), and nested subqueries, whose planning
 // cost doubles with each level (a 200-byte SELECT (SELECT (SELECT ... 20 deep ran for minutes,
-// 40 deep would run for years). They are refused before parsing with an error naming the limit,
-// and the server keeps serving others.
+// 40 deep would run for years), the same hidden in a /*!50000 ... */ comment, which the engine's
+// parser reads as SQL, and chains of CTEs that each refer to the one before twice (the engine
+// plans a CTE anew at each reference). They are refused before parsing with an error naming the
+// limit, and the server keeps serving others.
 func TestExpressionsTooBigAreRefused(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
@@ -38,6 +40,9 @@ func TestExpressionsTooBigAreRefused(t *testing.T) {
 		{"CASE in CASE, 20000 deep", "SELECT " + nested(20_000, "CASE WHEN 1 THEN ", "1", " END"), 1105, "expression too complex"},
 		{"subqueries in select lists, 20 deep", "SELECT " + nested(20, "(SELECT ", "1", ")"), 1473, "Too high level of nesting for select"},
 		{"subqueries in select lists, 10 KB, 8 deep", "SELECT " + nested(8, "(SELECT ", "1 IN ("+strings.Repeat("1,", 5000)+"1)", ")"), 1473, "Too high level of nesting for select"},
+		{"6400 terms in a version comment", "SELECT /*!50000 " + strings.Repeat("1+", 6400) + "1 */", 1105, "expression too complex"},
+		{"subqueries in a version comment, 30 deep", "SELECT /*! " + nested(30, "(SELECT ", "1", ")") + " */", 1473, "Too high level of nesting for select"},
+		{"CTEs doubling 16 times", doublingCTEs(16), 1105, "common table expressions too big"},
 		{"IN subqueries, 30 deep", "SELECT 1 FROM system.metrics WHERE value " + nested(30, "IN (SELECT value FROM system.metrics WHERE value ", "= 1", ")"), 1473, "Too high level of nesting for select"},
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), answerBound)
@@ -69,6 +74,17 @@ func TestExpressionsTooBigAreRefused(t *testing.T) {
 	mustExec(t, db, "SELECT * FROM system.metrics WHERE "+strings.Repeat("value = 1 OR ", 900)+"0")
 	mustExec(t, db, "SELECT "+nested(6, "(SELECT ", "1", ")"))
 	mustExec(t, db, "SELECT 1 FROM system.metrics WHERE value "+nested(12, "IN (SELECT value FROM system.metrics WHERE value ", "= 1", ")"))
+	mustExec(t, db, doublingCTEs(8))
+}
+
+// doublingCTEs is a chain of n CTEs, each joining the one before it to itself: the engine plans
+// the first one 2^n times (16 deep, 900 bytes, held a core for 15 s).
+func doublingCTEs(n int) string {
+	q := "WITH c0 AS (SELECT 1 AS v)"
+	for i := 1; i <= n; i++ {
+		q += fmt.Sprintf(", c%d AS (SELECT x.v FROM c%d x, c%d y WHERE x.v = y.v)", i, i-1, i-1)
+	}
+	return q + fmt.Sprintf(" SELECT COUNT(*) FROM c%d", n)
 }
 
 // TestNestedVersionCommentsAreAnsweredPromptly: the server reads a statement's leading words

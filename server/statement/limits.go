@@ -1,6 +1,9 @@
 package statement
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Limits on the size of one expression and on the nesting of subqueries. The engine's planning
 // and evaluation of an expression take time that grows faster than its number of operators (an
@@ -26,6 +29,14 @@ const (
 	// included (a subquery in a WHERE, FROM or other clause starts again at level 0).
 	MaxSelectListCost  = 1 << 21
 	selectListOverhead = 256
+	// MaxCTEExpansion bounds the text the engine plans for the references to common table
+	// expressions of a statement, beyond the statement's own length: it plans a CTE's body anew
+	// at each reference, so a chain of CTEs each joining the one before it to itself doubles
+	// at each step. A CTE weighs its length plus cteOverhead plus the weights of the CTEs its
+	// body names; each name of a CTE after its definition (not qualifying or qualified by
+	// another name) adds its weight.
+	MaxCTEExpansion = 1 << 21
+	cteOverhead     = 256
 )
 
 // selectListWeight[k] is 2.5^k rounded up: the weight of a subquery at level k of a chain of
@@ -46,6 +57,17 @@ type TooComplexError struct {
 
 func (e *TooComplexError) Error() string {
 	return fmt.Sprintf("expression too complex: more than %d %s in one expression (at byte %d); split it, or compute it in the application", e.Limit, e.What, e.Offset)
+}
+
+// TooManyCTEReferencesError says that the common table expressions of a statement expand to
+// more than MaxCTEExpansion.
+type TooManyCTEReferencesError struct {
+	Offset int // byte offset of the reference that exceeded the limit
+}
+
+func (e *TooManyCTEReferencesError) Error() string {
+	return fmt.Sprintf("common table expressions too big: the engine plans a CTE again at each reference, and the references of this statement's CTEs, "+
+		"through the CTEs they name, add up to more than %d bytes of SQL (at byte %d). Refer to each CTE fewer times, or keep intermediate results in a temporary table", MaxCTEExpansion, e.Offset)
 }
 
 // TooDeepError says that subqueries nest too deep: more than MaxSubqueryDepth levels, or, in
@@ -74,6 +96,140 @@ type level struct {
 	subqueries int // subqueries the level is in, its own included
 	chain      int // its level in a chain of subqueries in select lists (see MaxSelectListCost)
 	open       int // byte offset of its parenthesis
+	// cteBody is 1 + the index in ctes.defined of the CTE whose body the level is, else 0.
+	cteBody int
+	// expanded is the weight of the CTE references read at the level (see MaxCTEExpansion).
+	expanded int64
+}
+
+// cteState follows the definitions of common table expressions: WITH [RECURSIVE] name
+// [(columns)] AS (body) [, name ...]. It allocates only for a statement that defines one.
+type cteState struct {
+	step    cteStep
+	depth   int   // the parenthesis depth of the WITH
+	name    token // the name being defined
+	defined []cte
+	byName  map[uint64]int // hash of a lower-case name → 1 + index of its last definition
+}
+
+type cteStep uint8
+
+const (
+	cteNone      cteStep = iota
+	cteName              // after WITH [RECURSIVE] or a definition's comma: a name may follow
+	cteAfterName         // after the name: a column list or AS
+	cteColumns           // inside the column list
+	cteAs                // after the column list: AS
+	cteBodyNext          // after AS: the body's parenthesis
+	cteAfterBody         // after the body: a comma for another definition
+)
+
+type cte struct {
+	name   token
+	weight int64 // 0 until the body is read: the body's references to its own name are recursion
+	prev   int   // 1 + index of an earlier definition whose name has the same hash
+}
+
+// nameHash hashes the identifier of t in lower case (FNV-1a).
+func nameHash(sql string, t token) (uint64, bool) {
+	name, ok := t.name(sql)
+	if !ok {
+		return 0, false
+	}
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		h = (h ^ uint64(c)) * 1099511628211
+	}
+	return h, true
+}
+
+// weightOf returns the weight of the CTE that t names, 0 if it names none.
+func (c *cteState) weightOf(sql string, t token) int64 {
+	if len(c.defined) == 0 {
+		return 0
+	}
+	h, ok := nameHash(sql, t)
+	if !ok {
+		return 0
+	}
+	name, _ := t.name(sql)
+	for i := c.byName[h]; i > 0; i = c.defined[i-1].prev {
+		// A CTE whose body is still being read is skipped: a reference to its name in its own
+		// body is recursion, or names an outer CTE of the same name.
+		d := c.defined[i-1]
+		if other, _ := d.name.name(sql); d.weight > 0 && strings.EqualFold(other, name) {
+			return d.weight
+		}
+	}
+	return 0
+}
+
+// follow moves the reading of CTE definitions past t, read at parenthesis depth, and reports
+// whether t may be a reference to a CTE (it is not the name being defined).
+func (c *cteState) follow(sql string, t token, depth int) bool {
+	reference := true
+	switch c.step {
+	case cteName:
+		c.step = cteNone
+		if t.is(sql, "recursive") {
+			c.step = cteName
+		} else if _, ok := t.name(sql); ok {
+			c.name, c.step, reference = t, cteAfterName, false
+		}
+	case cteAfterName:
+		switch {
+		case t.isPunct(sql, '('):
+			c.step = cteColumns
+		case t.is(sql, "as"):
+			c.step = cteBodyNext
+		default:
+			c.step = cteNone
+		}
+	case cteColumns:
+		if t.isPunct(sql, ')') && depth == c.depth+1 {
+			c.step = cteAs
+		}
+	case cteAs:
+		c.step = cteNone
+		if t.is(sql, "as") {
+			c.step = cteBodyNext
+		}
+	case cteBodyNext:
+		if !t.isPunct(sql, '(') {
+			c.step = cteNone
+		}
+	case cteAfterBody:
+		c.step = cteNone
+		if t.isPunct(sql, ',') && depth == c.depth {
+			c.step = cteName
+		}
+	}
+	if t.is(sql, "with") {
+		c.step, c.depth = cteName, depth
+	}
+	return reference
+}
+
+// reset forgets the CTEs of a statement, at the ';' that ends it.
+func (c *cteState) reset() {
+	c.step = cteNone
+	c.defined = c.defined[:0]
+	clear(c.byName)
+}
+
+// define records the name of a CTE whose body opens and returns 1 + its index.
+func (c *cteState) define(sql string, name token) int {
+	h, _ := nameHash(sql, name)
+	if c.byName == nil {
+		c.byName = map[uint64]int{}
+	}
+	c.defined = append(c.defined, cte{name: name, prev: c.byName[h]})
+	c.byName[h] = len(c.defined)
+	return len(c.defined)
 }
 
 // counts are the operators counted at one parenthesis level since its last comma.
@@ -81,13 +237,19 @@ type counts struct{ arithmetic, all int32 }
 
 // CheckExpressionSize returns a *TooComplexError when an expression of sql exceeds
 // MaxArithmeticOperators or MaxOperators, a *TooDeepError when its subqueries nest deeper than
-// MaxSubqueryDepth or cost more than MaxSelectListCost, nil otherwise. It reads the text once,
-// with the same tokenizer as the rest of the package, and does not allocate.
+// MaxSubqueryDepth or cost more than MaxSelectListCost, a *TooManyCTEReferencesError when its
+// common table expressions expand to more than MaxCTEExpansion (beyond the statement's own
+// length), nil otherwise. It reads the text once, SQL in version comments included, with the
+// same tokenizer as the rest of the package, and allocates only for a statement that defines a
+// common table expression.
 func CheckExpressionSize(sql string) error {
 	var levels [maxTrackedDepth + 1]level
 	levels[0].query = true
 	depth := 0
 	var selectListCost int64
+	var ctes cteState
+	maxExpansion := MaxCTEExpansion + int64(len(sql))
+	versionCommentEnd := -1
 	lx := lexer{sql: sql}
 	var prev token
 	for {
@@ -95,7 +257,31 @@ func CheckExpressionSize(sql string) error {
 		if t.kind == kindEnd {
 			return nil
 		}
+		// The engine's parser reads the SQL inside /*!NNNNN ... */ as part of the statement;
+		// so does the check, once (a nested one ends at the same */).
+		if t.kind == kindVersionComment {
+			lx.pos = scanDigits(sql, t.start+len("/*!"))
+			if t.end-lx.pos >= 2 && sql[t.end-2:t.end] == "*/" {
+				versionCommentEnd = t.end - 2
+			}
+			continue
+		}
+		if t.start == versionCommentEnd {
+			lx.pos, versionCommentEnd = t.start+2, -1
+			continue
+		}
 		cur := &levels[min(depth, maxTrackedDepth)]
+		reference := true
+		if ctes.step != cteNone || t.kind == kindWord && t.end-t.start == len("with") {
+			reference = ctes.follow(sql, t, depth)
+		}
+		if reference && len(ctes.defined) > 0 {
+			if w := ctes.weightOf(sql, t); w > 0 && !prev.isPunct(sql, '.') && lx.peek(t.end) != '.' {
+				if cur.expanded += w; cur.expanded > maxExpansion {
+					return &TooManyCTEReferencesError{Offset: t.start}
+				}
+			}
+		}
 		switch op := operatorAt(&lx, prev, t); {
 		case t.isPunct(sql, '('):
 			outer := *cur
@@ -109,6 +295,9 @@ func CheckExpressionSize(sql string) error {
 				break
 			}
 			in := level{selectList: outer.selectList, subqueries: outer.subqueries, chain: outer.chain, open: t.start}
+			if ctes.step == cteBodyNext {
+				in.cteBody, ctes.step = ctes.define(sql, ctes.name), cteNone
+			}
 			if subquery {
 				in.query, in.selectList = true, false
 				in.subqueries++
@@ -130,6 +319,12 @@ func CheckExpressionSize(sql string) error {
 				depth--
 				levels[depth].arithmetic += inner.arithmetic
 				levels[depth].all += inner.all
+				if inner.cteBody > 0 {
+					ctes.defined[inner.cteBody-1].weight = int64(t.end-inner.open+cteOverhead) + inner.expanded
+					ctes.step, ctes.depth = cteAfterBody, depth
+				} else if levels[depth].expanded += inner.expanded; levels[depth].expanded > maxExpansion {
+					return &TooManyCTEReferencesError{Offset: t.start}
+				}
 				if inner.query && inner.chain > 0 {
 					selectListCost += selectListWeight[inner.chain] * int64(t.end-inner.open+selectListOverhead)
 					if selectListCost > MaxSelectListCost {
@@ -143,6 +338,7 @@ func CheckExpressionSize(sql string) error {
 			depth = 0
 			levels[0] = level{query: true}
 			selectListCost = 0
+			ctes.reset()
 		case op == opArithmetic:
 			cur.arithmetic++
 			cur.all++

@@ -2,6 +2,7 @@ package statement
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -45,6 +46,13 @@ func TestCheckExpressionSize(t *testing.T) {
 		{"CASE branches are not a chain", "SELECT CASE " + strings.Repeat("WHEN 1 THEN 1 ", 5000) + "END", ""},
 		{"signs", "SELECT " + strings.Repeat("- ", 2001) + "1", "operators"},
 		{"BINARY", "SELECT " + strings.Repeat("BINARY ", 2001) + "'a'", "operators"},
+		// The engine's parser reads the SQL in version comments.
+		{"in a version comment", "SELECT /*! " + chain("1", "+", 33) + " */", "arithmetic operators"},
+		{"in a nested version comment", "SELECT /*!50000 /*!80000 " + chain("1", "+", 33) + " */", "arithmetic operators"},
+		{"after a version comment", "SELECT /*!50000 " + chain("1", "+", 20) + " */ + " + chain("1", "+", 12), "arithmetic operators"},
+		{"a version comment's end is no operator", "SELECT /*!50000 " + chain("1", "+", 31) + " */ + 1", ""},
+		{"unterminated version comment", "SELECT /*! " + chain("1", "+", 33), "arithmetic operators"},
+		{"empty version comment", "SELECT 1 /*!*/ /*!50000*/", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -145,6 +153,54 @@ func TestCheckSubqueryNesting(t *testing.T) {
 				t.Fatalf("got %v, want a TooDeepError (%s)", err, tc.want)
 			case tde.SelectLists != (tc.want == "select lists"):
 				t.Fatalf("got %v, want the limit on %s", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestCheckCTEExpansion(t *testing.T) {
+	// doubling(n) is a chain of n CTEs, each joining the one before it to itself.
+	doubling := func(n int, ref string) string {
+		q := "WITH c0 AS (SELECT a FROM t)"
+		for i := 1; i <= n; i++ {
+			r := fmt.Sprintf(ref, i-1)
+			q += fmt.Sprintf(", c%d AS (SELECT x.a FROM %s x, %s y WHERE x.a = y.a)", i, r, r)
+		}
+		return q + fmt.Sprintf(" SELECT * FROM c%d", n)
+	}
+	big := "SELECT a FROM t WHERE a IN (" + strings.Repeat("1,", 500_000) + "1)" // 1 MB
+	cases := []struct {
+		name, sql string
+		refused   bool
+	}{
+		{"doubling, 11", doubling(11, "c%d"), false},
+		{"doubling, 12", doubling(12, "c%d"), true},
+		{"doubling, upper case", doubling(12, "C%d"), true},
+		{"doubling, backquoted", doubling(12, "`c%d`"), true},
+		{"doubling, with column lists", strings.ReplaceAll(doubling(12, "c%d"), " AS (SELECT", " (a) AS (SELECT"), true},
+		{"doubling, recursive", strings.Replace(doubling(12, "c%d"), "WITH", "WITH RECURSIVE", 1), true},
+		{"doubling in a derived table", "SELECT * FROM (" + doubling(12, "c%d") + ") d", true},
+		{"doubling in a version comment", "/*!80000 " + doubling(12, "c%d") + " */", true},
+		{"statements split", doubling(11, "c%d") + "; " + doubling(11, "c%d"), false},
+		{"one CTE, 60 references", "WITH c AS (SELECT a FROM t) SELECT * FROM " + strings.Repeat("c, ", 59) + "c", false},
+		{"1 MB CTE, one reference", "WITH c AS (" + big + ") SELECT c.a, c.b, c.c FROM c WHERE c.a = 1", false},
+		{"1 MB CTE, three references", "WITH c AS (" + big + ") SELECT * FROM c x, c y, c z", false},
+		{"1 MB CTE, four references", "WITH c AS (" + big + ") SELECT * FROM c w, c x, c y, c z", true},
+		{"qualified names are no references", "WITH c AS (" + big + ") SELECT * FROM c, main.c, c.c", false},
+		{"strings are no references", "WITH c AS (" + big + ") SELECT 'c', 'c', 'c' FROM c", false},
+		{"recursion is no reference", "WITH RECURSIVE r AS (" + big + " UNION ALL SELECT a + 1 FROM r, r, r WHERE a < 9) SELECT * FROM r", false},
+		{"an inner CTE of the same name", "WITH c AS (" + big + ") SELECT * FROM (WITH c AS (SELECT * FROM c, c, c, c) SELECT * FROM c) d", true},
+		{"WITH ROLLUP", "SELECT a, COUNT(*) FROM t GROUP BY a WITH ROLLUP", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := CheckExpressionSize(tc.sql)
+			var tme *TooManyCTEReferencesError
+			switch {
+			case !tc.refused && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tc.refused && !errors.As(err, &tme):
+				t.Fatalf("got %v, want a TooManyCTEReferencesError", err)
 			}
 		})
 	}
