@@ -63,6 +63,25 @@ type lexer struct {
 	// account is set when '@' directly follows an identifier or a string ('user'@'host'): the
 	// parser then reads that '@' alone, not as the start of a variable.
 	account bool
+	// The last search for the end of a comment: from searchFrom, "*/" found at found (-1: none).
+	searched   bool
+	searchFrom int
+	found      int
+}
+
+// commentEnd returns the offset of the first "*/" at or after from, or -1. It reuses its last
+// answer when that answers this search too: comments opened inside one another (a reader that
+// looks into /*!/*!/*! ... ) would otherwise each search the text to its end.
+func (lx *lexer) commentEnd(from int) int {
+	if lx.searched && lx.searchFrom <= from && (lx.found < 0 || from <= lx.found) {
+		return lx.found
+	}
+	found := strings.Index(lx.sql[from:], "*/")
+	if found >= 0 {
+		found += from
+	}
+	lx.searched, lx.searchFrom, lx.found = true, from, found
+	return found
 }
 
 // next returns the next token, comments included, and kindEnd at the end of the text.
@@ -120,11 +139,10 @@ func (lx *lexer) next() token {
 		lx.pos = lineEnd(sql, start)
 		k = kindComment
 	case c == '/' && lx.peek(start+1) == '*':
-		end := strings.Index(sql[start+2:], "*/")
-		if end < 0 {
+		if end := lx.commentEnd(start + 2); end < 0 {
 			lx.pos = len(sql)
 		} else {
-			lx.pos = start + 2 + end + 2
+			lx.pos = end + 2
 		}
 		k = kindComment
 		switch lx.peek(start + 2) {

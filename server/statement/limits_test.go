@@ -53,6 +53,9 @@ func TestCheckExpressionSize(t *testing.T) {
 		{"a version comment's end is no operator", "SELECT /*!50000 " + chain("1", "+", 31) + " */ + 1", ""},
 		{"unterminated version comment", "SELECT /*! " + chain("1", "+", 33), "arithmetic operators"},
 		{"empty version comment", "SELECT 1 /*!*/ /*!50000*/", ""},
+		{"nested version comments, unterminated", strings.Repeat("/*!", 400_000), ""},
+		{"nested version comments", strings.Repeat("/*!", 400_000) + "1 */", ""},
+		{"nested version comments and line comments", strings.Repeat("/*! #\n", 200_000) + "1 */", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
