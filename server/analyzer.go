@@ -30,6 +30,7 @@ const (
 	atomicRenamesID    analyzer.RuleId = 10_006
 	exactCompareID     analyzer.RuleId = 10_007
 	nullSafeNotInID    analyzer.RuleId = 10_008
+	tableWidthID       analyzer.RuleId = 10_009
 )
 
 // addAnalyzerRules adds overloadsql's rules to the engine's rules that run last on every
@@ -41,11 +42,12 @@ func addAnalyzerRules() { analyzerRulesAdded.Do(appendAnalyzerRules) }
 var analyzerRulesAdded sync.Once
 
 func appendAnalyzerRules() {
-	// Before the engine's rules, which choose index lookups from the comparisons and turn
-	// NOT IN into anti joins.
+	// Before the engine's rules, which choose index lookups from the comparisons, turn NOT IN
+	// into anti joins, and take their time over each added column.
 	analyzer.AlwaysBeforeDefault = append(analyzer.AlwaysBeforeDefault,
 		analyzer.Rule{Id: exactCompareID, Apply: exactComparisons},
-		analyzer.Rule{Id: nullSafeNotInID, Apply: nullSafeNotIn})
+		analyzer.Rule{Id: nullSafeNotInID, Apply: nullSafeNotIn},
+		analyzer.Rule{Id: tableWidthID, Apply: boundTableWidth})
 	analyzer.OnceAfterAll = append(analyzer.OnceAfterAll,
 		analyzer.Rule{Id: explainRuleID, Apply: explainManyRows},
 		analyzer.Rule{Id: createSchemaRuleID, Apply: createSchemaAsDatabase},

@@ -21,6 +21,9 @@ const (
 	// list, parenthesized parts included: the binary ones (arithmetic, comparisons, AND, OR,
 	// XOR, LIKE, REGEXP) and the unary ones (NOT, !, BINARY, signs, ~, IS, CASE).
 	MaxOperators = 2000
+	// MaxAlterClauses bounds the clauses of one ALTER statement: the engine plans each added
+	// column with a copy of the table's columns so far (2000 ADD COLUMN clauses planned for 3 s).
+	MaxAlterClauses = 1024
 	// MaxSubqueryDepth bounds how deep subqueries nest in one another (MySQL's bound is 63).
 	MaxSubqueryDepth = 16
 	// MaxSelectListCost bounds the planning cost of subqueries nested in select lists: each
@@ -68,6 +71,15 @@ type TooManyCTEReferencesError struct {
 func (e *TooManyCTEReferencesError) Error() string {
 	return fmt.Sprintf("common table expressions too big: the engine plans a CTE again at each reference, and the references of this statement's CTEs, "+
 		"through the CTEs they name, add up to more than %d bytes of SQL (at byte %d). Refer to each CTE fewer times, or keep intermediate results in a temporary table", MaxCTEExpansion, e.Offset)
+}
+
+// TooManyClausesError says that an ALTER statement has more than MaxAlterClauses clauses.
+type TooManyClausesError struct {
+	Offset int // byte offset of the comma that exceeded the limit
+}
+
+func (e *TooManyClausesError) Error() string {
+	return fmt.Sprintf("ALTER statement too long: more than %d clauses (at byte %d); the engine's planning of each clause grows with the ones before it. Split it into several statements", MaxAlterClauses, e.Offset)
 }
 
 // TooDeepError says that subqueries nest too deep: more than MaxSubqueryDepth levels, or, in
@@ -252,6 +264,7 @@ func CheckExpressionSize(sql string) error {
 	versionCommentEnd := -1
 	lx := lexer{sql: sql}
 	var prev token
+	alter, alterClauses := false, 0 // the statement is ALTER ...: its clauses so far
 	for {
 		t := lx.nextSignificant()
 		if t.kind == kindEnd {
@@ -269,6 +282,9 @@ func CheckExpressionSize(sql string) error {
 		if t.start == versionCommentEnd {
 			lx.pos, versionCommentEnd = t.start+2, -1
 			continue
+		}
+		if depth == 0 && (prev.kind == kindEnd || prev.isPunct(sql, ';')) && t.is(sql, "alter") {
+			alter = true
 		}
 		cur := &levels[min(depth, maxTrackedDepth)]
 		reference := true
@@ -334,7 +350,13 @@ func CheckExpressionSize(sql string) error {
 			}
 		case t.isPunct(sql, ','):
 			cur.counts = counts{}
+			if alter && depth == 0 {
+				if alterClauses++; alterClauses >= MaxAlterClauses {
+					return &TooManyClausesError{Offset: t.start}
+				}
+			}
 		case t.isPunct(sql, ';'):
+			alter, alterClauses = false, 0
 			depth = 0
 			levels[0] = level{query: true}
 			selectListCost = 0

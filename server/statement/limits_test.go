@@ -208,3 +208,32 @@ func TestCheckCTEExpansion(t *testing.T) {
 		})
 	}
 }
+
+func TestCheckAlterClauses(t *testing.T) {
+	clauses := func(n int) string {
+		parts := make([]string, n)
+		for i := range parts {
+			parts[i] = "ADD COLUMN c" + strings.Repeat("x", i%3) + " INT"
+		}
+		return strings.Join(parts, ", ")
+	}
+	for _, c := range []struct {
+		name, sql string
+		refused   bool
+	}{
+		{"1024 clauses", "ALTER TABLE t " + clauses(1024), false},
+		{"1025 clauses", "ALTER TABLE t " + clauses(1025), true},
+		{"lower case, after a comment", "/* c */ alter table t " + clauses(1025), true},
+		{"commas in parentheses", "ALTER TABLE t ADD INDEX k (" + strings.Repeat("a, ", 2000) + "b)", false},
+		{"a select list", "SELECT " + strings.Repeat("1, ", 2000) + "1", false},
+		{"the statement after", "SELECT 1; ALTER TABLE t " + clauses(1025), true},
+		{"the statement before", "ALTER TABLE t ADD COLUMN a INT; SELECT " + strings.Repeat("1, ", 2000) + "1", false},
+		{"insert values", "INSERT INTO t VALUES " + strings.Repeat("(1), ", 2000) + "(1)", false},
+	} {
+		err := CheckExpressionSize(c.sql)
+		var tmc *TooManyClausesError
+		if got := errors.As(err, &tmc); got != c.refused {
+			t.Errorf("%s: %v, want refused %v", c.name, err, c.refused)
+		}
+	}
+}
