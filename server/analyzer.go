@@ -31,6 +31,8 @@ const (
 	exactCompareID     analyzer.RuleId = 10_007
 	nullSafeNotInID    analyzer.RuleId = 10_008
 	tableWidthID       analyzer.RuleId = 10_009
+	hashJoinKeysID     analyzer.RuleId = 10_010
+	mergeJoinNullsID   analyzer.RuleId = 10_011
 )
 
 // addAnalyzerRules adds overloadsql's rules to the engine's rules that run last on every
@@ -55,7 +57,9 @@ func appendAnalyzerRules() {
 		analyzer.Rule{Id: primaryKeyRuleID, Apply: fastPrimaryKeyLookups},
 		analyzer.Rule{Id: showVariablesID, Apply: showVariablesAsText},
 		analyzer.Rule{Id: unlockedWriteID, Apply: refuseUnlockedWrites},
-		analyzer.Rule{Id: atomicRenamesID, Apply: atomicRenames})
+		analyzer.Rule{Id: atomicRenamesID, Apply: atomicRenames},
+		analyzer.Rule{Id: hashJoinKeysID, Apply: hashJoinKeys},
+		analyzer.Rule{Id: mergeJoinNullsID, Apply: mergeJoinNulls})
 }
 
 // showVariablesAsText makes SHOW VARIABLES print floating-point values as numbers. The engine

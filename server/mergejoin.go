@@ -1,0 +1,124 @@
+package server
+
+import (
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+)
+
+// Merge joins on several columns. The engine joins `a.x = b.x AND a.y = b.y` by reading both
+// sides in the order of an index on (x, y) and comparing the rows as the tuples (x, y) to know
+// which side to advance. It skips a row whose key is NULL, but a tuple holding a NULL is not
+// NULL, and its comparison both ranks a NULL after every value, where the index puts NULLs first,
+// and takes two NULLs for equal. So the join lost its way in the two orders and missed rows (a
+// self join on (c2, c1) filtered by `x.c2 = '10'` found nothing when a row's c2 was NULL), and
+// the rows whose x and y were both NULL joined each other, where in MySQL NULL = NULL is not
+// true.
+//
+// mergeJoinNulls, an analyzer rule that runs after the engine's, has the tuples compare in the
+// index's order (nullsFirst), and adds each pair of their columns (a.x = b.x, a.y = b.y) to the
+// join's condition; the engine evaluates those on every pair the tuples match, as SQL does, and
+// a NULL among them rejects the pair (a LEFT JOIN keeps its left row, without a match).
+func mergeJoinNulls(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	return transform.NodeWithOpaque(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		n, sameSub, err := transform.OneNodeExpressions(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+			return transform.Expr(e, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+				sub, ok := e.(*plan.Subquery) // whose plan the walk does not enter
+				if !ok {
+					return e, transform.SameTree, nil
+				}
+				q, same, err := mergeJoinNulls(ctx, a, sub.Query, scope, sel, qFlags)
+				if same || err != nil {
+					return e, transform.SameTree, err
+				}
+				return sub.WithQuery(q), transform.NewTree, nil
+			})
+		})
+		if err != nil {
+			return nil, transform.SameTree, err
+		}
+		join, ok := n.(*plan.JoinNode)
+		if !ok || !join.Op.IsMerge() || join.Filter == nil {
+			return n, sameSub, nil
+		}
+		conds := expression.SplitConjunction(join.Filter)
+		eq, ok := conds[0].(*expression.Equals) // not yet a nullsFirst
+		if !ok {
+			return n, sameSub, nil
+		}
+		left, lok := eq.Left().(expression.Tuple)
+		right, rok := eq.Right().(expression.Tuple)
+		if !lok || !rok || len(left) != len(right) {
+			return n, sameSub, nil
+		}
+		cmp := newNullsFirst(eq)
+		conds[0] = cmp
+		for _, p := range cmp.pairs {
+			conds = append(conds, p)
+		}
+		paired, err := join.WithExpressions(expression.JoinAnd(conds...))
+		if err != nil {
+			return nil, transform.SameTree, err
+		}
+		return paired, transform.NewTree, nil
+	})
+}
+
+// nullsFirst is a merge join's comparison of two tuples, ordered as an index orders them:
+// column by column, NULL before any value and equal to NULL, values as the engine compares
+// their pair.
+type nullsFirst struct {
+	*expression.Equals
+	pairs []*expression.Equals
+}
+
+var _ expression.Comparer = nullsFirst{}
+
+// newNullsFirst is eq, a comparison of two tuples of as many columns, ordered with NULLs first.
+func newNullsFirst(eq *expression.Equals) nullsFirst {
+	left, right := eq.Left().(expression.Tuple), eq.Right().(expression.Tuple)
+	pairs := make([]*expression.Equals, len(left))
+	for i := range left {
+		pairs[i] = expression.NewEquals(left[i], right[i])
+	}
+	return nullsFirst{Equals: eq, pairs: pairs}
+}
+
+func (c nullsFirst) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	eq, err := c.Equals.WithChildren(children...)
+	if err != nil {
+		return nil, err
+	}
+	return newNullsFirst(eq.(*expression.Equals)), nil
+}
+
+func (c nullsFirst) Compare(ctx *sql.Context, row sql.Row) (int, error) {
+	for _, p := range c.pairs {
+		a, err := p.Left().Eval(ctx, row)
+		if err != nil {
+			return 0, err
+		}
+		b, err := p.Right().Eval(ctx, row)
+		if err != nil {
+			return 0, err
+		}
+		var cmp int
+		switch {
+		case a == nil && b == nil:
+		case a == nil:
+			cmp = -1
+		case b == nil:
+			cmp = 1
+		default:
+			if cmp, err = p.Compare(ctx, row); err != nil {
+				return 0, err
+			}
+		}
+		if cmp != 0 {
+			return cmp, nil
+		}
+	}
+	return 0, nil
+}
