@@ -33,6 +33,7 @@ const (
 	tableWidthID       analyzer.RuleId = 10_009
 	hashJoinKeysID     analyzer.RuleId = 10_010
 	mergeJoinNullsID   analyzer.RuleId = 10_011
+	notEqualUnindexID  analyzer.RuleId = 10_012
 )
 
 // addAnalyzerRules adds overloadsql's rules to the engine's rules that run last on every
@@ -49,6 +50,7 @@ func appendAnalyzerRules() {
 	analyzer.AlwaysBeforeDefault = append(analyzer.AlwaysBeforeDefault,
 		analyzer.Rule{Id: exactCompareID, Apply: exactComparisons},
 		analyzer.Rule{Id: nullSafeNotInID, Apply: nullSafeNotIn},
+		analyzer.Rule{Id: notEqualUnindexID, Apply: notEqualUnindexed},
 		analyzer.Rule{Id: tableWidthID, Apply: boundTableWidth})
 	analyzer.OnceAfterAll = append(analyzer.OnceAfterAll,
 		analyzer.Rule{Id: explainRuleID, Apply: explainManyRows},

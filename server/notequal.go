@@ -1,0 +1,68 @@
+package server
+
+import (
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/dolthub/go-mysql-server/sql/types"
+)
+
+// Not-equal on an indexed DECIMAL column. To read `d <> v` through an index, the engine's range
+// builder takes a v with a fractional part (0.25) for a value no row can hold, as it would be
+// for an integer column, and reads every row but the NULLs; its planner then drops the condition,
+// so `d <> 0.25` returned the rows holding 0.25 (`d < 0.25 OR d > 0.25`, written so, fared no
+// better once the planner had given 0.25 the column's type).
+//
+// notEqualUnindexed, an analyzer rule that runs before the engine's, has such a condition on a
+// DECIMAL column compared with a number read the table instead of the index (the column wrapped
+// in unindexed, as exactcompare.go does), where the engine evaluates it on every row. A
+// not-equal reads about every row anyway.
+func notEqualUnindexed(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	return transform.NodeExprsWithOpaque(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		return transform.Expr(e, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+			if sub, ok := e.(*plan.Subquery); ok { // the walk does not look into its query
+				q, same, err := notEqualUnindexed(ctx, a, sub.Query, scope, sel, qFlags)
+				if same || err != nil {
+					return e, transform.SameTree, err
+				}
+				return sub.WithQuery(q), transform.NewTree, nil
+			}
+			not, ok := e.(*expression.Not)
+			if !ok {
+				return e, transform.SameTree, nil
+			}
+			eq, ok := not.Child.(*expression.Equals)
+			if !ok {
+				return e, transform.SameTree, nil
+			}
+			left, right := eq.Left(), eq.Right()
+			switch {
+			case decimalColumn(left) && numericConstant(right):
+				left = unindexed{column: left}
+			case decimalColumn(right) && numericConstant(left):
+				right = unindexed{column: right}
+			default:
+				return e, transform.SameTree, nil
+			}
+			return expression.NewNot(expression.NewEquals(left, right)), transform.NewTree, nil
+		})
+	})
+}
+
+// decimalColumn reports whether e is a DECIMAL column.
+func decimalColumn(e sql.Expression) bool {
+	_, ok := e.(*expression.GetField)
+	return ok && types.IsDecimal(e.Type())
+}
+
+// numericConstant reports whether e is a number literal, or one converted to a type (the exact
+// type the parser gives a decimal literal).
+func numericConstant(e sql.Expression) bool {
+	if c, ok := e.(*expression.Convert); ok {
+		e = c.Child
+	}
+	lit, ok := e.(*expression.Literal)
+	return ok && types.IsNumber(lit.Type())
+}
