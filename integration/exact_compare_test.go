@@ -180,3 +180,38 @@ func TestTextComparedWithNumbers(t *testing.T) {
 		t.Errorf("a text comparison lost its index lookup:\n%s", plan)
 	}
 }
+
+// TestDecimalLiteralsBelowOne: a decimal literal below 1 compares by its exact value too. The
+// exact type the server gives 0.001, DECIMAL(4,3), was the literal's own, which the engine's
+// planner drops, rounding it to the column's type: with d DECIMAL(8,2) holding 0, `d = 0.001`
+// was true and `d < 0.001` false.
+func TestDecimalLiteralsBelowOne(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	for _, table := range []string{"bi", "bn"} {
+		keys := ", KEY (d), KEY (z)"
+		if table == "bn" {
+			keys = ""
+		}
+		execAll(t, db, "CREATE TABLE "+table+" (id INT PRIMARY KEY, d DECIMAL(8,2), z DECIMAL(30,0)"+keys+")",
+			"INSERT INTO "+table+" VALUES (1, 0, 0), (2, 1, 1)")
+	}
+	for _, c := range []struct {
+		where string
+		want  []string // ids
+	}{
+		{"d = 0.001", nil},
+		{"d < 0.001", []string{"1"}},
+		{"d = 0.0001", nil},
+		{"d BETWEEN -0.001 AND 0.001", []string{"1"}},
+		{"z = 0.01", nil},
+		{"z > -1.00 AND z < 0.01", []string{"1"}},
+	} {
+		for _, table := range []string{"bi", "bn"} {
+			q := "SELECT id FROM " + table + " WHERE " + c.where + " ORDER BY id"
+			if got := queryStrings(t, db, q); !slices.Equal(got, c.want) {
+				t.Errorf("%s: %q, want %q", q, got, c.want)
+			}
+		}
+	}
+}

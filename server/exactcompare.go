@@ -136,8 +136,9 @@ func exactDecimalLiteral(e ast.Expr) ast.Expr {
 	}
 	whole = bytes.TrimLeft(whole, "0")
 	scale := len(fraction)
-	// One digit more than the literal has: the planner drops a CAST to the literal's own type.
-	precision := max(len(whole)+scale, 1) + 1
+	// One digit more than the literal's own type has (which counts the 0 of 0.001): the planner
+	// drops a CAST to that type, and then rounds the literal to the column's.
+	precision := max(len(whole), 1) + scale + 1
 	if scale > exactDecimalMaxScale || precision > exactDecimalPrecision {
 		return e
 	}

@@ -12,7 +12,7 @@ func TestExactDecimalLiterals(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"select * from t where d > 1.499", "select * from t where d > CAST(1.499 as decimal(5, 3))"},
 		{"select * from t where 1.5 = d", "select * from t where CAST(1.5 as decimal(3, 1)) = d"},
-		{"select * from t where d = 0.001", "select * from t where d = CAST(0.001 as decimal(4, 3))"},
+		{"select * from t where d = 0.001", "select * from t where d = CAST(0.001 as decimal(5, 3))"},
 		{"select * from t where d > 1.5e0", "select * from t where d > 1.5e0"},
 		{"select * from t where d > 15", "select * from t where d > 15"},
 		{"select 1.499 from t", "select 1.499 from t"},
