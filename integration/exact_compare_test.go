@@ -215,3 +215,34 @@ func TestDecimalLiteralsBelowOne(t *testing.T) {
 		}
 	}
 }
+
+// TestUpdateOutOfRangeFails: in strict mode (the default) MySQL fails an UPDATE that would store
+// a value its integer column cannot hold, with 1264, and changes no row. The engine stored the
+// nearest value and went on: UPDATE ... SET c = c + 1 kept 2147483647 in an INT and updated the
+// other rows, SET t = 128 stored 127 in a TINYINT. INSERT ... ON DUPLICATE KEY UPDATE alike;
+// UPDATE IGNORE and a non-strict sql_mode store the nearest value, as in MySQL.
+func TestUpdateOutOfRangeFails(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	execAll(t, db, "CREATE TABLE ov (id INT PRIMARY KEY, c INT, t TINYINT, u INT UNSIGNED)",
+		"INSERT INTO ov VALUES (1, 2147483647, 127, 0), (2, 5, 1, 1)")
+	rows := func() []string { return queryStrings(t, db, "SELECT id, c, t, u FROM ov ORDER BY id") }
+	before := rows()
+	for _, q := range []string{
+		"UPDATE ov SET c = c + 1",
+		"UPDATE ov SET t = 128 WHERE id = 2",
+		"UPDATE ov SET t = t + 1",
+		"UPDATE ov SET u = u - 1",
+		"INSERT INTO ov VALUES (1, 0, 0, 0) ON DUPLICATE KEY UPDATE c = c + 1",
+	} {
+		wantError(t, db, q, 1264, "22003")
+		if got := rows(); !slices.Equal(got, before) {
+			t.Errorf("after the failed %s: %q, want %q", q, got, before)
+		}
+	}
+	conn := pinned(t, db)
+	execOn(t, conn, "UPDATE IGNORE ov SET t = t + 1", "SET SESSION sql_mode = ''", "UPDATE ov SET c = c + 1 WHERE id = 1")
+	if got := rows(); !slices.Equal(got, []string{"1\t2147483647\t127\t0", "2\t5\t2\t1"}) {
+		t.Errorf("after UPDATE IGNORE and a non-strict UPDATE: %q", got)
+	}
+}

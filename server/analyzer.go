@@ -34,6 +34,7 @@ const (
 	hashJoinKeysID     analyzer.RuleId = 10_010
 	mergeJoinNullsID   analyzer.RuleId = 10_011
 	notEqualUnindexID  analyzer.RuleId = 10_012
+	rangeCheckID       analyzer.RuleId = 10_013
 )
 
 // addAnalyzerRules adds overloadsql's rules to the engine's rules that run last on every
@@ -61,7 +62,8 @@ func appendAnalyzerRules() {
 		analyzer.Rule{Id: unlockedWriteID, Apply: refuseUnlockedWrites},
 		analyzer.Rule{Id: atomicRenamesID, Apply: atomicRenames},
 		analyzer.Rule{Id: hashJoinKeysID, Apply: hashJoinKeys},
-		analyzer.Rule{Id: mergeJoinNullsID, Apply: mergeJoinNulls})
+		analyzer.Rule{Id: mergeJoinNullsID, Apply: mergeJoinNulls},
+		analyzer.Rule{Id: rangeCheckID, Apply: rangeCheckedAssignments})
 }
 
 // showVariablesAsText makes SHOW VARIABLES print floating-point values as numbers. The engine

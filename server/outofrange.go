@@ -1,0 +1,112 @@
+package server
+
+import (
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/mysql"
+)
+
+// Out-of-range values in UPDATE. The engine's assignment of a value to a column converts it to the
+// column's type and ignores whether it fit, so `UPDATE t SET c = c + 1` on an INT holding
+// 2147483647 kept 2147483647 and updated the other rows, and `SET t = 128` on a TINYINT stored
+// 127: silently changed data, where MySQL in strict mode (the default, STRICT_TRANS_TABLES) fails
+// the statement with 1264 and changes nothing. INSERT already failed.
+//
+// rangeCheckedAssignments, an analyzer rule, has each assignment of UPDATE and of INSERT ... ON
+// DUPLICATE KEY UPDATE to an integer column check the value first (checkedValue), unless the
+// statement has IGNORE or the session's sql_mode is not strict: there MySQL stores the nearest
+// value with a warning, as the engine does (without the warning).
+
+// erWarnDataOutOfRange is MySQL's ER_WARN_DATA_OUT_OF_RANGE, an error in strict mode.
+const erWarnDataOutOfRange = 1264
+
+func rangeCheckedAssignments(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	mode := sql.LoadSqlMode(ctx)
+	if !mode.ModeEnabled("STRICT_TRANS_TABLES") && !mode.ModeEnabled("STRICT_ALL_TABLES") {
+		return n, transform.SameTree, nil
+	}
+	return transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		switch n := n.(type) {
+		case *plan.UpdateSource:
+			if n.Ignore {
+				return n, transform.SameTree, nil
+			}
+			exprs, same := checkedAssignments(n.UpdateExprs)
+			if same {
+				return n, transform.SameTree, nil
+			}
+			out, err := n.WithExpressions(exprs...)
+			return out, transform.NewTree, err
+		case *plan.InsertInto:
+			if n.Ignore || len(n.OnDupExprs) == 0 {
+				return n, transform.SameTree, nil
+			}
+			exprs, same := checkedAssignments(n.OnDupExprs)
+			if same {
+				return n, transform.SameTree, nil
+			}
+			out := *n
+			out.OnDupExprs = exprs
+			return &out, transform.NewTree, nil
+		}
+		return n, transform.SameTree, nil
+	})
+}
+
+// checkedAssignments is exprs with the value of each assignment to an integer column checked.
+func checkedAssignments(exprs []sql.Expression) ([]sql.Expression, bool) {
+	out := make([]sql.Expression, len(exprs))
+	same := true
+	for i, e := range exprs {
+		out[i] = e
+		set, ok := e.(*expression.SetField)
+		if !ok {
+			continue
+		}
+		column, ok := set.LeftChild.(*expression.GetField)
+		if !ok || !types.IsInteger(column.Type()) {
+			continue
+		}
+		switch set.RightChild.(type) {
+		case checkedValue, *sql.ColumnDefaultValue: // SET c = DEFAULT: the engine looks for it
+			continue
+		}
+		out[i], same = expression.NewSetField(column, checkedValue{value: set.RightChild, column: column}), false
+	}
+	return out, same
+}
+
+// checkedValue is a value assigned to column: it fails with 1264 when the column's type cannot
+// hold it.
+type checkedValue struct {
+	value  sql.Expression
+	column *expression.GetField
+}
+
+func (c checkedValue) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	v, err := c.value.Eval(ctx, row)
+	if err != nil || v == nil {
+		return v, err
+	}
+	if _, inRange, err := c.column.Type().Convert(ctx, v); err == nil && inRange == sql.OutOfRange {
+		return nil, mysql.NewSQLError(erWarnDataOutOfRange, "22003", "Out of range value for column '%s'", c.column.Name())
+	}
+	return v, nil
+}
+
+func (c checkedValue) Resolved() bool             { return c.value.Resolved() }
+func (c checkedValue) String() string             { return c.value.String() }
+func (c checkedValue) Type() sql.Type             { return c.value.Type() }
+func (c checkedValue) IsNullable() bool           { return c.value.IsNullable() }
+func (c checkedValue) Children() []sql.Expression { return []sql.Expression{c.value} }
+
+func (c checkedValue) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	if len(children) != 1 {
+		return nil, sql.ErrInvalidChildrenNumber.New(c, len(children), 1)
+	}
+	return checkedValue{value: children[0], column: c.column}, nil
+}
