@@ -8,9 +8,7 @@ import (
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
-	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/sqltypes"
@@ -46,28 +44,7 @@ const (
 	exactDecimalMaxScale  = 30
 )
 
-func exactComparisons(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	return transform.NodeExprsWithOpaque(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-		return transform.Expr(e, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-			if sub, ok := e.(*plan.Subquery); ok {
-				return inSubquery(sub, func(q sql.Node) (sql.Node, transform.TreeIdentity, error) {
-					return exactComparisons(ctx, a, q, scope, sel, qFlags)
-				})
-			}
-			return exactComparison(ctx, e)
-		})
-	})
-}
-
-// inSubquery applies rule to the plan of a subquery expression, which the engine's walks of a
-// plan do not enter.
-func inSubquery(sub *plan.Subquery, rule func(sql.Node) (sql.Node, transform.TreeIdentity, error)) (sql.Expression, transform.TreeIdentity, error) {
-	q, same, err := rule(sub.Query)
-	if same || err != nil {
-		return sub, transform.SameTree, err
-	}
-	return sub.WithQuery(q), transform.NewTree, nil
-}
+var exactComparisons = expressionRule(exactComparison)
 
 // exactDecimalLiterals gives each decimal literal (1.499, not 1.5e0) that is a side of a
 // comparison in stmt a type that holds it exactly, CAST(1.499 AS DECIMAL(5,3)), so that the

@@ -5,7 +5,6 @@ import (
 	"hash/maphash"
 
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
@@ -26,40 +25,21 @@ import (
 // collation's weights, other values by their text (a DECIMAL's has no trailing zeros). Values
 // equal in SQL get one key; a collision only lets the join condition, still evaluated on every
 // pair found, reject a row.
-func hashJoinKeys(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	return transform.NodeWithOpaque(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
-		// Subqueries anywhere in the node, whose plans the walk does not enter.
-		n, sameSub, err := transform.OneNodeExpressions(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-			return transform.Expr(e, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-				sub, ok := e.(*plan.Subquery)
-				if !ok {
-					return e, transform.SameTree, nil
-				}
-				q, same, err := hashJoinKeys(ctx, a, sub.Query, scope, sel, qFlags)
-				if same || err != nil {
-					return e, transform.SameTree, err
-				}
-				return sub.WithQuery(q), transform.NewTree, nil
-			})
-		})
-		if err != nil {
-			return nil, transform.SameTree, err
-		}
-		lookup, ok := n.(*plan.HashLookup)
-		if !ok {
-			return n, sameSub, nil
-		}
-		if _, done := lookup.LeftProbeKey.(hashKey); done {
-			return n, sameSub, nil
-		}
-		probe := lookup.LeftProbeKey.Type()
-		keyed, err := lookup.WithExpressions(hashKey{lookup.RightEntryKey, probe}, hashKey{lookup.LeftProbeKey, probe})
-		if err != nil {
-			return nil, transform.SameTree, err
-		}
-		return keyed, transform.NewTree, nil
-	})
-}
+var hashJoinKeys = nodeRule(func(_ *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+	lookup, ok := n.(*plan.HashLookup)
+	if !ok {
+		return n, transform.SameTree, nil
+	}
+	if _, done := lookup.LeftProbeKey.(hashKey); done {
+		return n, transform.SameTree, nil
+	}
+	probe := lookup.LeftProbeKey.Type()
+	keyed, err := lookup.WithExpressions(hashKey{lookup.RightEntryKey, probe}, hashKey{lookup.LeftProbeKey, probe})
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	return keyed, transform.NewTree, nil
+})
 
 // hashKeySeed is the seed of every hash join key, so that both sides of a join hash alike.
 var hashKeySeed = maphash.MakeSeed()

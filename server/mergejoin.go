@@ -2,7 +2,6 @@ package server
 
 import (
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
@@ -21,50 +20,32 @@ import (
 // index's order (nullsFirst), and adds each pair of their columns (a.x = b.x, a.y = b.y) to the
 // join's condition; the engine evaluates those on every pair the tuples match, as SQL does, and
 // a NULL among them rejects the pair (a LEFT JOIN keeps its left row, without a match).
-func mergeJoinNulls(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	return transform.NodeWithOpaque(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
-		n, sameSub, err := transform.OneNodeExpressions(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-			return transform.Expr(e, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-				sub, ok := e.(*plan.Subquery) // whose plan the walk does not enter
-				if !ok {
-					return e, transform.SameTree, nil
-				}
-				q, same, err := mergeJoinNulls(ctx, a, sub.Query, scope, sel, qFlags)
-				if same || err != nil {
-					return e, transform.SameTree, err
-				}
-				return sub.WithQuery(q), transform.NewTree, nil
-			})
-		})
-		if err != nil {
-			return nil, transform.SameTree, err
-		}
-		join, ok := n.(*plan.JoinNode)
-		if !ok || !join.Op.IsMerge() || join.Filter == nil {
-			return n, sameSub, nil
-		}
-		conds := expression.SplitConjunction(join.Filter)
-		eq, ok := conds[0].(*expression.Equals) // not yet a nullsFirst
-		if !ok {
-			return n, sameSub, nil
-		}
-		left, lok := eq.Left().(expression.Tuple)
-		right, rok := eq.Right().(expression.Tuple)
-		if !lok || !rok || len(left) != len(right) {
-			return n, sameSub, nil
-		}
-		cmp := newNullsFirst(eq)
-		conds[0] = cmp
-		for _, p := range cmp.pairs {
-			conds = append(conds, p)
-		}
-		paired, err := join.WithExpressions(expression.JoinAnd(conds...))
-		if err != nil {
-			return nil, transform.SameTree, err
-		}
-		return paired, transform.NewTree, nil
-	})
-}
+var mergeJoinNulls = nodeRule(func(_ *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+	join, ok := n.(*plan.JoinNode)
+	if !ok || !join.Op.IsMerge() || join.Filter == nil {
+		return n, transform.SameTree, nil
+	}
+	conds := expression.SplitConjunction(join.Filter)
+	eq, ok := conds[0].(*expression.Equals) // not yet a nullsFirst
+	if !ok {
+		return n, transform.SameTree, nil
+	}
+	left, lok := eq.Left().(expression.Tuple)
+	right, rok := eq.Right().(expression.Tuple)
+	if !lok || !rok || len(left) != len(right) {
+		return n, transform.SameTree, nil
+	}
+	cmp := newNullsFirst(eq)
+	conds[0] = cmp
+	for _, p := range cmp.pairs {
+		conds = append(conds, p)
+	}
+	paired, err := join.WithExpressions(expression.JoinAnd(conds...))
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	return paired, transform.NewTree, nil
+})
 
 // nullsFirst is a merge join's comparison of two tuples, ordered as an index orders them:
 // column by column, NULL before any value and equal to NULL, values as the engine compares

@@ -2,9 +2,7 @@ package server
 
 import (
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
-	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 )
@@ -19,37 +17,26 @@ import (
 // DECIMAL column compared with a number read the table instead of the index (the column wrapped
 // in unindexed, as exactcompare.go does), where the engine evaluates it on every row. A
 // not-equal reads about every row anyway.
-func notEqualUnindexed(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	return transform.NodeExprsWithOpaque(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-		return transform.Expr(e, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-			if sub, ok := e.(*plan.Subquery); ok { // the walk does not look into its query
-				q, same, err := notEqualUnindexed(ctx, a, sub.Query, scope, sel, qFlags)
-				if same || err != nil {
-					return e, transform.SameTree, err
-				}
-				return sub.WithQuery(q), transform.NewTree, nil
-			}
-			not, ok := e.(*expression.Not)
-			if !ok {
-				return e, transform.SameTree, nil
-			}
-			eq, ok := not.Child.(*expression.Equals)
-			if !ok {
-				return e, transform.SameTree, nil
-			}
-			left, right := eq.Left(), eq.Right()
-			switch {
-			case decimalColumn(left) && numericConstant(right):
-				left = unindexed{column: left}
-			case decimalColumn(right) && numericConstant(left):
-				right = unindexed{column: right}
-			default:
-				return e, transform.SameTree, nil
-			}
-			return expression.NewNot(expression.NewEquals(left, right)), transform.NewTree, nil
-		})
-	})
-}
+var notEqualUnindexed = expressionRule(func(_ *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+	not, ok := e.(*expression.Not)
+	if !ok {
+		return e, transform.SameTree, nil
+	}
+	eq, ok := not.Child.(*expression.Equals)
+	if !ok {
+		return e, transform.SameTree, nil
+	}
+	left, right := eq.Left(), eq.Right()
+	switch {
+	case decimalColumn(left) && numericConstant(right):
+		left = unindexed{column: left}
+	case decimalColumn(right) && numericConstant(left):
+		right = unindexed{column: right}
+	default:
+		return e, transform.SameTree, nil
+	}
+	return expression.NewNot(expression.NewEquals(left, right)), transform.NewTree, nil
+})
 
 // decimalColumn reports whether e is a DECIMAL column.
 func decimalColumn(e sql.Expression) bool {

@@ -2,7 +2,6 @@ package server
 
 import (
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
@@ -19,40 +18,23 @@ import (
 // may be NULL: the same rows pass a WHERE, and the planner leaves the condition to be evaluated
 // (the subquery's result is read once when it does not depend on the row). Where neither side
 // can be NULL the anti join is right and stays.
-func nullSafeNotIn(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	return transform.NodeWithOpaque(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
-		// Subqueries anywhere in the node.
-		n, sameSub, err := transform.OneNodeExpressions(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-			return transform.Expr(e, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-				sub, ok := e.(*plan.Subquery)
-				if !ok {
-					return e, transform.SameTree, nil
-				}
-				return inSubquery(sub, func(q sql.Node) (sql.Node, transform.TreeIdentity, error) {
-					return nullSafeNotIn(ctx, a, q, scope, sel, qFlags)
-				})
-			})
-		})
-		if err != nil {
-			return nil, transform.SameTree, err
+var nullSafeNotIn = nodeRule(func(_ *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+	filter, ok := n.(*plan.Filter)
+	if !ok {
+		return n, transform.SameTree, nil
+	}
+	conjuncts := expression.SplitConjunction(filter.Expression)
+	changed := false
+	for i, c := range conjuncts {
+		if nullableNotIn(c) {
+			conjuncts[i], changed = expression.NewIsTrue(c), true
 		}
-		filter, ok := n.(*plan.Filter)
-		if !ok {
-			return n, sameSub, nil
-		}
-		conjuncts := expression.SplitConjunction(filter.Expression)
-		changed := false
-		for i, c := range conjuncts {
-			if nullableNotIn(c) {
-				conjuncts[i], changed = expression.NewIsTrue(c), true
-			}
-		}
-		if !changed {
-			return n, sameSub, nil
-		}
-		return plan.NewFilter(expression.JoinAnd(conjuncts...), filter.Child), transform.NewTree, nil
-	})
-}
+	}
+	if !changed {
+		return n, transform.SameTree, nil
+	}
+	return plan.NewFilter(expression.JoinAnd(conjuncts...), filter.Child), transform.NewTree, nil
+})
 
 // nullableNotIn reports whether e is NOT (x IN (subquery)) or NOT (x op (subquery)) whose x or
 // whose subquery's column may be NULL.
