@@ -246,3 +246,31 @@ func TestUpdateOutOfRangeFails(t *testing.T) {
 		t.Errorf("after UPDATE IGNORE and a non-strict UPDATE: %q", got)
 	}
 }
+
+// TestRowComparisonsWithNulls: `(a, b) = (c, d)` is `a = c AND b = d` in SQL, so NULL when no
+// pair differs and a pair holds a NULL. The engine compared the rows as whole values: `(NULL, 1)
+// = (NULL, 1)` was true, `(1, 2) <> (1, NULL)` true, and `(1, NULL) = (1, 2)` failed with 1105.
+func TestRowComparisonsWithNulls(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	if got := queryStrings(t, db, "SELECT (NULL, 1) = (NULL, 1), (1, NULL) = (1, 2), (1, 2) <> (1, NULL), (1, NULL) = (2, NULL), "+
+		"(1, 2) = (1, 2), ((1, 2), 3) = ((1, NULL), 3), (NULL, 1) <=> (NULL, 1), (1, NULL) < (2, NULL)"); !slices.Equal(got, []string{"NULL\tNULL\tNULL\t0\t1\tNULL\t1\t1"}) {
+		t.Errorf("row comparisons: %q", got)
+	}
+	execAll(t, db, "CREATE TABLE rc (id INT PRIMARY KEY, a INT, b INT, KEY (a, b))", "INSERT INTO rc VALUES (1, 1, NULL), (2, 1, 2), (3, NULL, NULL)")
+	for _, c := range []struct {
+		where string
+		want  []string
+	}{
+		{"(a, b) = (1, 2)", []string{"2"}},
+		{"(a, b) = (1, NULL)", nil},
+		{"(a, b) <> (1, 2)", nil},
+		{"NOT ((a, b) = (1, 3))", []string{"2"}},
+		{"(a, b) <=> (NULL, NULL)", []string{"3"}},
+	} {
+		q := "SELECT id FROM rc WHERE " + c.where + " ORDER BY id"
+		if got := queryStrings(t, db, q); !slices.Equal(got, c.want) {
+			t.Errorf("%s: %q, want %q", q, got, c.want)
+		}
+	}
+}

@@ -35,6 +35,7 @@ const (
 	mergeJoinNullsID   analyzer.RuleId = 10_011
 	notEqualUnindexID  analyzer.RuleId = 10_012
 	rangeCheckID       analyzer.RuleId = 10_013
+	rowComparisonsID   analyzer.RuleId = 10_014
 )
 
 // addAnalyzerRules adds overloadsql's rules to the engine's rules that run last on every
@@ -49,6 +50,7 @@ func appendAnalyzerRules() {
 	// Before the engine's rules, which choose index lookups from the comparisons, turn NOT IN
 	// into anti joins, and take their time over each added column.
 	analyzer.AlwaysBeforeDefault = append(analyzer.AlwaysBeforeDefault,
+		analyzer.Rule{Id: rowComparisonsID, Apply: rowComparisons},
 		analyzer.Rule{Id: exactCompareID, Apply: exactComparisons},
 		analyzer.Rule{Id: nullSafeNotInID, Apply: nullSafeNotIn},
 		analyzer.Rule{Id: notEqualUnindexID, Apply: notEqualUnindexed},
