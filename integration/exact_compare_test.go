@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"database/sql"
 	"slices"
 	"strings"
 	"testing"
@@ -18,14 +19,7 @@ import (
 func TestNumericComparisonsAreExact(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	for _, table := range []string{"xi", "xn"} {
-		keys := ", KEY (t), KEY (u), KEY (d)"
-		if table == "xn" {
-			keys = ""
-		}
-		execAll(t, db, "CREATE TABLE "+table+" (id INT PRIMARY KEY, t TINYINT, u BIGINT UNSIGNED, d DECIMAL(8,2)"+keys+")",
-			"INSERT INTO "+table+" VALUES (1, 127, 5, 1.50), (2, -128, 0, 1.49), (3, 5, 18446744073709551615, 2.00)")
-	}
+	indexedAndPlain(t, db, "xi", "xn", "id INT PRIMARY KEY, t TINYINT, u BIGINT UNSIGNED, d DECIMAL(8,2)", ", KEY (t), KEY (u), KEY (d)", "(1, 127, 5, 1.50), (2, -128, 0, 1.49), (3, 5, 18446744073709551615, 2.00)")
 	execAll(t, db, "CREATE TABLE xp (t TINYINT PRIMARY KEY)", "INSERT INTO xp VALUES (127), (5)")
 	conn := pinned(t, db)
 	for _, c := range []struct {
@@ -147,14 +141,7 @@ func TestNotInWithNulls(t *testing.T) {
 func TestTextComparedWithNumbers(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	for _, table := range []string{"ti", "tn"} {
-		keys := ", KEY (s)"
-		if table == "tn" {
-			keys = ""
-		}
-		execAll(t, db, "CREATE TABLE "+table+" (id INT PRIMARY KEY, s VARCHAR(10)"+keys+")",
-			"INSERT INTO "+table+" VALUES (1, 'aa'), (2, '0'), (3, '1.0'), (4, '1'), (5, ' 1'), (6, NULL)")
-	}
+	indexedAndPlain(t, db, "ti", "tn", "id INT PRIMARY KEY, s VARCHAR(10)", ", KEY (s)", "(1, 'aa'), (2, '0'), (3, '1.0'), (4, '1'), (5, ' 1'), (6, NULL)")
 	for _, c := range []struct {
 		where string
 		want  []string
@@ -188,14 +175,7 @@ func TestTextComparedWithNumbers(t *testing.T) {
 func TestDecimalLiteralsBelowOne(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	for _, table := range []string{"bi", "bn"} {
-		keys := ", KEY (d), KEY (z)"
-		if table == "bn" {
-			keys = ""
-		}
-		execAll(t, db, "CREATE TABLE "+table+" (id INT PRIMARY KEY, d DECIMAL(8,2), z DECIMAL(30,0)"+keys+")",
-			"INSERT INTO "+table+" VALUES (1, 0, 0), (2, 1, 1)")
-	}
+	indexedAndPlain(t, db, "bi", "bn", "id INT PRIMARY KEY, d DECIMAL(8,2), z DECIMAL(30,0)", ", KEY (d), KEY (z)", "(1, 0, 0), (2, 1, 1)")
 	for _, c := range []struct {
 		where string
 		want  []string // ids
@@ -272,5 +252,14 @@ func TestRowComparisonsWithNulls(t *testing.T) {
 		if got := queryStrings(t, db, q); !slices.Equal(got, c.want) {
 			t.Errorf("%s: %q, want %q", q, got, c.want)
 		}
+	}
+}
+
+// indexedAndPlain creates two tables of the same columns and rows, indexed with keys (", KEY
+// (a), ...") and without them, so that a query gives its answer by both paths.
+func indexedAndPlain(t *testing.T, db *sql.DB, indexed, plain, columns, keys, rows string) {
+	t.Helper()
+	for table, k := range map[string]string{indexed: keys, plain: ""} {
+		execAll(t, db, "CREATE TABLE "+table+" ("+columns+k+")", "INSERT INTO "+table+" VALUES "+rows)
 	}
 }

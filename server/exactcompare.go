@@ -246,8 +246,8 @@ func typeDigits(t sql.Type) (digits, bool) {
 // clampedKey reports whether an index lookup on column would clamp or round other: other is a
 // literal that the column's type cannot hold exactly (the lookup converts its key to that type).
 func clampedKey(ctx *sql.Context, column, other sql.Expression) bool {
-	if _, ok := column.(*expression.GetField); !ok {
-		return false
+	if _, ok := column.(*expression.GetField); !ok || !types.IsInteger(column.Type()) && !types.IsDecimal(column.Type()) {
+		return false // holds would say yes: no literal to read (reading a text one allocates)
 	}
 	v, ok := literalDecimal(ctx, other)
 	return ok && !holds(column.Type(), v)

@@ -25,14 +25,15 @@ import (
 const erWarnDataOutOfRange = 1264
 
 func rangeCheckedAssignments(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	mode := sql.LoadSqlMode(ctx)
-	if !mode.ModeEnabled("STRICT_TRANS_TABLES") && !mode.ModeEnabled("STRICT_ALL_TABLES") {
-		return n, transform.SameTree, nil
+	// The session's sql_mode is read (and parsed) only for a statement that assigns.
+	strict := func() bool {
+		mode := sql.LoadSqlMode(ctx)
+		return mode.ModeEnabled("STRICT_TRANS_TABLES") || mode.ModeEnabled("STRICT_ALL_TABLES")
 	}
 	return transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 		switch n := n.(type) {
 		case *plan.UpdateSource:
-			if n.Ignore {
+			if n.Ignore || !strict() {
 				return n, transform.SameTree, nil
 			}
 			exprs, same := checkedAssignments(n.UpdateExprs)
@@ -42,7 +43,7 @@ func rangeCheckedAssignments(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node,
 			out, err := n.WithExpressions(exprs...)
 			return out, transform.NewTree, err
 		case *plan.InsertInto:
-			if n.Ignore || len(n.OnDupExprs) == 0 {
+			if n.Ignore || len(n.OnDupExprs) == 0 || !strict() {
 				return n, transform.SameTree, nil
 			}
 			exprs, same := checkedAssignments(n.OnDupExprs)
