@@ -99,6 +99,42 @@ func TestNumericComparisonsAreExact(t *testing.T) {
 	}
 }
 
+// TestExactComparisonsInRoutines: the statements of stored procedures and triggers compare
+// numbers exactly too. The engine parses a routine's body again with its process-wide parser,
+// not the server's, so in a procedure `d = 1.499` was true for a DECIMAL(8,2) holding 1.50 (its
+// DELETE deleted the row) and a trigger's IF took the wrong branch; a procedure's `PREPARE S ...;
+// EXECUTE s` failed with 1243, though prepared names are case-insensitive.
+func TestExactComparisonsInRoutines(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	execAll(t, db, "CREATE TABLE rd (id INT PRIMARY KEY, d DECIMAL(8,2))", "INSERT INTO rd VALUES (1, 1.50)",
+		"CREATE TABLE rlog (what VARCHAR(20), n INT)",
+		`CREATE PROCEDURE rcheck() BEGIN
+			DECLARE loops INT DEFAULT 0;
+			INSERT INTO rlog SELECT 'select', COUNT(*) FROM rd WHERE d = 1.499;
+			IF (SELECT d FROM rd WHERE id = 1) = 1.499 THEN INSERT INTO rlog VALUES ('if', 1);
+			ELSE INSERT INTO rlog VALUES ('if', 0); END IF;
+			WHILE loops < 3 AND (SELECT d FROM rd WHERE id = 1) > 1.499 DO SET loops = loops + 1; END WHILE;
+			INSERT INTO rlog VALUES ('while', loops);
+			DELETE FROM rd WHERE d = 1.499;
+			PREPARE Counted FROM 'SELECT COUNT(*) FROM rd';
+			EXECUTE counted;
+			DEALLOCATE PREPARE COUNTED;
+		END`,
+		"CREATE TABLE rt (d DECIMAL(8,2), n INT)",
+		"CREATE TRIGGER rtr BEFORE INSERT ON rt FOR EACH ROW BEGIN IF NEW.d = 1.499 THEN SET NEW.n = 1; ELSE SET NEW.n = 0; END IF; END",
+		"CALL rcheck()", "INSERT INTO rt (d) VALUES (1.50)")
+	if got := queryStrings(t, db, "SELECT what, n FROM rlog ORDER BY what"); !slices.Equal(got, []string{"if\t0", "select\t0", "while\t3"}) {
+		t.Errorf("procedure's comparisons: %q, want if 0, select 0, while 3", got)
+	}
+	if got := queryStrings(t, db, "SELECT id FROM rd"); !slices.Equal(got, []string{"1"}) {
+		t.Errorf("after the procedure's DELETE ... WHERE d = 1.499: %q, want the row holding 1.50", got)
+	}
+	if got := queryStrings(t, db, "SELECT n FROM rt"); !slices.Equal(got, []string{"0"}) {
+		t.Errorf("trigger's IF NEW.d = 1.499 on 1.50: n = %q, want 0", got)
+	}
+}
+
 // TestNotInWithNulls: `x NOT IN (SELECT y ...)` is NULL, so a WHERE drops the row, when x is
 // NULL or when no y equals x but some y is NULL. The engine's planner turned it into an anti
 // join that kept every row without an equal y: with a NULL among the y it returned rows where

@@ -63,6 +63,7 @@ func exactDecimalLiterals(stmt ast.Statement) ast.Statement {
 		// A view's query, and CHECK constraints: the engine keeps a constraint as the text of
 		// its planned expression, where 1.499 had become 1.50 for a DECIMAL(8,2) column.
 		exactCheckLiterals(s)
+		exactRoutineLiterals(s)
 		if s.ViewSpec == nil || s.ViewSpec.ViewExpr == nil {
 			return stmt
 		}
@@ -90,6 +91,45 @@ func exactCheckLiterals(ddl *ast.DDL) {
 			_ = ast.Walk(exactComparisonLiterals, check.Expr)
 		}
 	}
+}
+
+// exactRoutineLiterals gives the decimal literals of the comparisons in the body of a stored
+// procedure, a trigger or an event their exact type: in its statements, and in the conditions of
+// its IF, CASE, WHILE and REPEAT and its RETURN, which the parser's walk does not visit. The
+// engine parses a procedure's body again on each CALL, and a trigger's when it fires, with the
+// same parser (installSystemParser), so the body it runs is the one so rewritten.
+func exactRoutineLiterals(ddl *ast.DDL) {
+	if body := routineBody(ddl); body != nil {
+		_ = ast.Walk(exactRoutineNode, body)
+	}
+}
+
+// exactRoutineNode is exactComparisonLiterals for a node of a routine's body, conditions included.
+func exactRoutineNode(node ast.SQLNode) (bool, error) {
+	var conditions []ast.Expr
+	switch n := node.(type) {
+	case *ast.IfStatement:
+		for _, c := range n.Conditions {
+			conditions = append(conditions, c.Expr)
+		}
+	case *ast.CaseStatement:
+		conditions = append(conditions, n.Expr)
+		for _, c := range n.Cases {
+			conditions = append(conditions, c.Case)
+		}
+	case *ast.While:
+		conditions = append(conditions, n.Condition)
+	case *ast.Repeat:
+		conditions = append(conditions, n.Condition)
+	case *ast.Return:
+		conditions = append(conditions, n.Expr)
+	}
+	for _, e := range conditions {
+		if e != nil {
+			_ = ast.Walk(exactComparisonLiterals, e)
+		}
+	}
+	return exactComparisonLiterals(node)
 }
 
 // exactComparisonLiterals is the walk that gives a comparison's decimal literals their exact type.

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"strings"
+	"sync"
 
 	"overloadsql/server/statement"
 
@@ -25,6 +26,21 @@ type systemParser struct {
 }
 
 var _ sql.Parser = systemParser{}
+
+// installSystemParser makes the systemParser the engine's process-wide parser too, and returns
+// it. The engine parses some text with that one instead of its own engine's: the body of a
+// stored procedure on every CALL, the body of a trigger, and the statements of events. With the
+// engine's default parser there, a procedure's `DELETE FROM t WHERE d = 1.499` deleted the row
+// holding 1.50 of a DECIMAL(8,2) column, which the same statement sent by a client does not
+// (exactDecimalLiterals), and a procedure's `PREPARE S ...; EXECUTE s` missed its statement
+// (foldPreparedNames). Like the analyzer rules (addAnalyzerRules) it is set once per process,
+// before an engine is built; servers started at the same time (tests) share it.
+func installSystemParser() sql.Parser {
+	systemParserInstalled.Do(func() { sql.GlobalParser = systemParser{next: sql.NewMysqlParser()} })
+	return sql.GlobalParser
+}
+
+var systemParserInstalled sync.Once
 
 func (p systemParser) ParseSimple(query string) (ast.Statement, error) {
 	rewritten := statement.RewriteSystem(query)
@@ -94,8 +110,7 @@ func restoreColumnNames(stmt ast.Statement, original, rewritten string) ast.Stat
 func preparedName(name string) string { return strings.ToLower(name) }
 
 // foldPreparedNames gives PREPARE, EXECUTE and DEALLOCATE PREPARE the name under which the
-// engine keeps the statement. (The engine parses a stored procedure's body with its own parser,
-// not this one: there the names stay as written.)
+// engine keeps the statement.
 func foldPreparedNames(stmt ast.Statement) ast.Statement {
 	switch s := stmt.(type) {
 	case *ast.Prepare:
@@ -104,8 +119,30 @@ func foldPreparedNames(stmt ast.Statement) ast.Statement {
 		s.Name = preparedName(s.Name)
 	case *ast.Deallocate:
 		s.Name = preparedName(s.Name)
+	case *ast.DDL:
+		if body := routineBody(s); body != nil {
+			_ = ast.Walk(func(node ast.SQLNode) (bool, error) {
+				if inner, ok := node.(ast.Statement); ok && node != body {
+					foldPreparedNames(inner)
+				}
+				return true, nil
+			}, body)
+		}
 	}
 	return stmt
+}
+
+// routineBody is the body of the stored procedure, trigger or event ddl creates, or nil.
+func routineBody(ddl *ast.DDL) ast.Statement {
+	switch {
+	case ddl.ProcedureSpec != nil:
+		return ddl.ProcedureSpec.Body
+	case ddl.TriggerSpec != nil:
+		return ddl.TriggerSpec.Body
+	case ddl.EventSpec != nil:
+		return ddl.EventSpec.Body
+	}
+	return nil
 }
 
 // ParseOneWithOptions returns an index into the caller's query, so an index into the rewritten

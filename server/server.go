@@ -270,7 +270,7 @@ func (s *Server) buildEngine(cfg *config.Config, collation sql.CollationID) *sql
 		lock:            &s.writes,
 		side:            s.side,
 	})
-	engine.Parser = systemParser{next: engine.Parser}
+	engine.Parser = installSystemParser()
 	allowViewsOverReadOnlyTables(engine.Analyzer)
 	grantPrivileges(engine.Analyzer.Catalog.MySQLDb, cfg.Users)
 	engine.Analyzer.Catalog.AuthHandler = mysqlAuthorization{engine.Analyzer.Catalog.AuthHandler}
