@@ -13,7 +13,9 @@
 //
 //   - Kernel run-queue wait (schedstat's second field): the threads were
 //     runnable while another process, or a CPU quota, had the CPU — a noisy
-//     neighbour.
+//     neighbour. It is the wait of threads, and a statement moves between
+//     threads, so over a window it is capped by what the running statements
+//     can have waited (kernelWait, goWaitBound).
 //
 //   - Go run-queue wait: the runtime sizes GOMAXPROCS to the CPUs the process
 //     may use, so when the server itself has more runnable goroutines than

@@ -112,3 +112,72 @@ func TestAdmissionQueuePart(t *testing.T) {
 		})
 	}
 }
+
+// TestKernelWaitBound: the threads' kernel wait over a window is capped by the processor time
+// the running statements wanted and did not get. One CPU-bound statement that the Go scheduler
+// moves between three threads, half held back by a neighbour or a quota: each thread runs it a
+// third of the time and waits (runnable) longer than it runs, so the threads' wait is 2.4 times
+// the statement's. Statements that block leave their threads idle, and the measured wait is kept.
+func TestKernelWaitBound(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		running, procs int
+		threads        []thread100ms
+		want           float64 // KernelRunQueueOverload
+	}{
+		{"one statement on three threads, half the CPU: truth 1", 1, 2, []thread100ms{{17, 40}, {17, 40}, {16, 40}}, 1},
+		{"two statements on three threads, a quarter each: truth 3", 2, 2, []thread100ms{{17, 70}, {17, 70}, {16, 70}}, 3},
+		{"one statement on one thread beside a neighbour: kept", 1, 1, []thread100ms{{50, 50}}, 1},
+		{"blocked statements: their threads' small wait kept", 8, 2, []thread100ms{{20, 10}, {10, 5}}, 0.5},
+		{"no statement running: the housekeeping's wait is not the work's", 0, 2, []thread100ms{{20, 20}}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, "proc", "")
+			f.remove("proc/self/task/101")
+			f.remove("proc/self/task/102")
+			for i := range tc.threads {
+				f.write(fmt.Sprintf("proc/self/task/%d/schedstat", 200+i), schedstat(0, 0))
+			}
+			s := f.sampler(Settings{Interval: 100 * time.Millisecond, Window: time.Second, BusyThreshold: time.Millisecond})
+			s.goBound = &goWaitBound{running: func() int { return tc.running }, procs: func() int { return tc.procs }}
+			var snap *Snapshot
+			for step := 1; step <= 30; step++ {
+				f.now = f.now.Add(100 * time.Millisecond)
+				for i, th := range tc.threads {
+					at := func(msPerStep float64) time.Duration {
+						return time.Duration(msPerStep * float64(step) * float64(time.Millisecond))
+					}
+					f.write(fmt.Sprintf("proc/self/task/%d/schedstat", 200+i), schedstat(at(th.busy), at(th.wait)))
+				}
+				s.Sample()
+				snap = s.Snapshot()
+			}
+			got, _ := metric(snap, "KernelRunQueueOverload")
+			if d := got - tc.want; d > 0.02 || d < -0.02 {
+				t.Errorf("KernelRunQueueOverload = %.3f, want %.3f", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestKernelWaitBoundNeverDecreases(t *testing.T) {
+	running := 1
+	f, s := boundFixture(t, func() int { return running }, 1)
+	var last uint64
+	var wait time.Duration
+	for i := range 40 {
+		if i == 20 {
+			running = 0 // the statement ends: the window's bound falls, the counter stays
+		}
+		f.now = f.now.Add(100 * time.Millisecond)
+		f.busy += 50 * time.Millisecond
+		wait += 50 * time.Millisecond
+		f.write("proc/self/task/101/schedstat", schedstat(f.busy, wait))
+		s.Sample()
+		if got := s.Snapshot().Counters.KernelWaitMicros; got < last {
+			t.Fatalf("sample %d: KernelWaitMicros went from %d to %d", i, last, got)
+		} else {
+			last = got
+		}
+	}
+}

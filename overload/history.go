@@ -5,22 +5,27 @@ import "time"
 // sample holds the cumulative counters taken at one instant. Ratios come
 // from the difference of two samples one window apart.
 type sample struct {
-	at           time.Time
-	threads      threadTimes // busy and kernel wait of all threads, ns
-	threadsOK    bool
-	goWait       uint64 // Go run-queue wait, ns, bounded (see goWaitBound)
-	goWaitRaw    uint64 // the runtime histogram's estimate, ns
-	goExcess     uint64 // cumulative statements-over-processors integral, ns
-	goWaitOK     bool
-	queueWait    uint64 // admission queue wait, ns
-	queueWaitOK  bool
-	processCPU   uint64 // process CPU time from getrusage, ns
-	processCPUOK bool
-	cpu          cpuTimes // host /proc/stat
-	cpuOK        bool
-	cgroupQuota  float64 // CPUs, with a cgroup CPU quota
-	cgroupUsage  uint64  // cgroup CPU usage, ns, with a quota
-	cgroupOK     bool
+	at        time.Time
+	threads   threadTimes // busy and kernel wait of all threads, ns
+	threadsOK bool
+	goWait    uint64 // Go run-queue wait, ns, bounded (see goWaitBound)
+	goWaitRaw uint64 // the runtime histogram's estimate, ns
+	goExcess  uint64 // cumulative statements-over-processors integral, ns
+	goWaitOK  bool
+	// kernelWaitRaw is the threads' kernel wait as kernelWait counts it, ns; threads.wait is
+	// that bounded (see goWaitBound). kernelWanted is the cumulative processor time the
+	// running statements wanted, ns.
+	kernelWaitRaw uint64
+	kernelWanted  uint64
+	queueWait     uint64 // admission queue wait, ns
+	queueWaitOK   bool
+	processCPU    uint64 // process CPU time from getrusage, ns
+	processCPUOK  bool
+	cpu           cpuTimes // host /proc/stat
+	cpuOK         bool
+	cgroupQuota   float64 // CPUs, with a cgroup CPU quota
+	cgroupUsage   uint64  // cgroup CPU usage, ns, with a quota
+	cgroupOK      bool
 }
 
 // history is a ring of the most recent samples, oldest first.

@@ -113,7 +113,8 @@ func (s *Sampler) sample() *Snapshot {
 	if s.queueWait != nil {
 		smp.queueWait, smp.queueWaitOK = uint64(s.queueWait()), true
 	}
-	smp.goWaitRaw, smp.goExcess = smp.goWait, s.goBound.advance(smp.at)
+	smp.goWaitRaw, smp.kernelWaitRaw = smp.goWait, smp.threads.wait
+	smp.goExcess, smp.kernelWanted = s.goBound.advance(smp.at)
 	previous := s.history.newestOrNil()
 	s.history.push(smp)
 	base := s.history.baseline(settings.Window, settings.Interval/2)
@@ -122,6 +123,12 @@ func (s *Sampler) sample() *Snapshot {
 		newest.goWait = 0
 		if previous != nil && previous.goWaitOK && base.goWaitOK {
 			newest.goWait = boundedWait(base, previous, newest)
+		}
+	}
+	if s.goBound.bounded() && newest.threadsOK {
+		newest.threads.wait = 0
+		if previous != nil && previous.threadsOK && base.threadsOK {
+			newest.threads.wait = boundedKernelWait(base, previous, newest)
 		}
 	}
 
