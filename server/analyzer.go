@@ -36,6 +36,7 @@ const (
 	notEqualUnindexID  analyzer.RuleId = 10_012
 	rangeCheckID       analyzer.RuleId = 10_013
 	rowComparisonsID   analyzer.RuleId = 10_014
+	tooManyTablesID    analyzer.RuleId = 10_015
 )
 
 // addAnalyzerRules adds overloadsql's rules to the engine's rules that run last on every
@@ -54,7 +55,8 @@ func appendAnalyzerRules() {
 		analyzer.Rule{Id: exactCompareID, Apply: exactComparisons},
 		analyzer.Rule{Id: nullSafeNotInID, Apply: nullSafeNotIn},
 		analyzer.Rule{Id: notEqualUnindexID, Apply: notEqualUnindexed},
-		analyzer.Rule{Id: tableWidthID, Apply: boundTableWidth})
+		analyzer.Rule{Id: tableWidthID, Apply: boundTableWidth},
+		analyzer.Rule{Id: tooManyTablesID, Apply: refuseTooManyTables})
 	analyzer.OnceAfterAll = append(analyzer.OnceAfterAll,
 		analyzer.Rule{Id: explainRuleID, Apply: explainManyRows},
 		analyzer.Rule{Id: createSchemaRuleID, Apply: createSchemaAsDatabase},
