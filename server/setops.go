@@ -74,6 +74,7 @@ func walkSetOp(top *ast.SetOp, rebuild bool) {
 		mid := len(operands) / 2
 		top.Left, top.Right = balancedTree(top.Type, operands[:mid]), balancedTree(top.Type, operands[mid:])
 	}
+	distinctSetOpColumns(top)
 	for _, o := range operands {
 		walkAll(o)
 	}

@@ -113,3 +113,50 @@ func TestLongSetOpChainIsShallow(t *testing.T) {
 		t.Errorf("depth %d, want 14", d)
 	}
 }
+
+// TestRepeatedColumnsOfNestedSetOps: in the first SELECT of a set operation inside another, a
+// column named again gets an alias of its own name; other SELECTs stay as written.
+func TestRepeatedColumnsOfNestedSetOps(t *testing.T) {
+	p := systemParser{next: sql.NewMysqlParser()}
+	for _, c := range []struct{ query, want string }{
+		{"select a, a from t union select a, a from t", "(a a union a a)"},
+		{"select a, a from t union select a, b from t union select a, a from t", "(a a union (a b union a a))"},
+		{"select a, a from t union select a, a from t union select a, A from t", "(a a union (a a=a union a A))"},
+		{"(select a, a from t union select a, a from t) except select t.a, a from t", "((a a=a union a a) except t.a a)"},
+		{"select *, a, b from t union all select *, a from t union all select 1, 2, 3", "(* a b union all (* a=a union all 1 2 3))"},
+		{"select a, a x, a + 0, a from t union all select a, a from t union all select 1, 2", "(a a=x a + 0 a union all (a a=a union all 1 2))"},
+	} {
+		stmt, err := p.ParseSimple(c.query)
+		if err != nil {
+			t.Fatalf("%s: %v", c.query, err)
+		}
+		if got := aliasShape(firstSetOp(stmt)); got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.query, got, c.want)
+		}
+	}
+}
+
+// aliasShape prints the tree of a set operation, each column of a SELECT as its expression and
+// its alias (=alias) if it has one.
+func aliasShape(s ast.SelectStatement) string {
+	switch s := s.(type) {
+	case *ast.SetOp:
+		return "(" + aliasShape(s.Left) + " " + s.Type + " " + aliasShape(s.Right) + ")"
+	case *ast.ParenSelect:
+		return aliasShape(s.Select)
+	case *ast.Select:
+		var cols []string
+		for _, e := range s.SelectExprs {
+			col := ast.String(e)
+			if a, ok := e.(*ast.AliasedExpr); ok {
+				col = ast.String(a.Expr)
+				if !a.As.IsEmpty() {
+					col += "=" + a.As.String()
+				}
+			}
+			cols = append(cols, col)
+		}
+		return strings.Join(cols, " ")
+	}
+	return "?"
+}

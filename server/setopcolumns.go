@@ -1,0 +1,91 @@
+package server
+
+import (
+	"strings"
+
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+)
+
+// A set operation that is a side of another (SELECT a, a FROM t UNION ALL SELECT ... UNION ALL
+// SELECT ..., three SELECTs or more, also once balanced by balanceSetOps) is known to the
+// engine's planner by the columns of its first SELECT, as a set of column ids: a column named
+// twice without alias (a, a; t.a, a; *, a) is one id there, the operation shows fewer ids than
+// columns, and the planner failed with "index out of range [1] with length 1" (1105) where MySQL
+// returns the rows. distinctSetOpColumns gives each repetition of a column in such a SELECT an
+// alias of its own name (a, a AS a), which the planner numbers apart; the column keeps its name.
+// walkSetOp calls it for the top of each chain it walks, which covers the operations inside
+// the chain; each operand is walked on its own.
+func distinctSetOpColumns(op *ast.SetOp) {
+	if op == nil {
+		return
+	}
+	kind := setOpKind(op.Type)
+	for _, side := range []ast.SelectStatement{op.Left, op.Right} {
+		inner, ok := unparen(side).(*ast.SetOp)
+		if !ok || inner == nil {
+			continue
+		}
+		aliasRepeatedColumns(firstSelect(inner))
+		if direct, ok := side.(*ast.SetOp); ok && kind != "" && chainable(direct, kind) {
+			distinctSetOpColumns(inner)
+		}
+	}
+}
+
+// unparen returns s without the parentheses around it.
+func unparen(s ast.SelectStatement) ast.SelectStatement {
+	for {
+		p, ok := s.(*ast.ParenSelect)
+		if !ok || p == nil {
+			return s
+		}
+		s = p.Select
+	}
+}
+
+// firstSelect returns the SELECT whose columns name those of the set operation s, or nil.
+func firstSelect(s ast.SelectStatement) *ast.Select {
+	for {
+		switch n := unparen(s).(type) {
+		case *ast.SetOp:
+			if n == nil {
+				return nil
+			}
+			s = n.Left
+		case *ast.Select:
+			return n
+		default:
+			return nil
+		}
+	}
+}
+
+// aliasRepeatedColumns gives the columns of sel's list that may name a column an earlier one
+// names (the same name, or any column beside a *) an alias of their own name.
+func aliasRepeatedColumns(sel *ast.Select) {
+	if sel == nil {
+		return
+	}
+	star := false
+	for _, e := range sel.SelectExprs {
+		if _, ok := e.(*ast.StarExpr); ok {
+			star = true
+		}
+	}
+	seen := map[string]bool{}
+	for _, e := range sel.SelectExprs {
+		a, ok := e.(*ast.AliasedExpr)
+		if !ok || !a.As.IsEmpty() {
+			continue
+		}
+		col, ok := a.Expr.(*ast.ColName)
+		if !ok {
+			continue
+		}
+		name := strings.ToLower(col.Name.String())
+		if star || seen[name] {
+			a.As = ast.NewColIdent(col.Name.String())
+		}
+		seen[name] = true
+	}
+}
