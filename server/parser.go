@@ -19,8 +19,10 @@ import (
 // error's text: MySQL has no such limit, so no error number of its own fits better), and
 // subqueries nested too deep with MySQL's error 1473. It also folds the names of prepared
 // statements (foldPreparedNames) and rebuilds chains of UNIONs as balanced trees, which the
-// engine plans in near-linear time (balanceSetOps). Every parse of the engine, the handler's
-// and the planner's, goes through it.
+// engine plans in near-linear time (balanceSetOps). A statement that fails to parse is parsed
+// again with its generated columns' and column defaults' expressions in a second pair of
+// parentheses (columnExpressions). Every parse of the engine, the handler's and the planner's,
+// goes through it.
 type systemParser struct {
 	next sql.Parser
 }
@@ -45,6 +47,13 @@ var systemParserInstalled sync.Once
 func (p systemParser) ParseSimple(query string) (ast.Statement, error) {
 	rewritten := statement.RewriteSystem(query)
 	stmt, err := p.next.ParseSimple(rewritten)
+	if err != nil {
+		if again, ok := columnExpressions(rewritten); ok {
+			if stmt2, err2 := p.next.ParseSimple(again); err2 == nil {
+				stmt, err, rewritten = stmt2, nil, again
+			}
+		}
+	}
 	return settle(stmt, query, rewritten), err
 }
 
@@ -54,6 +63,13 @@ func (p systemParser) Parse(ctx *sql.Context, query string, multi bool) (ast.Sta
 	}
 	rewritten := statement.RewriteSystem(query)
 	stmt, first, rest, err := p.next.Parse(ctx, rewritten, multi)
+	if err != nil {
+		if again, ok := columnExpressions(rewritten); ok {
+			if stmt2, first2, rest2, err2 := p.next.Parse(ctx, again, multi); err2 == nil {
+				stmt, first, rest, err, rewritten = stmt2, first2, rest2, nil, again
+			}
+		}
+	}
 	return settle(stmt, query, rewritten), first, rest, err
 }
 
@@ -63,7 +79,25 @@ func (p systemParser) ParseWithOptions(ctx context.Context, query string, delimi
 	}
 	rewritten := statement.RewriteSystem(query)
 	stmt, first, rest, err := p.next.ParseWithOptions(ctx, rewritten, delimiter, multi, options)
+	if err != nil {
+		if again, ok := columnExpressions(rewritten); ok {
+			if stmt2, first2, rest2, err2 := p.next.ParseWithOptions(ctx, again, delimiter, multi, options); err2 == nil {
+				stmt, first, rest, err, rewritten = stmt2, first2, rest2, nil, again
+			}
+		}
+	}
 	return settle(stmt, query, rewritten), first, rest, err
+}
+
+// columnExpressions is the text to parse again when query failed to parse: query with the
+// expressions of its generated columns and column defaults in a second pair of parentheses
+// (statement.ParenthesizeColumnExpressions), and whether that differs from query. The engine's
+// grammar refuses a comparison there (b INT AS (d > 1)), which MySQL takes. The second parse
+// is kept only when it succeeds: a statement that fails for another reason fails with the
+// error of the text as written.
+func columnExpressions(query string) (string, bool) {
+	again := statement.ParenthesizeColumnExpressions(query)
+	return again, again != query
 }
 
 // erTooHighLevelOfNestingForSelect is MySQL's ER_TOO_HIGH_LEVEL_OF_NESTING_FOR_SELECT.
@@ -153,6 +187,13 @@ func (p systemParser) ParseOneWithOptions(ctx context.Context, query string, opt
 	}
 	rewritten := statement.RewriteSystem(query)
 	stmt, end, err := p.next.ParseOneWithOptions(ctx, rewritten, options)
+	if err != nil {
+		if again, ok := columnExpressions(rewritten); ok {
+			if stmt2, end2, err2 := p.next.ParseOneWithOptions(ctx, again, options); err2 == nil {
+				stmt, end, err, rewritten = stmt2, end2, nil, again
+			}
+		}
+	}
 	stmt = settle(stmt, query, rewritten)
 	if rewritten != query {
 		end = originalOffset(query, rewritten, end)
@@ -161,7 +202,7 @@ func (p systemParser) ParseOneWithOptions(ctx context.Context, query string, opt
 }
 
 // originalOffset maps an offset in rewritten to the same place in original, where rewritten is
-// original with backquotes inserted.
+// original with backquotes (and parentheses beside parentheses) inserted.
 func originalOffset(original, rewritten string, offset int) int {
 	i := 0
 	for j := 0; j < offset && j < len(rewritten); j++ {
