@@ -37,6 +37,7 @@ const (
 	rangeCheckID       analyzer.RuleId = 10_013
 	rowComparisonsID   analyzer.RuleId = 10_014
 	tooManyTablesID    analyzer.RuleId = 10_015
+	virtualShiftsID    analyzer.RuleId = 10_016
 )
 
 // addAnalyzerRules adds overloadsql's rules to the engine's rules that run last on every
@@ -56,7 +57,8 @@ func appendAnalyzerRules() {
 		analyzer.Rule{Id: nullSafeNotInID, Apply: nullSafeNotIn},
 		analyzer.Rule{Id: notEqualUnindexID, Apply: notEqualUnindexed},
 		analyzer.Rule{Id: tableWidthID, Apply: boundTableWidth},
-		analyzer.Rule{Id: tooManyTablesID, Apply: refuseTooManyTables})
+		analyzer.Rule{Id: tooManyTablesID, Apply: refuseTooManyTables},
+		analyzer.Rule{Id: virtualShiftsID, Apply: refuseVirtualColumnShifts})
 	analyzer.OnceAfterAll = append(analyzer.OnceAfterAll,
 		analyzer.Rule{Id: explainRuleID, Apply: explainManyRows},
 		analyzer.Rule{Id: createSchemaRuleID, Apply: createSchemaAsDatabase},
@@ -199,6 +201,23 @@ func allowViewsOverReadOnlyTables(a *analyzer.Analyzer) {
 				}
 				return n, transform.SameTree, nil
 			}
+			batch.Rules = rules
+			break
+		}
+	}
+}
+
+// wrapEngineRule replaces the function of the engine's rule called name, in every batch of a,
+// by wrap of it. The engine shares its rule lists between analyzers: they are replaced, never
+// modified.
+func wrapEngineRule(a *analyzer.Analyzer, name string, wrap func(ruleFunc) ruleFunc) {
+	for _, batch := range a.Batches {
+		for i, rule := range batch.Rules {
+			if rule.Id.String() != name {
+				continue
+			}
+			rules := slices.Clone(batch.Rules)
+			rules[i].Apply = wrap(rule.Apply)
 			batch.Rules = rules
 			break
 		}

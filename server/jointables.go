@@ -1,8 +1,6 @@
 package server
 
 import (
-	"slices"
-
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/plan"
@@ -100,28 +98,16 @@ func largestJoin(n sql.Node) int {
 
 // limitUnnesting wraps the analyzer's rules that turn IN and EXISTS subqueries into joins:
 // where a rule's plan would join more than maxJoinTables relations, the plan stays as it was.
-// The engine shares its rule lists between analyzers: they are replaced, never modified.
 func limitUnnesting(a *analyzer.Analyzer) {
-	for _, batch := range a.Batches {
-		rules, cloned := batch.Rules, false
-		for i, rule := range batch.Rules {
-			switch rule.Id.String() {
-			case "unnestInSubqueries", "unnestExistsSubqueries":
-			default:
-				continue
+	wrap := func(unnest ruleFunc) ruleFunc {
+		return func(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+			out, same, err := unnest(ctx, a, n, scope, sel, qFlags)
+			if err != nil || same || largestJoin(out) <= maxJoinTables {
+				return out, same, err
 			}
-			if !cloned {
-				rules, cloned = slices.Clone(batch.Rules), true
-			}
-			unnest := rule.Apply
-			rules[i].Apply = func(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-				out, same, err := unnest(ctx, a, n, scope, sel, qFlags)
-				if err != nil || same || largestJoin(out) <= maxJoinTables {
-					return out, same, err
-				}
-				return n, transform.SameTree, nil
-			}
+			return n, transform.SameTree, nil
 		}
-		batch.Rules = rules
 	}
+	wrapEngineRule(a, "unnestInSubqueries", wrap)
+	wrapEngineRule(a, "unnestExistsSubqueries", wrap)
 }
