@@ -38,6 +38,8 @@ const (
 	rowComparisonsID   analyzer.RuleId = 10_014
 	tooManyTablesID    analyzer.RuleId = 10_015
 	virtualShiftsID    analyzer.RuleId = 10_016
+	geometryWritesID   analyzer.RuleId = 10_020
+	geometryListsID    analyzer.RuleId = 10_021
 )
 
 // addAnalyzerRules adds overloadsql's rules to the engine's rules that run last on every
@@ -58,7 +60,8 @@ func appendAnalyzerRules() {
 		analyzer.Rule{Id: notEqualUnindexID, Apply: notEqualUnindexed},
 		analyzer.Rule{Id: tableWidthID, Apply: boundTableWidth},
 		analyzer.Rule{Id: tooManyTablesID, Apply: refuseTooManyTables},
-		analyzer.Rule{Id: virtualShiftsID, Apply: refuseVirtualColumnShifts})
+		analyzer.Rule{Id: virtualShiftsID, Apply: refuseVirtualColumnShifts},
+		analyzer.Rule{Id: geometryListsID, Apply: checkedGeometryLists})
 	analyzer.OnceAfterAll = append(analyzer.OnceAfterAll,
 		analyzer.Rule{Id: explainRuleID, Apply: explainManyRows},
 		analyzer.Rule{Id: createSchemaRuleID, Apply: createSchemaAsDatabase},
@@ -69,7 +72,8 @@ func appendAnalyzerRules() {
 		analyzer.Rule{Id: atomicRenamesID, Apply: atomicRenames},
 		analyzer.Rule{Id: hashJoinKeysID, Apply: hashJoinKeys},
 		analyzer.Rule{Id: mergeJoinNullsID, Apply: mergeJoinNulls},
-		analyzer.Rule{Id: rangeCheckID, Apply: rangeCheckedAssignments})
+		analyzer.Rule{Id: rangeCheckID, Apply: rangeCheckedAssignments},
+		analyzer.Rule{Id: geometryWritesID, Apply: checkedGeometryWrites})
 }
 
 // showVariablesAsText makes SHOW VARIABLES print floating-point values as numbers. The engine

@@ -107,6 +107,18 @@ func newBoundedProvider(p *memory.DbProvider, limit func() int) boundedProvider 
 			return &boundedAggregate{Aggregation: agg, name: name, size: sz, limit: limit}, nil
 		}}
 	}
+	for name, orig := range builtin {
+		check, ok := geometryFunction(name)
+		if !ok {
+			continue
+		}
+		fns[name] = sql.FunctionN{Name: name, Fn: func(args ...sql.Expression) (sql.Expression, error) {
+			if len(args) > 0 {
+				args = append([]sql.Expression{&geometryInput{value: args[0], function: name, check: check}}, args[1:]...)
+			}
+			return orig.NewInstance(args)
+		}}
+	}
 	return boundedProvider{DbProvider: p, functions: fns}
 }
 
