@@ -65,3 +65,52 @@ func TestUnionRepeatingAColumn(t *testing.T) {
 		t.Errorf("SELECT x FROM vu: %q, want [1 1 3 3 5]", got)
 	}
 }
+
+// TestDerivedTablesNameTheirColumnsOnce: MySQL refuses a derived table, a common table
+// expression or a view whose columns do not have distinct names with 1060 (42S21) "Duplicate
+// column name 'a'". The engine took them: SELECT * FROM (SELECT a, a FROM t UNION ...) d
+// returned two columns a, a view made so was created and reading its column failed with 1105
+// (ambiguous column name).
+func TestDerivedTablesNameTheirColumnsOnce(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	execAll(t, db, "CREATE TABLE t (a INT, b INT)", "INSERT INTO t VALUES (1, 2), (3, 4)")
+	for _, c := range []struct{ query, dup string }{
+		{"SELECT * FROM (SELECT a, a FROM t) d", "a"},
+		{"SELECT * FROM (SELECT a, a FROM t UNION SELECT a, a FROM t) d", "a"},
+		{"SELECT COUNT(*) FROM (SELECT a, A FROM t) d", "A"},
+		{"SELECT * FROM (SELECT 1, 1) d", "1"},
+		{"SELECT * FROM (SELECT * FROM t x JOIN t y ON x.a = y.a) d", "a"},
+		{"WITH c AS (SELECT a, a FROM t) SELECT * FROM c", "a"},
+		{"WITH RECURSIVE r AS (SELECT 1, 1 UNION ALL SELECT 2, 2) SELECT * FROM r", "1"},
+		{"SELECT (SELECT COUNT(*) FROM (SELECT a, a FROM t) d)", "a"},
+		{"CREATE VIEW v AS SELECT a, a FROM t UNION SELECT a, a FROM t", "a"},
+		{"CREATE VIEW v (x, x) AS SELECT 1, 2", "x"},
+		{"INSERT INTO t SELECT * FROM (SELECT 5, 5) d", "5"},
+	} {
+		_, err := db.Exec(c.query)
+		if err == nil {
+			t.Errorf("%s succeeded, want 1060", c.query)
+			continue
+		}
+		if me := mysqlError(t, err); me.Number != 1060 || string(me.SQLState[:]) != "42S21" ||
+			me.Message != "Duplicate column name '"+c.dup+"'" {
+			t.Errorf("%s: %d (%s) %s, want 1060 (42S21) Duplicate column name '%s'", c.query, me.Number, string(me.SQLState[:]), me.Message, c.dup)
+		}
+	}
+	execAll(t, db, "CREATE VIEW w (x, y) AS SELECT a, a FROM t UNION SELECT a, a FROM t")
+	for _, c := range []struct {
+		query string
+		want  []string
+	}{
+		{"SELECT * FROM (SELECT a, a AS x FROM t) d ORDER BY a", []string{"1\t1", "3\t3"}},
+		{"SELECT y FROM (SELECT a, a FROM t) d (x, y) ORDER BY y", []string{"1", "3"}},
+		{"WITH c (x, y) AS (SELECT a, a FROM t) SELECT y FROM c ORDER BY y", []string{"1", "3"}},
+		{"SELECT y FROM w ORDER BY y", []string{"1", "3"}},
+		{"SELECT a, a FROM t ORDER BY a", []string{"1\t1", "3\t3"}},
+	} {
+		if got := queryStrings(t, db, c.query); !slices.Equal(got, c.want) {
+			t.Errorf("%s: %q, want %q", c.query, got, c.want)
+		}
+	}
+}

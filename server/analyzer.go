@@ -40,6 +40,7 @@ const (
 	virtualShiftsID    analyzer.RuleId = 10_016
 	geometryWritesID   analyzer.RuleId = 10_020
 	geometryListsID    analyzer.RuleId = 10_021
+	derivedColumnsID   analyzer.RuleId = 10_030
 )
 
 // addAnalyzerRules adds overloadsql's rules to the engine's rules that run last on every
@@ -61,7 +62,8 @@ func appendAnalyzerRules() {
 		analyzer.Rule{Id: tableWidthID, Apply: boundTableWidth},
 		analyzer.Rule{Id: tooManyTablesID, Apply: refuseTooManyTables},
 		analyzer.Rule{Id: virtualShiftsID, Apply: refuseVirtualColumnShifts},
-		analyzer.Rule{Id: geometryListsID, Apply: checkedGeometryLists})
+		analyzer.Rule{Id: geometryListsID, Apply: checkedGeometryLists},
+		analyzer.Rule{Id: derivedColumnsID, Apply: refuseDuplicateDerivedColumns})
 	analyzer.OnceAfterAll = append(analyzer.OnceAfterAll,
 		analyzer.Rule{Id: explainRuleID, Apply: explainManyRows},
 		analyzer.Rule{Id: createSchemaRuleID, Apply: createSchemaAsDatabase},

@@ -1,0 +1,85 @@
+package server
+
+import (
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/dolthub/vitess/go/mysql"
+)
+
+// erDupFieldName is ER_DUP_FIELDNAME.
+const erDupFieldName = 1060
+
+// refuseDuplicateDerivedColumns refuses, with MySQL's 1060 "Duplicate column name", a derived
+// table, a common table expression or a view whose columns do not have distinct names
+// (compared without case): SELECT * FROM (SELECT a, a FROM t) d, WITH c AS (SELECT 1, 1) ...,
+// CREATE VIEW v AS SELECT a, a FROM t UNION .... The engine took them, and a later reference to
+// the column failed with 1105 (`ambiguous column name "a"`), or not at all.
+func refuseDuplicateDerivedColumns(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	var err error
+	inspectPlan(n, func(n sql.Node) bool {
+		sq, ok := n.(*plan.SubqueryAlias)
+		if !ok {
+			return true
+		}
+		names := sq.ColumnNames
+		if len(names) == 0 {
+			names = columnNames(sq.Child)
+		}
+		seen := make(map[string]bool, len(names))
+		for _, name := range names {
+			lower := strings.ToLower(name)
+			if seen[lower] {
+				err = mysql.NewSQLError(erDupFieldName, "42S21", "Duplicate column name '%s'", name)
+				return false
+			}
+			seen[lower] = true
+		}
+		return true
+	}, func(sql.Expression) bool { return true })
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	return n, transform.SameTree, nil
+}
+
+// columnNames returns the names of the columns of n's rows, as its Schema would, without asking
+// a set operation for its schema: the engine computes that from both sides at every level, and
+// each projection of a side asks its own child again per column, so the schema of a derived
+// table over a long UNION chain took seconds (320 SELECTs of 5 columns: over 20 s).
+func columnNames(n sql.Node) []string {
+	for {
+		switch m := n.(type) {
+		case *plan.SetOp:
+			n = m.Left()
+		case *plan.SubqueryAlias:
+			if len(m.ColumnNames) > 0 {
+				return m.ColumnNames
+			}
+			n = m.Child
+		case *plan.Limit, *plan.Offset, *plan.Sort, *plan.TopN, *plan.Distinct, *plan.OrderedDistinct,
+			*plan.Having, *plan.Filter:
+			n = m.Children()[0]
+		case *plan.Project:
+			names := make([]string, len(m.Projections))
+			for i, e := range m.Projections {
+				if named, ok := e.(sql.Nameable); ok {
+					names[i] = named.Name()
+				} else {
+					names[i] = plan.AliasSubqueryString(e)
+				}
+			}
+			return names
+		default:
+			sch := n.Schema()
+			names := make([]string, len(sch))
+			for i, c := range sch {
+				names[i] = c.Name
+			}
+			return names
+		}
+	}
+}
