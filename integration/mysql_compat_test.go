@@ -220,8 +220,10 @@ func TestErrorNumbersAndDiagnostics(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "CREATE TABLE short (v VARCHAR(3))"); err != nil {
-		t.Fatal(err)
+	for _, q := range []string{"CREATE TABLE short (v VARCHAR(3))", "CREATE TABLE checked (n INT, CHECK (n < 10))", "CREATE VIEW shown AS SELECT 1"} {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for _, c := range []struct {
 		query string
@@ -239,6 +241,8 @@ func TestErrorNumbersAndDiagnostics(t *testing.T) {
 		{"CREATE TABLE short (v INT)", 1050, "42S01", "Table 'short' already exists"},
 		{"SELECT nocol FROM short", 1054, "42S22", "Unknown column 'nocol'"},
 		{"INSERT INTO short VALUES ('a', 'b')", 1136, "21S01", "Column count doesn't match value count at row 1"},
+		{"INSERT INTO checked VALUES (10)", 3819, "HY000", "Check constraint 'checked_chk_1' is violated."},
+		{"CREATE VIEW shown AS SELECT 2", 1050, "42S01", "Table 'shown' already exists"},
 	} {
 		_, err := conn.ExecContext(ctx, c.query)
 		me := mysqlError(t, err)

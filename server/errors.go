@@ -27,6 +27,9 @@ const erFKColumnCannotDrop = 1828
 // erDropIndexFK is ER_DROP_INDEX_FK: an index a foreign key needs.
 const erDropIndexFK = 1553
 
+// erCheckConstraintViolated is ER_CHECK_CONSTRAINT_VIOLATED: a row a CHECK constraint refuses.
+const erCheckConstraintViolated = 3819
+
 // sqlStates are MySQL 8's SQLSTATEs of the error numbers the engine or overloadsql may send
 // with HY000.
 var sqlStates = map[int]string{
@@ -83,6 +86,11 @@ var engineMessages = []engineMessage{
 	{regexp.MustCompile(`^(Too high level of nesting for select: .*) \(errno 1473\) \(sqlstate HY000\)$`), erTooHighLevelOfNestingForSelect, "$1"},
 	{regexp.MustCompile(`^Unknown table '(.*)'$`), mysql.ERBadTable, "Unknown table '$1'"},
 	{regexp.MustCompile(`^table with name (.*) already exists$`), mysql.ERTableExists, "Table '$1' already exists"},
+	// CREATE VIEW of a name in use: the in-memory database gives the name alone to a message
+	// made for the database and the name ("the view v.%!s(MISSING) already exists").
+	{regexp.MustCompile(`^the view (.*)\.%!s\(MISSING\) already exists$`), mysql.ERTableExists, "Table '$1' already exists"},
+	{regexp.MustCompile(`^the view [^.]*\.(.*) already exists$`), mysql.ERTableExists, "Table '$1' already exists"},
+	{regexp.MustCompile(`^Check constraint "(.*)" violated$`), erCheckConstraintViolated, "Check constraint '$1' is violated."},
 	{regexp.MustCompile(`^Duplicate key name '(.*)'$`), mysql.ERDupKeyName, "Duplicate key name '$1'"},
 	{regexp.MustCompile("^cannot drop column `(.*)` as it is used in foreign key `(.*)`$"), erFKColumnCannotDrop,
 		"Cannot drop column '$1': needed in a foreign key constraint '$2'"},

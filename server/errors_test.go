@@ -33,6 +33,9 @@ func TestClientError(t *testing.T) {
 		{sql.ErrIndexIDAlreadyRegistered.New("k"), 1061, "42000", "Duplicate key name 'k'"},
 		{sql.ErrForeignKeyDropIndex.New("k", "fk"), 1553, "HY000", "Cannot drop index 'k': needed in a foreign key constraint"},
 		{sql.ErrUnknownPreparedStatement.New("s"), 1243, "HY000", "Unknown prepared statement handler (s) given to EXECUTE"},
+		{sql.ErrExistingView.New("v"), 1050, "42S01", "Table 'v' already exists"},
+		{sql.ErrExistingView.New("main", "v"), 1050, "42S01", "Table 'v' already exists"},
+		{sql.ErrCheckConstraintViolated.New("t_chk_1"), 3819, "HY000", "Check constraint 't_chk_1' is violated."},
 		{errors.New("something else"), 1105, "HY000", "something else"},
 	} {
 		got := clientError(c.err)
