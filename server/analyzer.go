@@ -28,18 +28,12 @@ const (
 	showVariablesID    analyzer.RuleId = 10_004
 	unlockedWriteID    analyzer.RuleId = 10_005
 	atomicRenamesID    analyzer.RuleId = 10_006
-	exactCompareID     analyzer.RuleId = 10_007
-	nullSafeNotInID    analyzer.RuleId = 10_008
+	comparisonsID      analyzer.RuleId = 10_007
 	tableWidthID       analyzer.RuleId = 10_009
-	hashJoinKeysID     analyzer.RuleId = 10_010
-	mergeJoinNullsID   analyzer.RuleId = 10_011
-	notEqualUnindexID  analyzer.RuleId = 10_012
-	rangeCheckID       analyzer.RuleId = 10_013
-	rowComparisonsID   analyzer.RuleId = 10_014
+	executionID        analyzer.RuleId = 10_010
 	tooManyTablesID    analyzer.RuleId = 10_015
 	virtualShiftsID    analyzer.RuleId = 10_016
 	geometryWritesID   analyzer.RuleId = 10_020
-	geometryListsID    analyzer.RuleId = 10_021
 	derivedColumnsID   analyzer.RuleId = 10_030
 )
 
@@ -55,14 +49,10 @@ func appendAnalyzerRules() {
 	// Before the engine's rules, which choose index lookups from the comparisons, turn NOT IN
 	// into anti joins, and take their time over each added column.
 	analyzer.AlwaysBeforeDefault = append(analyzer.AlwaysBeforeDefault,
-		analyzer.Rule{Id: rowComparisonsID, Apply: rowComparisons},
-		analyzer.Rule{Id: exactCompareID, Apply: exactComparisons},
-		analyzer.Rule{Id: nullSafeNotInID, Apply: nullSafeNotIn},
-		analyzer.Rule{Id: notEqualUnindexID, Apply: notEqualUnindexed},
+		analyzer.Rule{Id: comparisonsID, Apply: correctComparisons},
 		analyzer.Rule{Id: tableWidthID, Apply: boundTableWidth},
 		analyzer.Rule{Id: tooManyTablesID, Apply: refuseTooManyTables},
 		analyzer.Rule{Id: virtualShiftsID, Apply: refuseVirtualColumnShifts},
-		analyzer.Rule{Id: geometryListsID, Apply: checkedGeometryLists},
 		analyzer.Rule{Id: derivedColumnsID, Apply: refuseDuplicateDerivedColumns})
 	analyzer.OnceAfterAll = append(analyzer.OnceAfterAll,
 		analyzer.Rule{Id: explainRuleID, Apply: explainManyRows},
@@ -72,9 +62,7 @@ func appendAnalyzerRules() {
 		analyzer.Rule{Id: showVariablesID, Apply: showVariablesAsText},
 		analyzer.Rule{Id: unlockedWriteID, Apply: refuseUnlockedWrites},
 		analyzer.Rule{Id: atomicRenamesID, Apply: atomicRenames},
-		analyzer.Rule{Id: hashJoinKeysID, Apply: hashJoinKeys},
-		analyzer.Rule{Id: mergeJoinNullsID, Apply: mergeJoinNulls},
-		analyzer.Rule{Id: rangeCheckID, Apply: rangeCheckedAssignments},
+		analyzer.Rule{Id: executionID, Apply: correctExecution},
 		analyzer.Rule{Id: geometryWritesID, Apply: checkedGeometryWrites})
 }
 

@@ -28,14 +28,14 @@ import (
 // converts a decimal literal compared with a DECIMAL column to the column's type (`d > 1.499`
 // became `d > 1.50`), so the parser's output first gives each decimal literal of a comparison a
 // type that holds it (exactDecimalLiterals: CAST(1.499 AS DECIMAL(5,3)), which the engine folds
-// back into a constant, for index lookups too). Then exactComparisons, an analyzer rule that
-// runs before the engine's own, finds the comparisons (=, <=>, <, <=, >, >=, BETWEEN, IN) where
-// a side would be rounded or clamped: a literal that the column's type cannot hold exactly, or a
-// DECIMAL compared with a number of a larger scale or more integer digits than its type has. It
-// compares every side of those as DECIMAL(65, s), s the largest scale among them, which holds
-// them all exactly. A column so wrapped is not looked up in an index (the lookup would clamp its
-// key), so such a comparison reads the table; all the others, the common case, are left as
-// they were.
+// back into a constant, for index lookups too). Then exactComparison, part of the analyzer rule
+// correctComparisons (planwalk.go) that runs before the engine's own, finds the comparisons (=,
+// <=>, <, <=, >, >=, BETWEEN, IN) where a side would be rounded or clamped: a literal that the
+// column's type cannot hold exactly, or a DECIMAL compared with a number of a larger scale or more
+// integer digits than its type has. It compares every side of those as DECIMAL(65, s), s the
+// largest scale among them, which holds them all exactly. A column so wrapped is not looked up in
+// an index (the lookup would clamp its key), so such a comparison reads the table; all the others,
+// the common case, are left as they were.
 
 // exactDecimalPrecision is the precision of the DECIMAL the sides are compared in: MySQL's
 // largest. Its scale is at most exactDecimalMaxScale, MySQL's largest.
@@ -43,8 +43,6 @@ const (
 	exactDecimalPrecision = 65
 	exactDecimalMaxScale  = 30
 )
-
-var exactComparisons = expressionRule(exactComparison)
 
 // exactDecimalLiterals gives each decimal literal (1.499, not 1.5e0) that is a side of a
 // comparison in stmt a type that holds it exactly, CAST(1.499 AS DECIMAL(5,3)), so that the

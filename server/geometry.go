@@ -433,18 +433,14 @@ func (it *geometryRowIter) Next(ctx *sql.Context) (sql.Row, error) {
 
 func (it *geometryRowIter) Close(ctx *sql.Context) error { return it.iter.Close(ctx) }
 
-// checkedGeometryLists, an analyzer rule that runs before the engine's, checks the values of an
-// IN list whose left side is spatial: the engine converts each of them to the left side's type
-// (a hashed list while it plans the statement). A row (g, 1) IN ((..., 1)) is checked in the
-// spatial places of its rows.
-var checkedGeometryLists = expressionRule(func(_ *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-	in, ok := e.(*expression.InTuple)
-	if !ok {
-		return e, transform.SameTree, nil
-	}
+// checkedGeometryList, part of the analyzer rule correctComparisons (planwalk.go) that runs
+// before the engine's, checks the values of an IN list whose left side is spatial: the engine
+// converts each of them to the left side's type (a hashed list while it plans the statement). A
+// row (g, 1) IN ((..., 1)) is checked in the spatial places of its rows.
+func checkedGeometryList(in *expression.InTuple) (sql.Expression, transform.TreeIdentity, error) {
 	list, ok := in.Right().(expression.Tuple)
 	if !ok {
-		return e, transform.SameTree, nil
+		return in, transform.SameTree, nil
 	}
 	left := in.Left()
 	var spatial []int // places of a row's spatial values; -1: the left side itself
@@ -458,7 +454,7 @@ var checkedGeometryLists = expressionRule(func(_ *sql.Context, e sql.Expression)
 		spatial = []int{-1}
 	}
 	if len(spatial) == 0 {
-		return e, transform.SameTree, nil
+		return in, transform.SameTree, nil
 	}
 	checked := make(expression.Tuple, len(list))
 	for i, x := range list {
@@ -480,4 +476,4 @@ var checkedGeometryLists = expressionRule(func(_ *sql.Context, e sql.Expression)
 		checked[i] = expression.NewTuple(values...)
 	}
 	return expression.NewInTuple(left, checked), transform.NewTree, nil
-})
+}

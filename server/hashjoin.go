@@ -19,19 +19,15 @@ import (
 // DECIMAL column found the pairs of the first row only), nor did strings equal in their
 // collation ('a' and 'A' under utf8mb4_0900_ai_ci); a JSON key panicked.
 //
-// hashJoinKeys, an analyzer rule that runs after the engine's, has both sides of each hash
-// lookup file and find rows by a hash of their value converted to the probing side's type (as
-// the engine converts them), written the way the engine's GROUP BY writes it: strings by their
-// collation's weights, other values by their text (a DECIMAL's has no trailing zeros). Values
-// equal in SQL get one key; a collision only lets the join condition, still evaluated on every
-// pair found, reject a row.
-var hashJoinKeys = nodeRule(func(_ *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
-	lookup, ok := n.(*plan.HashLookup)
-	if !ok {
-		return n, transform.SameTree, nil
-	}
+// hashJoinKeys, part of the analyzer rule correctExecution (planwalk.go) that runs after the
+// engine's, has both sides of each hash lookup file and find rows by a hash of their value
+// converted to the probing side's type (as the engine converts them), written the way the engine's
+// GROUP BY writes it: strings by their collation's weights, other values by their text (a
+// DECIMAL's has no trailing zeros). Values equal in SQL get one key; a collision only lets the
+// join condition, still evaluated on every pair found, reject a row.
+func hashJoinKeys(lookup *plan.HashLookup) (sql.Node, transform.TreeIdentity, error) {
 	if _, done := lookup.LeftProbeKey.(hashKey); done {
-		return n, transform.SameTree, nil
+		return lookup, transform.SameTree, nil
 	}
 	probe := lookup.LeftProbeKey.Type()
 	keyed, err := lookup.WithExpressions(hashKey{lookup.RightEntryKey, probe}, hashKey{lookup.LeftProbeKey, probe})
@@ -39,7 +35,7 @@ var hashJoinKeys = nodeRule(func(_ *sql.Context, n sql.Node) (sql.Node, transfor
 		return nil, transform.SameTree, err
 	}
 	return keyed, transform.NewTree, nil
-})
+}
 
 // hashKeySeed is the seed of every hash join key, so that both sides of a join hash alike.
 var hashKeySeed = maphash.MakeSeed()

@@ -16,24 +16,24 @@ import (
 // the rows whose x and y were both NULL joined each other, where in MySQL NULL = NULL is not
 // true.
 //
-// mergeJoinNulls, an analyzer rule that runs after the engine's, has the tuples compare in the
-// index's order (nullsFirst), and adds each pair of their columns (a.x = b.x, a.y = b.y) to the
-// join's condition; the engine evaluates those on every pair the tuples match, as SQL does, and
-// a NULL among them rejects the pair (a LEFT JOIN keeps its left row, without a match).
-var mergeJoinNulls = nodeRule(func(_ *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
-	join, ok := n.(*plan.JoinNode)
-	if !ok || !join.Op.IsMerge() || join.Filter == nil {
-		return n, transform.SameTree, nil
+// mergeJoinNulls, part of the analyzer rule correctExecution (planwalk.go) that runs after the
+// engine's, has the tuples compare in the index's order (nullsFirst), and adds each pair of their
+// columns (a.x = b.x, a.y = b.y) to the join's condition; the engine evaluates those on every pair
+// the tuples match, as SQL does, and a NULL among them rejects the pair (a LEFT JOIN keeps its
+// left row, without a match).
+func mergeJoinNulls(join *plan.JoinNode) (sql.Node, transform.TreeIdentity, error) {
+	if !join.Op.IsMerge() || join.Filter == nil {
+		return join, transform.SameTree, nil
 	}
 	conds := expression.SplitConjunction(join.Filter)
 	eq, ok := conds[0].(*expression.Equals) // not yet a nullsFirst
 	if !ok {
-		return n, transform.SameTree, nil
+		return join, transform.SameTree, nil
 	}
 	left, lok := eq.Left().(expression.Tuple)
 	right, rok := eq.Right().(expression.Tuple)
 	if !lok || !rok || len(left) != len(right) {
-		return n, transform.SameTree, nil
+		return join, transform.SameTree, nil
 	}
 	cmp := newNullsFirst(eq)
 	conds[0] = cmp
@@ -45,7 +45,7 @@ var mergeJoinNulls = nodeRule(func(_ *sql.Context, n sql.Node) (sql.Node, transf
 		return nil, transform.SameTree, err
 	}
 	return paired, transform.NewTree, nil
-})
+}
 
 // nullsFirst is a merge join's comparison of two tuples, ordered as an index orders them:
 // column by column, NULL before any value and equal to NULL, values as the engine compares

@@ -13,18 +13,14 @@ import (
 // so `d <> 0.25` returned the rows holding 0.25 (`d < 0.25 OR d > 0.25`, written so, fared no
 // better once the planner had given 0.25 the column's type).
 //
-// notEqualUnindexed, an analyzer rule that runs before the engine's, has such a condition on a
-// DECIMAL column compared with a number read the table instead of the index (the column wrapped
-// in unindexed, as exactcompare.go does), where the engine evaluates it on every row. A
-// not-equal reads about every row anyway.
-var notEqualUnindexed = expressionRule(func(_ *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-	not, ok := e.(*expression.Not)
-	if !ok {
-		return e, transform.SameTree, nil
-	}
+// notEqualUnindexed, part of the analyzer rule correctComparisons (planwalk.go) that runs before
+// the engine's, has such a condition on a DECIMAL column compared with a number read the table
+// instead of the index (the column wrapped in unindexed, as exactcompare.go does), where the
+// engine evaluates it on every row. A not-equal reads about every row anyway.
+func notEqualUnindexed(not *expression.Not) (sql.Expression, transform.TreeIdentity, error) {
 	eq, ok := not.Child.(*expression.Equals)
 	if !ok {
-		return e, transform.SameTree, nil
+		return not, transform.SameTree, nil
 	}
 	left, right := eq.Left(), eq.Right()
 	switch {
@@ -33,10 +29,10 @@ var notEqualUnindexed = expressionRule(func(_ *sql.Context, e sql.Expression) (s
 	case decimalColumn(right) && numericConstant(left):
 		right = unindexed{column: right}
 	default:
-		return e, transform.SameTree, nil
+		return not, transform.SameTree, nil
 	}
 	return expression.NewNot(expression.NewEquals(left, right)), transform.NewTree, nil
-})
+}
 
 // decimalColumn reports whether e is a DECIMAL column.
 func decimalColumn(e sql.Expression) bool {

@@ -13,12 +13,12 @@ import (
 // join, which keeps every row without an equal y: with a NULL among the y it returned rows MySQL
 // does not (all of them, where MySQL returns none), and it kept the rows whose x is NULL.
 //
-// nullSafeNotIn, an analyzer rule that runs before the engine's, marks those conditions (and
-// `NOT (x = (SELECT ...))`, which the planner treats alike) as `(...) IS TRUE` when either side
-// may be NULL: the same rows pass a WHERE, and the planner leaves the condition to be evaluated
-// (the subquery's result is read once when it does not depend on the row). Where neither side
-// can be NULL the anti join is right and stays.
-var nullSafeNotIn = nodeRule(func(_ *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+// nullSafeNotIn, part of the analyzer rule correctComparisons (planwalk.go) that runs before the
+// engine's, marks those conditions (and `NOT (x = (SELECT ...))`, which the planner treats alike)
+// as `(...) IS TRUE` when either side may be NULL: the same rows pass a WHERE, and the planner
+// leaves the condition to be evaluated (the subquery's result is read once when it does not
+// depend on the row). Where neither side can be NULL the anti join is right and stays.
+func nullSafeNotIn(_ *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 	filter, ok := n.(*plan.Filter)
 	if !ok {
 		return n, transform.SameTree, nil
@@ -34,7 +34,7 @@ var nullSafeNotIn = nodeRule(func(_ *sql.Context, n sql.Node) (sql.Node, transfo
 		return n, transform.SameTree, nil
 	}
 	return plan.NewFilter(expression.JoinAnd(conjuncts...), filter.Child), transform.NewTree, nil
-})
+}
 
 // nullableNotIn reports whether e is NOT (x IN (subquery)) or NOT (x op (subquery)) whose x or
 // whose subquery's column may be NULL.

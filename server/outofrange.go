@@ -2,7 +2,6 @@ package server
 
 import (
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
@@ -16,46 +15,49 @@ import (
 // 127: silently changed data, where MySQL in strict mode (the default, STRICT_TRANS_TABLES) fails
 // the statement with 1264 and changes nothing. INSERT already failed.
 //
-// rangeCheckedAssignments, an analyzer rule, has each assignment of UPDATE and of INSERT ... ON
-// DUPLICATE KEY UPDATE to an integer column check the value first (checkedValue), unless the
-// statement has IGNORE or the session's sql_mode is not strict: there MySQL stores the nearest
-// value with a warning, as the engine does (without the warning).
+// rangeCheckedAssignments, part of the analyzer rule correctExecution (planwalk.go) that runs
+// after the engine's, has each assignment of UPDATE and of INSERT ... ON DUPLICATE KEY UPDATE to
+// an integer column check the value first (checkedValue), unless the statement has IGNORE or the
+// session's sql_mode is not strict: there MySQL stores the nearest value with a warning, as the
+// engine does (without the warning).
 
 // erWarnDataOutOfRange is MySQL's ER_WARN_DATA_OUT_OF_RANGE, an error in strict mode.
 const erWarnDataOutOfRange = 1264
 
-func rangeCheckedAssignments(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	// The session's sql_mode is read (and parsed) only for a statement that assigns.
-	strict := func() bool {
-		mode := sql.LoadSqlMode(ctx)
-		return mode.ModeEnabled("STRICT_TRANS_TABLES") || mode.ModeEnabled("STRICT_ALL_TABLES")
-	}
-	return transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
-		switch n := n.(type) {
-		case *plan.UpdateSource:
-			if n.Ignore || !strict() {
-				return n, transform.SameTree, nil
-			}
-			exprs, same := checkedAssignments(n.UpdateExprs)
-			if same {
-				return n, transform.SameTree, nil
-			}
-			out, err := n.WithExpressions(exprs...)
-			return out, transform.NewTree, err
-		case *plan.InsertInto:
-			if n.Ignore || len(n.OnDupExprs) == 0 || !strict() {
-				return n, transform.SameTree, nil
-			}
-			exprs, same := checkedAssignments(n.OnDupExprs)
-			if same {
-				return n, transform.SameTree, nil
-			}
-			out := *n
-			out.OnDupExprs = exprs
-			return &out, transform.NewTree, nil
+// rangeCheckedAssignments is n, an UPDATE's source of rows or an INSERT, with its assignments'
+// values checked.
+func rangeCheckedAssignments(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+	switch n := n.(type) {
+	case *plan.UpdateSource:
+		if n.Ignore || !strictMode(ctx) {
+			return n, transform.SameTree, nil
 		}
-		return n, transform.SameTree, nil
-	})
+		exprs, same := checkedAssignments(n.UpdateExprs)
+		if same {
+			return n, transform.SameTree, nil
+		}
+		out, err := n.WithExpressions(exprs...)
+		return out, transform.NewTree, err
+	case *plan.InsertInto:
+		if n.Ignore || len(n.OnDupExprs) == 0 || !strictMode(ctx) {
+			return n, transform.SameTree, nil
+		}
+		exprs, same := checkedAssignments(n.OnDupExprs)
+		if same {
+			return n, transform.SameTree, nil
+		}
+		out := *n
+		out.OnDupExprs = exprs
+		return &out, transform.NewTree, nil
+	}
+	return n, transform.SameTree, nil
+}
+
+// strictMode reports whether the session's sql_mode is strict. It is read (and parsed) only for
+// a statement that assigns.
+func strictMode(ctx *sql.Context) bool {
+	mode := sql.LoadSqlMode(ctx)
+	return mode.ModeEnabled("STRICT_TRANS_TABLES") || mode.ModeEnabled("STRICT_ALL_TABLES")
 }
 
 // checkedAssignments is exprs with the value of each assignment to an integer column checked.

@@ -3,61 +3,99 @@ package server
 import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 )
 
+// The analyzer rules that correct how the engine plans and runs a statement share two walks of
+// its plan, not one each: every statement pays for each walk, whether or not it holds anything a
+// rule corrects.
+//
+// correctComparisons runs before the engine's rules, which choose index lookups from the
+// comparisons and turn NOT IN into anti joins. It corrects each expression, bottom-up, then each
+// filter: a row equality becomes the AND of its pairs, each compared exactly (rowComparison,
+// rowcompare.go); a NOT, notEqualUnindexed (notequal.go); an IN list with a spatial left side,
+// checkedGeometryList (geometry.go); any other expression, exactComparison (exactcompare.go); a
+// filter, nullSafeNotIn (notin.go). That is the order in which they ran as separate walks (the
+// geometry check ran last: the lists it changes are those the others leave alone), and each
+// changes only what the later ones do not look at.
+//
+// correctExecution runs after the engine's rules, on the joins they chose and the assignments
+// they left: hashJoinKeys (hashjoin.go), mergeJoinNulls (mergejoin.go) and
+// rangeCheckedAssignments (outofrange.go), each on its own kind of node.
+var (
+	correctComparisons = planRule(comparison, nullSafeNotIn)
+	correctExecution   = planRule(nil, execution)
+)
+
+// comparison corrects one expression, its children already corrected.
+func comparison(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+	switch e := e.(type) {
+	case *expression.Not:
+		return notEqualUnindexed(e)
+	case *expression.Equals:
+		if pairs, ok := rowPairs(e.Left(), e.Right()); ok {
+			return rowComparison(ctx, pairs)
+		}
+	case *expression.InTuple:
+		if out, same, err := checkedGeometryList(e); !same || err != nil {
+			return out, same, err
+		}
+	}
+	return exactComparison(ctx, e)
+}
+
+// execution corrects one node of a planned statement.
+func execution(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+	switch n := n.(type) {
+	case *plan.HashLookup:
+		return hashJoinKeys(n)
+	case *plan.JoinNode:
+		return mergeJoinNulls(n)
+	case *plan.UpdateSource, *plan.InsertInto:
+		return rangeCheckedAssignments(ctx, n)
+	}
+	return n, transform.SameTree, nil
+}
+
 // ruleFunc is an analyzer rule's function.
 type ruleFunc = func(*sql.Context, *analyzer.Analyzer, sql.Node, *plan.Scope, analyzer.RuleSelector, *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error)
 
-// nodeRule is an analyzer rule that applies f to each node of a plan, bottom-up, the plans of
-// its subqueries included (the engine's walks of a plan do not enter those).
-func nodeRule(f func(*sql.Context, sql.Node) (sql.Node, transform.TreeIdentity, error)) ruleFunc {
+// exprFunc and nodeFunc correct one expression and one node of a plan.
+type (
+	exprFunc = func(*sql.Context, sql.Expression) (sql.Expression, transform.TreeIdentity, error)
+	nodeFunc = func(*sql.Context, sql.Node) (sql.Node, transform.TreeIdentity, error)
+)
+
+// planRule is an analyzer rule that walks a plan once, bottom-up, the plans of its subqueries
+// included (the engine's walks of a plan do not enter those). At each node it applies expr to
+// each of the node's expressions, bottom-up (none when expr is nil), then node to the node.
+func planRule(expr exprFunc, node nodeFunc) ruleFunc {
 	var rule ruleFunc
 	rule = func(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-		inner := func(q sql.Node) (sql.Node, transform.TreeIdentity, error) { return rule(ctx, a, q, scope, sel, qFlags) }
 		return transform.NodeWithOpaque(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
-			n, sameSub, err := transform.OneNodeExpressions(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+			n, sameExprs, err := transform.OneNodeExpressions(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 				return transform.Expr(e, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 					if sub, ok := e.(*plan.Subquery); ok {
-						return inSubquery(sub, inner)
+						q, same, err := rule(ctx, a, sub.Query, scope, sel, qFlags)
+						if same || err != nil {
+							return sub, transform.SameTree, err
+						}
+						return sub.WithQuery(q), transform.NewTree, nil
 					}
-					return e, transform.SameTree, nil
+					if expr == nil {
+						return e, transform.SameTree, nil
+					}
+					return expr(ctx, e)
 				})
 			})
 			if err != nil {
 				return nil, transform.SameTree, err
 			}
-			out, same, err := f(ctx, n)
-			return out, same && sameSub, err
+			out, same, err := node(ctx, n)
+			return out, same && sameExprs, err
 		})
 	}
 	return rule
-}
-
-// expressionRule is an analyzer rule that applies f to each expression of a plan, bottom-up,
-// those of its subqueries' plans included.
-func expressionRule(f func(*sql.Context, sql.Expression) (sql.Expression, transform.TreeIdentity, error)) ruleFunc {
-	var rule ruleFunc
-	rule = func(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-		inner := func(q sql.Node) (sql.Node, transform.TreeIdentity, error) { return rule(ctx, a, q, scope, sel, qFlags) }
-		return transform.NodeExprsWithOpaque(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-			return transform.Expr(e, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-				if sub, ok := e.(*plan.Subquery); ok {
-					return inSubquery(sub, inner)
-				}
-				return f(ctx, e)
-			})
-		})
-	}
-	return rule
-}
-
-// inSubquery applies rule to the plan of a subquery expression.
-func inSubquery(sub *plan.Subquery, rule func(sql.Node) (sql.Node, transform.TreeIdentity, error)) (sql.Expression, transform.TreeIdentity, error) {
-	q, same, err := rule(sub.Query)
-	if same || err != nil {
-		return sub, transform.SameTree, err
-	}
-	return sub.WithQuery(q), transform.NewTree, nil
 }
