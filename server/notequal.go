@@ -14,19 +14,21 @@ import (
 // better once the planner had given 0.25 the column's type).
 //
 // notEqualUnindexed, part of the analyzer rule correctComparisons (planwalk.go) that runs before
-// the engine's, has such a condition on a DECIMAL column compared with a number read the table
+// the engine's, has such a condition on a DECIMAL column compared with a number (a literal as
+// literalDecimal reads one: the parser's CAST of a decimal literal looked through) read the table
 // instead of the index (the column wrapped in unindexed, as exactcompare.go does), where the
 // engine evaluates it on every row. A not-equal reads about every row anyway.
-func notEqualUnindexed(not *expression.Not) (sql.Expression, transform.TreeIdentity, error) {
+func notEqualUnindexed(ctx *sql.Context, not *expression.Not) (sql.Expression, transform.TreeIdentity, error) {
 	eq, ok := not.Child.(*expression.Equals)
 	if !ok {
 		return not, transform.SameTree, nil
 	}
+	number := func(e sql.Expression) bool { _, ok := literalDecimal(ctx, e); return ok }
 	left, right := eq.Left(), eq.Right()
 	switch {
-	case decimalColumn(left) && numericConstant(right):
+	case decimalColumn(left) && number(right):
 		left = unindexed{column: left}
-	case decimalColumn(right) && numericConstant(left):
+	case decimalColumn(right) && number(left):
 		right = unindexed{column: right}
 	default:
 		return not, transform.SameTree, nil
@@ -38,14 +40,4 @@ func notEqualUnindexed(not *expression.Not) (sql.Expression, transform.TreeIdent
 func decimalColumn(e sql.Expression) bool {
 	_, ok := e.(*expression.GetField)
 	return ok && types.IsDecimal(e.Type())
-}
-
-// numericConstant reports whether e is a number literal, or one converted to a type (the exact
-// type the parser gives a decimal literal).
-func numericConstant(e sql.Expression) bool {
-	if c, ok := e.(*expression.Convert); ok {
-		e = c.Child
-	}
-	lit, ok := e.(*expression.Literal)
-	return ok && types.IsNumber(lit.Type())
 }

@@ -33,7 +33,7 @@ var (
 func comparison(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 	switch e := e.(type) {
 	case *expression.Not:
-		return notEqualUnindexed(e)
+		return notEqualUnindexed(ctx, e)
 	case *expression.Equals:
 		if pairs, ok := rowPairs(e.Left(), e.Right()); ok {
 			return rowComparison(ctx, pairs)
