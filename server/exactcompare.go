@@ -52,8 +52,17 @@ const (
 func exactDecimalLiterals(stmt ast.Statement) ast.Statement {
 	var tree ast.SQLNode
 	switch s := stmt.(type) {
-	case *ast.Select, *ast.SetOp, *ast.Insert, *ast.Update, *ast.Delete:
+	case *ast.Select, *ast.SetOp, *ast.Update, *ast.Delete:
 		tree = s
+	case *ast.Insert:
+		values, ok := insertValues(s)
+		if !ok { // INSERT ... SELECT
+			tree = s
+			break
+		}
+		exactValuesLiterals(values)
+		_ = ast.Walk(exactComparisonLiterals, s.OnDup, s.With)
+		return stmt
 	case *ast.Explain: // Walk does not look into it
 		exactDecimalLiterals(s.Statement)
 		return stmt
@@ -76,6 +85,32 @@ func exactDecimalLiterals(stmt ast.Statement) ast.Statement {
 	}
 	_ = ast.Walk(exactComparisonLiterals, tree)
 	return stmt
+}
+
+// exactValuesLiterals gives the decimal literals of the comparisons in the rows of a VALUES
+// clause their exact type. A multi-row INSERT's rows can be many and are mostly literals, which
+// hold no comparison: those are not walked, the other values (an expression, a subquery) are.
+func exactValuesLiterals(rows ast.Values) {
+	for _, row := range rows {
+		for _, v := range row {
+			switch v.(type) {
+			case *ast.SQLVal, *ast.NullVal, ast.BoolVal, *ast.Default:
+				continue
+			}
+			_ = ast.Walk(exactComparisonLiterals, v)
+		}
+	}
+}
+
+// insertValues is the rows of an INSERT ... VALUES; false for an INSERT ... SELECT.
+func insertValues(insert *ast.Insert) (ast.Values, bool) {
+	switch rows := insert.Rows.(type) {
+	case *ast.AliasedValues:
+		return rows.Values, true
+	case ast.Values:
+		return rows, true
+	}
+	return nil, false
 }
 
 // exactCheckLiterals gives the decimal literals of the comparisons in ddl's CHECK constraints

@@ -65,3 +65,25 @@ func TestHolds(t *testing.T) {
 		}
 	}
 }
+
+// TestExactDecimalLiteralsInInsert: the rows of INSERT ... VALUES are walked only where they are
+// not literals, the rest of the statement as any other.
+func TestExactDecimalLiteralsInInsert(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"insert into t values (1, 1.499), (2, 2.5)", "insert into t values (1, 1.499), (2, 2.5)"},
+		{"insert into t values (1, (select max(d) from u where d < 1.499))",
+			"insert into t values (1, (select max(d) from u where d < CAST(1.499 as decimal(5, 3))))"},
+		{"insert into t values (1, 1.5) as n on duplicate key update d = if(d > 1.499, n.d, 0)",
+			"insert into t values (1, 1.5) AS n on duplicate key update d = if(d > CAST(1.499 as decimal(5, 3)), n.d, 0)"},
+		{"insert into t select * from u where d = 1.499",
+			"insert into t select * from u where d = CAST(1.499 as decimal(5, 3))"},
+	} {
+		stmt, err := ast.Parse(c.in)
+		if err != nil {
+			t.Fatalf("%s: %v", c.in, err)
+		}
+		if got := ast.String(exactDecimalLiterals(stmt)); got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.in, got, c.want)
+		}
+	}
+}
