@@ -135,6 +135,20 @@ func TestExactComparisonsInRoutines(t *testing.T) {
 	}
 }
 
+// TestExactComparisonsInGeneratedColumns: a generated column or a DEFAULT (...) expression that
+// compares with a decimal literal compares exactly, as queries do: the engine rounded the literal
+// to the column's type, so with d DECIMAL(8,2) holding 1.50, v INT AS (d = 1.499) was 1, and
+// AS (d > 1.499) was 0, made with the table or added by ALTER TABLE.
+func TestExactComparisonsInGeneratedColumns(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	execAll(t, db, "CREATE TABLE gx (d DECIMAL(8,2), eq INT AS (d = 1.499), gt INT AS (d > 1.499) STORED, df INT DEFAULT (1.499 = 1.50))",
+		"ALTER TABLE gx ADD COLUMN lt INT AS (d < 1.499)", "INSERT INTO gx (d) VALUES (1.50), (1.49)")
+	if got := queryStrings(t, db, "SELECT d, eq, gt, df, lt FROM gx ORDER BY d"); !slices.Equal(got, []string{"1.49\t0\t0\t0\t1", "1.50\t0\t1\t0\t0"}) {
+		t.Errorf("generated columns: %q, want 1.49: 0 0 0 1, 1.50: 0 1 0 0", got)
+	}
+}
+
 // TestNotInWithNulls: `x NOT IN (SELECT y ...)` is NULL, so a WHERE drops the row, when x is
 // NULL or when no y equals x but some y is NULL. The engine's planner turned it into an anti
 // join that kept every row without an equal y: with a NULL among the y it returned rows where

@@ -124,6 +124,13 @@ func exactCheckLiterals(ddl *ast.DDL) {
 			_ = ast.Walk(exactComparisonLiterals, check.Expr)
 		}
 	}
+	for _, col := range ddl.TableSpec.Columns {
+		for _, e := range []ast.Expr{col.Type.GeneratedExpr, col.Type.Default} {
+			if e != nil {
+				_ = ast.Walk(exactComparisonLiterals, e)
+			}
+		}
+	}
 }
 
 // exactRoutineLiterals gives the decimal literals of the comparisons in the body of a stored
