@@ -35,6 +35,7 @@ const (
 	virtualShiftsID    analyzer.RuleId = 10_016
 	geometryWritesID   analyzer.RuleId = 10_020
 	derivedColumnsID   analyzer.RuleId = 10_030
+	cancellableLikeID  analyzer.RuleId = 10_022
 )
 
 // addAnalyzerRules adds overloadsql's rules to the engine's rules that run last on every
@@ -55,6 +56,9 @@ func appendAnalyzerRules() {
 		analyzer.Rule{Id: virtualShiftsID, Apply: refuseVirtualColumnShifts},
 		analyzer.Rule{Id: derivedColumnsID, Apply: refuseDuplicateDerivedColumns})
 	analyzer.OnceAfterAll = append(analyzer.OnceAfterAll,
+		// First: it rebuilds every node that holds a LIKE, which would drop the wrappers the
+		// later rules put around some nodes (textVariables).
+		analyzer.Rule{Id: cancellableLikeID, Apply: cancellableLikes},
 		analyzer.Rule{Id: explainRuleID, Apply: explainManyRows},
 		analyzer.Rule{Id: createSchemaRuleID, Apply: createSchemaAsDatabase},
 		analyzer.Rule{Id: globalReadRuleID, Apply: readGlobalOnlyVariablesGlobally},
