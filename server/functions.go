@@ -12,6 +12,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/expression/function"
+	gmsjson "github.com/dolthub/go-mysql-server/sql/expression/function/json"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 )
@@ -119,6 +120,14 @@ func newBoundedProvider(p *memory.DbProvider, limit func() int) boundedProvider 
 			return orig.NewInstance(args)
 		}}
 	}
+	search := builtin["json_search"]
+	fns["json_search"] = sql.FunctionN{Name: "json_search", Fn: func(args ...sql.Expression) (sql.Expression, error) {
+		e, err := search.NewInstance(args)
+		if s, ok := e.(*gmsjson.JSONSearch); ok && err == nil {
+			return cancellableJSONSearch{s}, nil
+		}
+		return e, err
+	}}
 	return boundedProvider{DbProvider: p, functions: fns}
 }
 

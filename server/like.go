@@ -2,10 +2,13 @@ package server
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"unicode/utf8"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
+	gmsjson "github.com/dolthub/go-mysql-server/sql/expression/function/json"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 )
@@ -314,4 +317,130 @@ func (t *likeText) findEach(at int, part []int32) (int, bool, error) {
 		at += n
 	}
 	return 0, false, nil
+}
+
+// likeMatches is LIKE's answer for text: the engine's matcher for a small case, likeMatch for
+// a large one.
+func likeMatches(ctx context.Context, collation sql.CollationID, pattern string, escape rune, text string) (bool, error) {
+	if uint64(len(text))*uint64(len(pattern)) <= uint64(likeSmallCost) {
+		m, err := expression.ConstructLikeMatcher(collation, pattern, escape)
+		if err != nil {
+			return false, err
+		}
+		return m.Match(text), nil
+	}
+	return likeMatch(ctx, collation, pattern, escape, text)
+}
+
+// cancellableJSONSearch is the engine's JSON_SEARCH, which matches each string of the document
+// with the engine's LIKE matcher, as deaf to KILL: the strings are matched first by
+// likeMatches, each replaced by "1" when it matches and by "0" when not, and the engine's
+// JSON_SEARCH then looks for '1' in that document, of the same paths.
+type cancellableJSONSearch struct {
+	*gmsjson.JSONSearch
+}
+
+var _ sql.FunctionExpression = cancellableJSONSearch{}
+
+func (j cancellableJSONSearch) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	e, err := j.JSONSearch.WithChildren(children...)
+	if err != nil {
+		return nil, err
+	}
+	search, ok := e.(*gmsjson.JSONSearch)
+	if !ok {
+		return e, nil
+	}
+	return cancellableJSONSearch{search}, nil
+}
+
+func (j cancellableJSONSearch) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	doc, err := j.JSON.Eval(ctx, row)
+	if err != nil {
+		return nil, err
+	}
+	search, err := j.Search.Eval(ctx, row)
+	if err != nil {
+		return nil, err
+	}
+	var value any
+	switch d := doc.(type) {
+	case string:
+		err = json.Unmarshal([]byte(d), &value)
+	case sql.JSONWrapper:
+		value, err = d.ToInterface()
+	default:
+		err = errors.New("not a document")
+	}
+	if err != nil || search == nil {
+		return j.JSONSearch.Eval(ctx, row) // the engine's answer: NULL or its error
+	}
+	if search, _, err = types.Text.Convert(ctx, search); err != nil {
+		return nil, err
+	}
+	escape := '\\'
+	if j.Escape != nil {
+		e, err := j.Escape.Eval(ctx, row)
+		if err != nil {
+			return nil, err
+		}
+		if e != nil {
+			if e, _, err = types.Text.Convert(ctx, e); err != nil {
+				return nil, err
+			}
+			if s := e.(string); len(s) > 1 {
+				return j.JSONSearch.Eval(ctx, row) // the engine's error
+			} else if len(s) == 1 {
+				escape = rune(s[0])
+			}
+		}
+	}
+	collation, _ := j.CollationCoercibility(ctx)
+	pattern := search.(string)
+	if _, err := expression.ConstructLikeMatcher(collation, pattern, escape); err != nil {
+		return nil, err
+	}
+	var mark func(v any) (any, error)
+	mark = func(v any) (any, error) {
+		switch v := v.(type) {
+		case string:
+			ok, err := likeMatches(ctx, collation, pattern, escape, v)
+			if ok {
+				return "1", err
+			}
+			return "0", err
+		case []any:
+			out := make([]any, len(v))
+			for i, x := range v {
+				if out[i], err = mark(x); err != nil {
+					return nil, err
+				}
+			}
+			return out, nil
+		case map[string]any:
+			out := make(map[string]any, len(v))
+			for k, x := range v {
+				if out[k], err = mark(x); err != nil {
+					return nil, err
+				}
+			}
+			return out, nil
+		}
+		return v, nil
+	}
+	marked, err := mark(value)
+	if err != nil {
+		return nil, err
+	}
+	children := j.JSONSearch.Children()
+	args := append([]sql.Expression{
+		expression.NewLiteral(types.JSONDocument{Val: marked}, types.JSON),
+		children[1],
+		expression.NewLiteral("1", types.LongText),
+	}, children[3:]...)
+	call, err := gmsjson.NewJSONSearch(args...)
+	if err != nil {
+		return nil, err
+	}
+	return call.Eval(ctx, row)
 }
