@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"net"
 	"strconv"
 	"strings"
 	"sync"
@@ -50,6 +51,21 @@ func (h guardHandler) ComResetConnection(c *mysql.Conn) error {
 		c.StatusFlags |= mysql.ServerStatusAutocommit
 	}
 	return err
+}
+
+// ComInitDB refuses a non-admin a database it may not USE (see guard.checkNode), with MySQL's
+// 1044: the engine made mysql the current database of `mariadb -u app mysql` or of a
+// COM_INIT_DB, where USE mysql failed, and SHOW TABLES listed it.
+func (h guardHandler) ComInitDB(c *mysql.Conn, schemaName string) error {
+	if !h.s.auth.isAdmin(c.User) && !readable(schemaName) {
+		host := c.RemoteAddr().String()
+		if hp, _, err := net.SplitHostPort(host); err == nil {
+			host = hp
+		}
+		return mysql.NewSQLError(mysql.ERDBAccessDenied, sqlStateAccessDenied,
+			"Access denied for user '%s'@'%s' to database '%s'", c.User, host, schemaName)
+	}
+	return h.Handler.ComInitDB(c, schemaName)
 }
 
 func (h guardHandler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
