@@ -36,6 +36,7 @@ const (
 	geometryWritesID   analyzer.RuleId = 10_020
 	derivedColumnsID   analyzer.RuleId = 10_030
 	cancellableLikeID  analyzer.RuleId = 10_022
+	indexCountID       analyzer.RuleId = 10_023
 )
 
 // addAnalyzerRules adds overloadsql's rules to the engine's rules that run last on every
@@ -52,6 +53,7 @@ func appendAnalyzerRules() {
 	analyzer.AlwaysBeforeDefault = append(analyzer.AlwaysBeforeDefault,
 		analyzer.Rule{Id: comparisonsID, Apply: correctComparisons},
 		analyzer.Rule{Id: tableWidthID, Apply: boundTableWidth},
+		analyzer.Rule{Id: indexCountID, Apply: boundIndexes},
 		analyzer.Rule{Id: tooManyTablesID, Apply: refuseTooManyTables},
 		analyzer.Rule{Id: virtualShiftsID, Apply: refuseVirtualColumnShifts},
 		analyzer.Rule{Id: derivedColumnsID, Apply: refuseDuplicateDerivedColumns})
