@@ -218,6 +218,47 @@ func TestTextComparedWithNumbers(t *testing.T) {
 	}
 }
 
+// TestNumbersComparedWithText: a number compared with text that is not a number as a whole
+// compares with the text's numeric prefix, as a DOUBLE, with warning 1292, as in MySQL ('1x' is
+// 1, '2.5e1zz' 25, 'abc' 0). Through an index on the number the engine failed with 1366 ("'1x' is
+// not a valid value for 'int'"); without one it read '1x' as 0.
+func TestNumbersComparedWithText(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	indexedAndPlain(t, db, "ni", "nn", "id INT PRIMARY KEY, n INT, d DECIMAL(8,2), f DOUBLE", ", KEY (n), KEY (d)", "(1, 0, 0, 0), (2, 1, 1, 1), (3, 2, 2, 2), (4, 25, 25, 25)")
+	for _, c := range []struct {
+		where string
+		want  []string
+	}{
+		{"n = '1x'", []string{"2"}},
+		{"'1x' = n", []string{"2"}},
+		{"n = 'abc'", []string{"1"}},
+		{"n = '2.5e1zz'", []string{"4"}},
+		{"n > '1.5 apples'", []string{"3", "4"}},
+		{"n IN ('1x', 2)", []string{"2", "3"}},
+		{"n BETWEEN '0.5x' AND '1.5'", []string{"2"}},
+		{"d = '1x'", []string{"2"}},
+		{"f = '1x'", []string{"2"}},
+		{"n = ' 1'", []string{"2"}},
+		{"n = '1.5'", nil},
+	} {
+		for _, table := range []string{"ni", "nn"} {
+			q := "SELECT id FROM " + table + " WHERE " + c.where + " ORDER BY id"
+			if got := queryStrings(t, db, q); !slices.Equal(got, c.want) {
+				t.Errorf("%s: %q, want %q", q, got, c.want)
+			}
+		}
+	}
+	conn := pinned(t, db)
+	execOn(t, conn, "DELETE FROM ni WHERE n = '1x'")
+	if got := queryStrings(t, conn, "SHOW WARNINGS"); !slices.Equal(got, []string{"Warning\t1292\tTruncated incorrect DOUBLE value: '1x'"}) {
+		t.Errorf("warnings of DELETE ... WHERE n = '1x': %q, want one 1292", got)
+	}
+	if got := queryStrings(t, db, "SELECT id FROM ni ORDER BY id"); !slices.Equal(got, []string{"1", "3", "4"}) {
+		t.Errorf("after DELETE ... WHERE n = '1x': %q, want the row holding 1 gone", got)
+	}
+}
+
 // TestDecimalLiteralsBelowOne: a decimal literal below 1 compares by its exact value too. The
 // exact type the server gives 0.001, DECIMAL(4,3), was the literal's own, which the engine's
 // planner drops, rounding it to the column's type: with d DECIMAL(8,2) holding 0, `d = 0.001`

@@ -11,6 +11,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
 	"github.com/dolthub/vitess/go/vt/proto/query"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
@@ -205,11 +206,18 @@ func exactDecimalLiteral(e ast.Expr) ast.Expr {
 
 // exactComparison rewrites one comparison whose sides the engine would round or clamp.
 func exactComparison(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-	inexact := func(left, right sql.Expression) bool {
-		return clampedKey(ctx, left, right) || clampedKey(ctx, right, left) || rounded(ctx, left, right)
-	}
 	if out, ok := textAsNumber(e); ok {
 		return out, transform.NewTree, nil
+	}
+	e, read := textReadAsNumber(ctx, e)
+	out, same, err := exactSides(ctx, e)
+	return out, same && transform.TreeIdentity(!read), err
+}
+
+// exactSides rewrites one comparison whose sides the engine would round or clamp.
+func exactSides(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+	inexact := func(left, right sql.Expression) bool {
+		return clampedKey(ctx, left, right) || clampedKey(ctx, right, left) || rounded(ctx, left, right)
 	}
 	var sides []sql.Expression
 	switch e := e.(type) {
@@ -487,6 +495,122 @@ func textWithNumber(column, other sql.Expression) bool {
 	}
 	lit, ok := other.(*expression.Literal)
 	return ok && types.IsNumber(lit.Type())
+}
+
+// A number compared with text that is not a number: MySQL compares them as floating-point
+// numbers, reading the text's longest numeric prefix ('1x' is 1, '2.5e1zz' 25, 'abc' 0) with a
+// warning 1292. The engine converted such text to the number's type: a lookup in an index on an
+// INT n failed with 1366 ("'1x' is not a valid value for 'int'"), and without one '1x' read as 0,
+// so `n = '1x'` found the rows holding 0. textReadAsNumber gives such a text literal its value
+// as MySQL reads it, a DOUBLE; text that is a number as a whole (' 1', '1.5') is left to the
+// engine, which reads it right.
+
+// textReadAsNumber rewrites the text literals of comparison e that are compared with a number
+// and are not numbers as a whole; whether it changed any.
+func textReadAsNumber(ctx *sql.Context, e sql.Expression) (sql.Expression, bool) {
+	read := func(number, other sql.Expression) (sql.Expression, bool) {
+		lit, ok := other.(*expression.Literal)
+		if !ok || !types.IsText(lit.Type()) || !types.IsNumber(number.Type()) {
+			return other, false
+		}
+		text, ok := lit.Value().(string)
+		if !ok {
+			return other, false
+		}
+		v, whole := numericPrefix(text)
+		if whole {
+			return other, false
+		}
+		ctx.Warn(mysql.ERTruncatedWrongValue, "Truncated incorrect DOUBLE value: '%s'", text)
+		return expression.NewLiteral(v, types.Float64), true
+	}
+	switch c := e.(type) {
+	case *expression.Equals, *expression.NullSafeEquals, *expression.LessThan, *expression.LessThanOrEqual,
+		*expression.GreaterThan, *expression.GreaterThanOrEqual:
+		sides := c.Children()
+		right, readRight := read(sides[0], sides[1])
+		left, readLeft := read(sides[1], sides[0])
+		if !readRight && !readLeft {
+			return e, false
+		}
+		out, err := c.WithChildren(left, right)
+		return out, err == nil
+	case *expression.Between:
+		lower, readLower := read(c.Val, c.Lower)
+		upper, readUpper := read(c.Val, c.Upper)
+		if !readLower && !readUpper {
+			return e, false
+		}
+		return expression.NewBetween(c.Val, lower, upper), true
+	case *expression.InTuple:
+		list, ok := c.Right().(expression.Tuple)
+		if !ok {
+			return e, false
+		}
+		items, changed := make(expression.Tuple, len(list)), false
+		for i, item := range list {
+			var readItem bool
+			items[i], readItem = read(c.Left(), item)
+			changed = changed || readItem
+		}
+		if !changed {
+			return e, false
+		}
+		return expression.NewInTuple(c.Left(), items), true
+	}
+	return e, false
+}
+
+// numericPrefix is MySQL's reading of text as a number: after leading spaces, an optional sign,
+// digits with at most one point, and an exponent; 0 when no digit starts it. whole reports
+// whether only spaces follow.
+func numericPrefix(text string) (value float64, whole bool) {
+	i := 0
+	spaces := func() {
+		for i < len(text) && strings.IndexByte(" \t\n\r\f\v", text[i]) >= 0 {
+			i++
+		}
+	}
+	digits := func() int {
+		start := i
+		for i < len(text) && text[i] >= '0' && text[i] <= '9' {
+			i++
+		}
+		return i - start
+	}
+	spaces()
+	start := i
+	if i < len(text) && (text[i] == '+' || text[i] == '-') {
+		i++
+	}
+	n := digits()
+	if i < len(text) && text[i] == '.' {
+		i++
+		n += digits()
+	}
+	if n == 0 {
+		i = start
+	} else if i < len(text) && (text[i] == 'e' || text[i] == 'E') {
+		mantissa := i
+		i++
+		if i < len(text) && (text[i] == '+' || text[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			i = mantissa
+		}
+	}
+	number := text[start:i]
+	spaces()
+	whole = i == len(text) && number != ""
+	if number == "" {
+		return 0, whole
+	}
+	value, err := strconv.ParseFloat(number, 64)
+	if err != nil { // out of range: ParseFloat gives ±Inf, as MySQL's largest DOUBLE would be
+		return value, false
+	}
+	return value, whole
 }
 
 // unindexedColumn is e wrapped in unindexed when it is a column.

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"math"
 	"testing"
 
 	"github.com/dolthub/go-mysql-server/sql/types"
@@ -84,6 +85,37 @@ func TestExactDecimalLiteralsInInsert(t *testing.T) {
 		}
 		if got := ast.String(exactDecimalLiterals(stmt)); got != c.want {
 			t.Errorf("%s:\n got %s\nwant %s", c.in, got, c.want)
+		}
+	}
+}
+
+func TestNumericPrefix(t *testing.T) {
+	for _, tc := range []struct {
+		text  string
+		value float64
+		whole bool
+	}{
+		{"1", 1, true},
+		{" 1 ", 1, true},
+		{"-1.5", -1.5, true},
+		{".5", 0.5, true},
+		{"1.", 1, true},
+		{"2.5e1", 25, true},
+		{"1x", 1, false},
+		{"2.5e1zz", 25, false},
+		{"2.5e", 2.5, false},
+		{"2.5e+", 2.5, false},
+		{"abc", 0, false},
+		{"", 0, false},
+		{"-", 0, false},
+		{".", 0, false},
+		{"0x10", 0, false},
+		{"inf", 0, false},
+		{"1e999", math.Inf(1), false},
+		{"+7 apples", 7, false},
+	} {
+		if v, whole := numericPrefix(tc.text); v != tc.value || whole != tc.whole {
+			t.Errorf("numericPrefix(%q) = %v, %v; want %v, %v", tc.text, v, whole, tc.value, tc.whole)
 		}
 	}
 }
