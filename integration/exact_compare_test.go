@@ -259,6 +259,33 @@ func TestNumbersComparedWithText(t *testing.T) {
 	}
 }
 
+// TestDecimalsComparedWithDoubles: MySQL compares a DECIMAL with a FLOAT or DOUBLE as
+// floating-point numbers. The engine rounded the DOUBLE to the DECIMAL's type: with d
+// DECIMAL(8,2) holding 1.50 and f DOUBLE holding 1.499, d = f was true and d > f false.
+func TestDecimalsComparedWithDoubles(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	indexedAndPlain(t, db, "dxi", "dxn", "id INT PRIMARY KEY, d DECIMAL(8,2)", ", KEY (d)", "(1, 1.50), (2, 1.49)")
+	execAll(t, db, "CREATE TABLE fx (f DOUBLE, g FLOAT)", "INSERT INTO fx VALUES (1.499, 1.5)")
+	for _, c := range []struct {
+		where string
+		want  []string
+	}{
+		{"d = f", nil},
+		{"d > f", []string{"1"}},
+		{"f < d", []string{"1"}},
+		{"d = g", []string{"1"}},
+		{"f BETWEEN d AND 2", []string{"2"}},
+	} {
+		for _, table := range []string{"dxi", "dxn"} {
+			q := "SELECT id FROM " + table + ", fx WHERE " + c.where + " ORDER BY id"
+			if got := queryStrings(t, db, q); !slices.Equal(got, c.want) {
+				t.Errorf("%s: %q, want %q", q, got, c.want)
+			}
+		}
+	}
+}
+
 // TestDecimalLiteralsBelowOne: a decimal literal below 1 compares by its exact value too. The
 // exact type the server gives 0.001, DECIMAL(4,3), was the literal's own, which the engine's
 // planner drops, rounding it to the column's type: with d DECIMAL(8,2) holding 0, `d = 0.001`

@@ -210,8 +210,47 @@ func exactComparison(ctx *sql.Context, e sql.Expression) (sql.Expression, transf
 		return out, transform.NewTree, nil
 	}
 	e, read := textReadAsNumber(ctx, e)
+	if out, ok := decimalsAsDoubles(e); ok {
+		return out, transform.NewTree, nil
+	}
 	out, same, err := exactSides(ctx, e)
 	return out, same && transform.TreeIdentity(!read), err
+}
+
+// decimalsAsDoubles: MySQL compares a DECIMAL with a FLOAT or DOUBLE as floating-point numbers.
+// The engine compared them in the DECIMAL's type, rounding the other side: with d DECIMAL(8,2)
+// holding 1.50 and f DOUBLE holding 1.499, `d = f` was true. Such a comparison of a DECIMAL with
+// a floating-point value that is not a literal (a literal is compared exactly, below, which
+// gives the same answers) compares its DECIMAL sides as DOUBLE.
+func decimalsAsDoubles(e sql.Expression) (sql.Expression, bool) {
+	var sides []sql.Expression
+	switch e := e.(type) {
+	case *expression.Equals, *expression.NullSafeEquals, *expression.LessThan, *expression.LessThanOrEqual,
+		*expression.GreaterThan, *expression.GreaterThanOrEqual:
+		sides = e.Children()
+	case *expression.Between:
+		sides = []sql.Expression{e.Val, e.Lower, e.Upper}
+	default:
+		return e, false
+	}
+	var decimal, float bool
+	for _, side := range sides {
+		_, literal := side.(*expression.Literal)
+		decimal = decimal || types.IsDecimal(side.Type())
+		float = float || types.IsFloat(side.Type()) && !literal
+	}
+	if !decimal || !float {
+		return e, false
+	}
+	doubles := make([]sql.Expression, len(sides))
+	for i, side := range sides {
+		doubles[i] = side
+		if types.IsDecimal(side.Type()) {
+			doubles[i] = expression.NewConvert(side, expression.ConvertToDouble)
+		}
+	}
+	out, err := e.WithChildren(doubles...)
+	return out, err == nil
 }
 
 // exactSides rewrites one comparison whose sides the engine would round or clamp.
