@@ -184,14 +184,16 @@ func TestNotInWithNulls(t *testing.T) {
 	}
 }
 
-// TestTextComparedWithNumbers: MySQL compares a text column with a number as numbers: `s = 0`
-// holds for 'aa' and '0', `s = 1` for '1', '1.0' and ' 1'. The engine evaluated that, but an
-// index lookup on s converted the number to text and found only '0' or '1', so the answer
-// depended on the index; and `s IN (1, 0)` compared as text even without one.
+// TestTextComparedWithNumbers: MySQL compares text with a number as floating-point numbers,
+// reading the text's numeric prefix: `s = 0` holds for 'aa' and '0', `s = 1` for '1', '1.0' and
+// ' 1', `s = 2` for '2x'. The engine read '2x' as 0; an index lookup on s converted the number to
+// text and found only '0' or '1', so the answer depended on the index; `s IN (1, 0)` compared as
+// text even without one; and a join of s with an INT column found different rows through an
+// index on s, one on the INT, and none (5:1 only; 1:0, 2:0, 4:1).
 func TestTextComparedWithNumbers(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	indexedAndPlain(t, db, "ti", "tn", "id INT PRIMARY KEY, s VARCHAR(10)", ", KEY (s)", "(1, 'aa'), (2, '0'), (3, '1.0'), (4, '1'), (5, ' 1'), (6, NULL)")
+	indexedAndPlain(t, db, "ti", "tn", "id INT PRIMARY KEY, s VARCHAR(10)", ", KEY (s)", "(1, 'aa'), (2, '0'), (3, '1.0'), (4, '1'), (5, ' 1'), (6, NULL), (7, '2x')")
 	for _, c := range []struct {
 		where string
 		want  []string
@@ -199,10 +201,11 @@ func TestTextComparedWithNumbers(t *testing.T) {
 		{"s = 0", []string{"1", "2"}},
 		{"0 = s", []string{"1", "2"}},
 		{"s = 1", []string{"3", "4", "5"}},
-		{"s > 0", []string{"3", "4", "5"}},
-		{"s BETWEEN 1 AND 2", []string{"3", "4", "5"}},
+		{"s = 2", []string{"7"}},
+		{"s > 0", []string{"3", "4", "5", "7"}},
+		{"s BETWEEN 1 AND 2", []string{"3", "4", "5", "7"}},
 		{"s IN (1, 0)", []string{"1", "2", "3", "4", "5"}},
-		{"s NOT IN (1, 0)", nil},
+		{"s NOT IN (1, 0)", []string{"7"}},
 		{"s = 'aa'", []string{"1"}},
 		{"s = '1'", []string{"4"}},
 	} {
@@ -210,6 +213,20 @@ func TestTextComparedWithNumbers(t *testing.T) {
 			q := "SELECT id FROM " + table + " WHERE " + c.where + " ORDER BY id"
 			if got := queryStrings(t, db, q); !slices.Equal(got, c.want) {
 				t.Errorf("%s: %q, want %q", q, got, c.want)
+			}
+		}
+	}
+	indexedAndPlain(t, db, "ki", "kn", "n INT", ", KEY (n)", "(0), (1), (2)")
+	want := []string{"1\t0", "2\t0", "3\t1", "4\t1", "5\t1", "7\t2"}
+	for _, text := range []string{"ti", "tn"} {
+		for _, number := range []string{"ki", "kn"} {
+			for _, q := range []string{
+				"SELECT id, n FROM " + text + ", " + number + " WHERE s = n ORDER BY id, n",
+				"SELECT id, n FROM " + text + " JOIN " + number + " ON " + number + ".n = " + text + ".s ORDER BY id, n",
+			} {
+				if got := queryStrings(t, db, q); !slices.Equal(got, want) {
+					t.Errorf("%s: %q, want %q", q, got, want)
+				}
 			}
 		}
 	}

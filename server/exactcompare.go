@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -479,61 +480,96 @@ func trimZeros(v decimal.Decimal) decimal.Decimal {
 	return v
 }
 
-// Text compared with a number. MySQL compares a text column with a number as numbers: with s
-// VARCHAR, `s = 0` holds for 'aa' and '0', `s = 1` for '1', '1.0' and ' 1'. The engine evaluates
-// such a comparison so, but an index lookup on s converts the number to text first and finds
-// only '0', or '1'; and `s IN (1, 0)` compared as text even without an index. textAsNumber keeps
-// such comparisons away from the index (the column is wrapped in unindexed), and writes a short
-// IN list of numbers as the comparisons it stands for.
+// Text compared with a number. MySQL compares text with a number as floating-point numbers,
+// reading the text's longest numeric prefix: with s VARCHAR, `s = 0` holds for 'aa' and '0', `s
+// = 1` for '1', '1.0' and ' 1', `s = 2` for '2x'. The engine read a text column as the number's
+// type, strictly: '2x' was 0, so `s = 2` missed it and `s = 0` found it; an index lookup on s
+// converted the number to text first and found only '0', or '1'; `s IN (1, 0)` compared as
+// text; and a join `s = n` with an INT n found different rows through an index on s, one on n,
+// and none. textAsNumber reads each text side that is not a literal as MySQL does (textAsDouble)
+// and compares the number sides as DOUBLE; text literals are read by textReadAsNumber, below.
+// A text side so read is not looked up in an index.
 
-// maxTextInNumbers is the longest IN list over a text column with numbers that is rewritten as
-// comparisons; a longer one stays as it is (compared as text).
-const maxTextInNumbers = 64
-
-// textAsNumber rewrites a comparison of a text column with a number literal; false when e is not
-// one.
+// textAsNumber rewrites a comparison of text that is not a literal with a number; false when e
+// is not one.
 func textAsNumber(e sql.Expression) (sql.Expression, bool) {
+	var sides []sql.Expression
 	switch e := e.(type) {
 	case *expression.Equals, *expression.NullSafeEquals, *expression.LessThan, *expression.LessThanOrEqual,
 		*expression.GreaterThan, *expression.GreaterThanOrEqual:
-		sides := e.Children()
-		if !textWithNumber(sides[0], sides[1]) && !textWithNumber(sides[1], sides[0]) {
-			return nil, false
-		}
-		out, err := e.WithChildren(unindexedColumn(sides[0]), unindexedColumn(sides[1]))
-		return out, err == nil
+		sides = e.Children()
 	case *expression.Between:
-		if !textWithNumber(e.Val, e.Lower) && !textWithNumber(e.Val, e.Upper) {
-			return nil, false
-		}
-		return expression.NewBetween(unindexedColumn(e.Val), e.Lower, e.Upper), true
+		sides = []sql.Expression{e.Val, e.Lower, e.Upper}
 	case *expression.InTuple:
 		list, ok := e.Right().(expression.Tuple)
-		if !ok || len(list) > maxTextInNumbers || !slices.ContainsFunc(list, func(item sql.Expression) bool { return textWithNumber(e.Left(), item) }) {
+		if !ok {
 			return nil, false
 		}
-		column := unindexedColumn(e.Left())
-		var any sql.Expression
-		for _, item := range list {
-			eq := sql.Expression(expression.NewEquals(column, item))
-			if any == nil {
-				any = eq
-			} else {
-				any = expression.NewOr(any, eq)
-			}
-		}
-		return any, true
+		sides = append([]sql.Expression{e.Left()}, list...)
+	default:
+		return nil, false
 	}
-	return nil, false
+	var text, number bool
+	for _, side := range sides {
+		_, literal := side.(*expression.Literal)
+		text = text || types.IsText(side.Type()) && !literal
+		number = number || types.IsNumber(side.Type())
+	}
+	if !text || !number {
+		return nil, false
+	}
+	doubles := make([]sql.Expression, len(sides))
+	for i, side := range sides {
+		_, literal := side.(*expression.Literal)
+		switch {
+		case types.IsText(side.Type()) && !literal:
+			doubles[i] = textAsDouble{text: side}
+		case types.IsNumber(side.Type()) && !types.IsFloat(side.Type()) && !literal:
+			doubles[i] = expression.NewConvert(side, expression.ConvertToDouble)
+		default:
+			doubles[i] = side
+		}
+	}
+	if _, ok := e.(*expression.InTuple); ok {
+		return expression.NewInTuple(doubles[0], expression.Tuple(doubles[1:])), true
+	}
+	out, err := e.WithChildren(doubles...)
+	return out, err == nil
 }
 
-// textWithNumber reports whether column is a text column and other a number literal.
-func textWithNumber(column, other sql.Expression) bool {
-	if _, ok := column.(*expression.GetField); !ok || !types.IsText(column.Type()) {
-		return false
+// textAsDouble is text read as MySQL reads text compared with a number: its longest numeric
+// prefix (numericPrefix), a DOUBLE; NULL stays NULL. (MySQL also warns, 1292, for each value
+// that is not a number as a whole; this does not, so that a large table of such values cannot
+// fill the session's warnings.)
+type textAsDouble struct{ text sql.Expression }
+
+func (t textAsDouble) Resolved() bool             { return t.text.Resolved() }
+func (t textAsDouble) String() string             { return "text_as_double(" + t.text.String() + ")" }
+func (t textAsDouble) Type() sql.Type             { return types.Float64 }
+func (t textAsDouble) IsNullable() bool           { return t.text.IsNullable() }
+func (t textAsDouble) Children() []sql.Expression { return []sql.Expression{t.text} }
+func (t textAsDouble) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	v, err := t.text.Eval(ctx, row)
+	if err != nil || v == nil {
+		return nil, err
 	}
-	lit, ok := other.(*expression.Literal)
-	return ok && types.IsNumber(lit.Type())
+	text, _, err := types.LongText.Convert(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	s, ok := text.(string)
+	if !ok {
+		return nil, fmt.Errorf("text_as_double: %T is not text", text)
+	}
+	f, _ := numericPrefix(s)
+	return f, nil
+}
+
+func (t textAsDouble) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	if len(children) != 1 {
+		return nil, sql.ErrInvalidChildrenNumber.New(t, len(children), 1)
+	}
+	return textAsDouble{text: children[0]}, nil
 }
 
 // A number compared with text that is not a number: MySQL compares them as floating-point
@@ -650,14 +686,6 @@ func numericPrefix(text string) (value float64, whole bool) {
 		return value, false
 	}
 	return value, whole
-}
-
-// unindexedColumn is e wrapped in unindexed when it is a column.
-func unindexedColumn(e sql.Expression) sql.Expression {
-	if _, ok := e.(*expression.GetField); ok {
-		return unindexed{column: e}
-	}
-	return e
 }
 
 // unindexed is a column that evaluates as itself, and that the engine's planner does not take
