@@ -51,3 +51,46 @@ func TestIndexesPerTableAreBounded(t *testing.T) {
 		t.Errorf("%s of the refused tables exist", got)
 	}
 }
+
+// For a DELETE or UPDATE of a parent table the engine planned, for each foreign key of a child
+// referring to it, the checks of all the child's foreign keys, deaf to KILL QUERY: a
+// non-admin's table of 3000 foreign keys to another table made every DELETE of that table run
+// for minutes. A table now declares at most 64 foreign keys (1235).
+func TestForeignKeysPerTableAreBounded(t *testing.T) {
+	s := startServer(t, serverOptions{sections: appUsers})
+	app := s.open("app", "secret", s.addr)
+	app.SetMaxOpenConns(1)
+	fks := func(from, n int, clause string) string {
+		parts := make([]string, n)
+		for i := range parts {
+			parts[i] = fmt.Sprintf(clause, from+i)
+		}
+		return strings.Join(parts, ", ")
+	}
+	const fk = "CONSTRAINT f%d FOREIGN KEY (a) REFERENCES parent (id)"
+	for _, c := range []struct {
+		query   string
+		refused bool
+	}{
+		{"CREATE TABLE parent (id INT PRIMARY KEY)", false},
+		{"INSERT INTO parent VALUES (1), (2)", false},
+		{"CREATE TABLE many (id INT PRIMARY KEY, a INT, INDEX (a), " + fks(0, 3000, fk) + ")", true},
+		{"CREATE TABLE c65 (id INT PRIMARY KEY, a INT, INDEX (a), " + fks(0, 65, fk) + ")", true},
+		{"CREATE TABLE c63 (id INT PRIMARY KEY, a INT, INDEX (a), " + fks(100, 63, fk) + ")", false},
+		{"ALTER TABLE c63 ADD CONSTRAINT g1 FOREIGN KEY (a) REFERENCES parent (id)", false},
+		{"ALTER TABLE c63 ADD CONSTRAINT g2 FOREIGN KEY (a) REFERENCES parent (id)", true},
+		{"CREATE TABLE c0 (id INT PRIMARY KEY, a INT, INDEX (a))", false},
+		{"ALTER TABLE c0 " + fks(200, 65, "ADD "+fk), true},
+		{"ALTER TABLE c0 " + fks(200, 64, "ADD "+fk), false},
+		{"DELETE FROM parent WHERE id = 2", false},
+	} {
+		_, err := app.Exec(c.query)
+		var me *mysql.MySQLError
+		switch {
+		case c.refused && (!errors.As(err, &me) || me.Number != 1235):
+			t.Errorf("%.60s: %v, want error 1235", c.query, err)
+		case !c.refused && err != nil:
+			t.Errorf("%.60s: %v", c.query, err)
+		}
+	}
+}
