@@ -537,14 +537,16 @@ func textAsNumber(e sql.Expression) (sql.Expression, bool) {
 	return out, err == nil
 }
 
-// textAsDouble is text read as MySQL reads text compared with a number: its longest numeric
-// prefix (numericPrefix), a DOUBLE; NULL stays NULL. (MySQL also warns, 1292, for each value
-// that is not a number as a whole; this does not, so that a large table of such values cannot
-// fill the session's warnings.)
+// textAsDouble is text read as MySQL reads text compared with a number, or CAST(text AS DOUBLE):
+// its longest numeric prefix (numericPrefix), a DOUBLE; NULL stays NULL. (MySQL also warns, 1292,
+// for each value that is not a number as a whole; this does not, so that a large table of such
+// values cannot fill the session's warnings.) It reads as CAST(text AS DOUBLE), which is what
+// SHOW CREATE TABLE writes for a CHECK constraint or a generated column that holds it, and which
+// the engine plans as textAsDouble again (castTextAsDouble).
 type textAsDouble struct{ text sql.Expression }
 
 func (t textAsDouble) Resolved() bool             { return t.text.Resolved() }
-func (t textAsDouble) String() string             { return "text_as_double(" + t.text.String() + ")" }
+func (t textAsDouble) String() string             { return fmt.Sprintf("convert(%v, double)", t.text) }
 func (t textAsDouble) Type() sql.Type             { return types.Float64 }
 func (t textAsDouble) IsNullable() bool           { return t.text.IsNullable() }
 func (t textAsDouble) Children() []sql.Expression { return []sql.Expression{t.text} }
@@ -563,6 +565,15 @@ func (t textAsDouble) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	}
 	f, _ := numericPrefix(s)
 	return f, nil
+}
+
+// castTextAsDouble is CAST(text AS DOUBLE) read as MySQL reads it: the engine read '2x' as 0,
+// MySQL as 2.
+func castTextAsDouble(c *expression.Convert) (sql.Expression, transform.TreeIdentity, error) {
+	if c.Type() != types.Float64 || !types.IsText(c.Child.Type()) {
+		return c, transform.SameTree, nil
+	}
+	return textAsDouble{text: c.Child}, transform.NewTree, nil
 }
 
 func (t textAsDouble) WithChildren(children ...sql.Expression) (sql.Expression, error) {
