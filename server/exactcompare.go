@@ -207,52 +207,19 @@ func exactDecimalLiteral(e ast.Expr) ast.Expr {
 
 // exactComparison rewrites one comparison whose sides the engine would round or clamp.
 func exactComparison(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-	if out, ok := textAsNumber(e); ok {
-		return out, transform.NewTree, nil
-	}
 	e, read := textReadAsNumber(ctx, e)
-	if out, ok := decimalsAsDoubles(e); ok {
+	if out, ok := asDoubles(e); ok {
 		return out, transform.NewTree, nil
 	}
 	out, same, err := exactSides(ctx, e)
 	return out, same && transform.TreeIdentity(!read), err
 }
 
-// decimalsAsDoubles: MySQL compares a DECIMAL with a FLOAT or DOUBLE as floating-point numbers.
-// The engine compared them in the DECIMAL's type, rounding the other side: with d DECIMAL(8,2)
-// holding 1.50 and f DOUBLE holding 1.499, `d = f` was true. Such a comparison of a DECIMAL with
-// a floating-point value that is not a literal (a literal is compared exactly, below, which
-// gives the same answers) compares its DECIMAL sides as DOUBLE.
-func decimalsAsDoubles(e sql.Expression) (sql.Expression, bool) {
-	var sides []sql.Expression
-	switch e := e.(type) {
-	case *expression.Equals, *expression.NullSafeEquals, *expression.LessThan, *expression.LessThanOrEqual,
-		*expression.GreaterThan, *expression.GreaterThanOrEqual:
-		sides = e.Children()
-	case *expression.Between:
-		sides = []sql.Expression{e.Val, e.Lower, e.Upper}
-	default:
-		return e, false
-	}
-	var decimal, float bool
-	for _, side := range sides {
-		_, literal := side.(*expression.Literal)
-		decimal = decimal || types.IsDecimal(side.Type())
-		float = float || types.IsFloat(side.Type()) && !literal
-	}
-	if !decimal || !float {
-		return e, false
-	}
-	doubles := make([]sql.Expression, len(sides))
-	for i, side := range sides {
-		doubles[i] = side
-		if types.IsDecimal(side.Type()) {
-			doubles[i] = expression.NewConvert(side, expression.ConvertToDouble)
-		}
-	}
-	out, err := e.WithChildren(doubles...)
-	return out, err == nil
-}
+// A DECIMAL compared with a FLOAT or DOUBLE: MySQL compares them as floating-point numbers. The
+// engine compared them in the DECIMAL's type, rounding the other side: with d DECIMAL(8,2) holding
+// 1.50 and f DOUBLE holding 1.499, `d = f` was true. asDoubles compares such a comparison's
+// number sides as DOUBLE when the floating-point side is not a literal (a literal is compared
+// exactly, by exactSides, which gives the same answers).
 
 // exactSides rewrites one comparison whose sides the engine would round or clamp.
 func exactSides(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
@@ -486,37 +453,29 @@ func trimZeros(v decimal.Decimal) decimal.Decimal {
 // type, strictly: '2x' was 0, so `s = 2` missed it and `s = 0` found it; an index lookup on s
 // converted the number to text first and found only '0', or '1'; `s IN (1, 0)` compared as
 // text; and a join `s = n` with an INT n found different rows through an index on s, one on n,
-// and none. textAsNumber reads each text side that is not a literal as MySQL does (textAsDouble)
+// and none. asDoubles reads each text side that is not a literal as MySQL does (textAsDouble)
 // and compares the number sides as DOUBLE; text literals are read by textReadAsNumber, below.
 // A text side so read is not looked up in an index.
 
-// textAsNumber rewrites a comparison of text that is not a literal with a number; false when e
-// is not one.
-func textAsNumber(e sql.Expression) (sql.Expression, bool) {
-	var sides []sql.Expression
-	switch e := e.(type) {
-	case *expression.Equals, *expression.NullSafeEquals, *expression.LessThan, *expression.LessThanOrEqual,
-		*expression.GreaterThan, *expression.GreaterThanOrEqual:
-		sides = e.Children()
-	case *expression.Between:
-		sides = []sql.Expression{e.Val, e.Lower, e.Upper}
-	case *expression.InTuple:
-		list, ok := e.Right().(expression.Tuple)
-		if !ok {
-			return nil, false
-		}
-		sides = append([]sql.Expression{e.Left()}, list...)
-	default:
-		return nil, false
+// asDoubles compares the sides of comparison e as DOUBLE when they mix text that is not a
+// literal with numbers, or a DECIMAL with a FLOAT or DOUBLE that is not a literal: text sides are
+// read as MySQL reads them (textAsDouble), integer and DECIMAL sides converted. False when e is
+// not such a comparison.
+func asDoubles(e sql.Expression) (sql.Expression, bool) {
+	sides, rebuild, ok := comparisonSides(e)
+	if !ok {
+		return e, false
 	}
-	var text, number bool
+	var text, number, decimal, float bool
 	for _, side := range sides {
 		_, literal := side.(*expression.Literal)
 		text = text || types.IsText(side.Type()) && !literal
 		number = number || types.IsNumber(side.Type())
+		decimal = decimal || types.IsDecimal(side.Type())
+		float = float || types.IsFloat(side.Type()) && !literal
 	}
-	if !text || !number {
-		return nil, false
+	if !(text && number) && !(decimal && float) {
+		return e, false
 	}
 	doubles := make([]sql.Expression, len(sides))
 	for i, side := range sides {
@@ -530,11 +489,31 @@ func textAsNumber(e sql.Expression) (sql.Expression, bool) {
 			doubles[i] = side
 		}
 	}
-	if _, ok := e.(*expression.InTuple); ok {
-		return expression.NewInTuple(doubles[0], expression.Tuple(doubles[1:])), true
-	}
-	out, err := e.WithChildren(doubles...)
+	out, err := rebuild(doubles)
 	return out, err == nil
+}
+
+// comparisonSides is the sides of comparison e (=, <=>, <, <=, >, >=, BETWEEN, or IN a list of
+// values), and how to make the same comparison of other sides; false when e is none of those.
+func comparisonSides(e sql.Expression) ([]sql.Expression, func([]sql.Expression) (sql.Expression, error), bool) {
+	switch c := e.(type) {
+	case *expression.Equals, *expression.NullSafeEquals, *expression.LessThan, *expression.LessThanOrEqual,
+		*expression.GreaterThan, *expression.GreaterThanOrEqual:
+		return c.Children(), func(sides []sql.Expression) (sql.Expression, error) { return c.WithChildren(sides...) }, true
+	case *expression.Between:
+		return []sql.Expression{c.Val, c.Lower, c.Upper}, func(sides []sql.Expression) (sql.Expression, error) {
+			return expression.NewBetween(sides[0], sides[1], sides[2]), nil
+		}, true
+	case *expression.InTuple:
+		list, ok := c.Right().(expression.Tuple)
+		if !ok {
+			return nil, nil, false
+		}
+		return append([]sql.Expression{c.Left()}, list...), func(sides []sql.Expression) (sql.Expression, error) {
+			return expression.NewInTuple(sides[0], expression.Tuple(sides[1:])), nil
+		}, true
+	}
+	return nil, nil, false
 }
 
 // textAsDouble is text read as MySQL reads text compared with a number, or CAST(text AS DOUBLE):
@@ -594,57 +573,31 @@ func (t textAsDouble) WithChildren(children ...sql.Expression) (sql.Expression, 
 // textReadAsNumber rewrites the text literals of comparison e that are compared with a number
 // and are not numbers as a whole; whether it changed any.
 func textReadAsNumber(ctx *sql.Context, e sql.Expression) (sql.Expression, bool) {
-	read := func(number, other sql.Expression) (sql.Expression, bool) {
-		lit, ok := other.(*expression.Literal)
-		if !ok || !types.IsText(lit.Type()) || !types.IsNumber(number.Type()) {
-			return other, false
+	sides, rebuild, ok := comparisonSides(e)
+	if !ok || !slices.ContainsFunc(sides, func(side sql.Expression) bool { return types.IsNumber(side.Type()) }) {
+		return e, false
+	}
+	read, changed := make([]sql.Expression, len(sides)), false
+	for i, side := range sides {
+		read[i] = side
+		lit, ok := side.(*expression.Literal)
+		if !ok || !types.IsText(lit.Type()) {
+			continue
 		}
 		text, ok := lit.Value().(string)
 		if !ok {
-			return other, false
+			continue
 		}
-		v, whole := numericPrefix(text)
-		if whole {
-			return other, false
+		if v, whole := numericPrefix(text); !whole {
+			ctx.Warn(mysql.ERTruncatedWrongValue, "Truncated incorrect DOUBLE value: '%s'", text)
+			read[i], changed = expression.NewLiteral(v, types.Float64), true
 		}
-		ctx.Warn(mysql.ERTruncatedWrongValue, "Truncated incorrect DOUBLE value: '%s'", text)
-		return expression.NewLiteral(v, types.Float64), true
 	}
-	switch c := e.(type) {
-	case *expression.Equals, *expression.NullSafeEquals, *expression.LessThan, *expression.LessThanOrEqual,
-		*expression.GreaterThan, *expression.GreaterThanOrEqual:
-		sides := c.Children()
-		right, readRight := read(sides[0], sides[1])
-		left, readLeft := read(sides[1], sides[0])
-		if !readRight && !readLeft {
-			return e, false
-		}
-		out, err := c.WithChildren(left, right)
-		return out, err == nil
-	case *expression.Between:
-		lower, readLower := read(c.Val, c.Lower)
-		upper, readUpper := read(c.Val, c.Upper)
-		if !readLower && !readUpper {
-			return e, false
-		}
-		return expression.NewBetween(c.Val, lower, upper), true
-	case *expression.InTuple:
-		list, ok := c.Right().(expression.Tuple)
-		if !ok {
-			return e, false
-		}
-		items, changed := make(expression.Tuple, len(list)), false
-		for i, item := range list {
-			var readItem bool
-			items[i], readItem = read(c.Left(), item)
-			changed = changed || readItem
-		}
-		if !changed {
-			return e, false
-		}
-		return expression.NewInTuple(c.Left(), items), true
+	if !changed {
+		return e, false
 	}
-	return e, false
+	out, err := rebuild(read)
+	return out, err == nil
 }
 
 // numericPrefix is MySQL's reading of text as a number: after leading spaces, an optional sign,
