@@ -37,6 +37,7 @@ const (
 	derivedColumnsID   analyzer.RuleId = 10_030
 	cancellableLikeID  analyzer.RuleId = 10_022
 	indexCountID       analyzer.RuleId = 10_023
+	longInListsID      analyzer.RuleId = 10_024
 )
 
 // addAnalyzerRules adds overloadsql's rules to the engine's rules that run last on every
@@ -52,6 +53,7 @@ func appendAnalyzerRules() {
 	// into anti joins, and take their time over each added column.
 	analyzer.AlwaysBeforeDefault = append(analyzer.AlwaysBeforeDefault,
 		analyzer.Rule{Id: comparisonsID, Apply: correctComparisons},
+		analyzer.Rule{Id: longInListsID, Apply: unindexedInLists},
 		analyzer.Rule{Id: tableWidthID, Apply: boundTableWidth},
 		analyzer.Rule{Id: indexCountID, Apply: boundIndexes},
 		analyzer.Rule{Id: tooManyTablesID, Apply: refuseTooManyTables},
