@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"overloadsql/server/statement"
+
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
@@ -87,8 +89,24 @@ const maxPreparedStatements = 16382
 // errTooManyPrepared is MySQL's ER_MAX_PREPARED_STMT_COUNT_REACHED.
 const errTooManyPrepared = 1461
 
+// maxPlaceholders is the most '?' a prepared statement may hold. MySQL allows 65535; the
+// protocol layer counts them in 16 bits and sizes the NULL bitmap of COM_STMT_EXECUTE as
+// (count+7)/8 in 16 bits too: 65529 to 65535 placeholders made every execution panic (and drop
+// the connection), and more wrapped the count, so that the statement's parameters could not be
+// bound.
+const maxPlaceholders = 65535 - 7
+
+// errManyPlaceholders is MySQL's ER_PS_MANY_PARAM.
+const errManyPlaceholders = 1390
+
 func (h guardHandler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, prepare *mysql.PrepareData) ([]*querypb.Field, error) {
 	// The protocol layer has already stored the new statement; a refused one must not stay.
+	// Each placeholder takes a byte of the text: a shorter statement is not read.
+	if len(query) > maxPlaceholders && statement.Placeholders(query) > maxPlaceholders {
+		delete(c.PrepareData, prepare.StatementID)
+		return nil, mysql.NewSQLError(errManyPlaceholders, "HY000",
+			"Prepared statement contains too many placeholders (at most %d)", maxPlaceholders)
+	}
 	if len(c.PrepareData) > maxPreparedStatements {
 		delete(c.PrepareData, prepare.StatementID)
 		return nil, mysql.NewSQLError(errTooManyPrepared, "42000",
