@@ -38,6 +38,7 @@ const (
 	cancellableLikeID  analyzer.RuleId = 10_022
 	indexCountID       analyzer.RuleId = 10_023
 	longInListsID      analyzer.RuleId = 10_024
+	rowPairsID         analyzer.RuleId = 10_025
 )
 
 // addAnalyzerRules adds overloadsql's rules to the engine's rules that run last on every
@@ -52,6 +53,7 @@ func appendAnalyzerRules() {
 	// Before the engine's rules, which choose index lookups from the comparisons, turn NOT IN
 	// into anti joins, and take their time over each added column.
 	analyzer.AlwaysBeforeDefault = append(analyzer.AlwaysBeforeDefault,
+		analyzer.Rule{Id: rowPairsID, Apply: boundRowComparisons}, // before the rows become pairs
 		analyzer.Rule{Id: comparisonsID, Apply: correctComparisons},
 		analyzer.Rule{Id: longInListsID, Apply: unindexedInLists},
 		analyzer.Rule{Id: tableWidthID, Apply: boundTableWidth},
