@@ -40,3 +40,39 @@ func TestDecimalNotEqual(t *testing.T) {
 		}
 	}
 }
+
+// TestDoubleNotEqual: `x <> v` and `x NOT IN (...)` on an indexed FLOAT or DOUBLE column, with or
+// without an index, in a SELECT and a DELETE. Through the index the engine read every row but
+// the NULLs and dropped the condition, as it did for DECIMAL: `x <> 0.25e0` returned the row
+// holding 0.25, and `DELETE ... WHERE x <> 1.5` deleted every row that was not NULL.
+func TestDoubleNotEqual(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	rows := "(1, 0.25, 0.25, 1), (2, 0.5, 0.5, 2), (3, 1.5, 1.5, 3), (4, NULL, NULL, 4)"
+	indexedAndPlain(t, db, "xi", "xn", "id INT PRIMARY KEY, x DOUBLE, f FLOAT, y INT", ", KEY (x, y), KEY (f)", rows)
+	for _, c := range []struct {
+		where string
+		want  []string // ids
+	}{
+		{"x <> 0.25e0", []string{"2", "3"}},
+		{"x <> 0.25", []string{"2", "3"}},
+		{"NOT (x = 0.5)", []string{"1", "3"}},
+		{"x NOT IN (0.25e0, 0.75e0)", []string{"2", "3"}},
+		{"x NOT IN (0.25, 1.5)", []string{"2"}},
+		{"f <> 0.5", []string{"1", "3"}},
+		{"f NOT IN (0.25, 0.5)", []string{"3"}},
+	} {
+		for _, table := range []string{"xi", "xn"} {
+			q := "SELECT id FROM " + table + " WHERE " + c.where + " ORDER BY id"
+			if got := queryStrings(t, db, q); !slices.Equal(got, c.want) {
+				t.Errorf("%s: %q, want %q", q, got, c.want)
+			}
+		}
+	}
+	for _, table := range []string{"xi", "xn"} {
+		execAll(t, db, "DELETE FROM "+table+" WHERE x <> 1.5", "DELETE FROM "+table+" WHERE x NOT IN (1.5e0, 2.5e0)")
+		if got := queryStrings(t, db, "SELECT id FROM "+table+" ORDER BY id"); !slices.Equal(got, []string{"3", "4"}) {
+			t.Errorf("%s after DELETE ... WHERE x <> 1.5 and x NOT IN (1.5e0, 2.5e0): %q, want 3 and 4", table, got)
+		}
+	}
+}

@@ -208,7 +208,7 @@ func exactDecimalLiteral(e ast.Expr) ast.Expr {
 // exactComparison rewrites one comparison whose sides the engine would round or clamp.
 func exactComparison(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 	e, read := textReadAsNumber(ctx, e)
-	if out, ok := asDoubles(e); ok {
+	if out, ok := asDoubles(ctx, e); ok {
 		return out, transform.NewTree, nil
 	}
 	out, same, err := exactSides(ctx, e)
@@ -461,7 +461,7 @@ func trimZeros(v decimal.Decimal) decimal.Decimal {
 // literal with numbers, or a DECIMAL with a FLOAT or DOUBLE that is not a literal: text sides are
 // read as MySQL reads them (textAsDouble), integer and DECIMAL sides converted. False when e is
 // not such a comparison.
-func asDoubles(e sql.Expression) (sql.Expression, bool) {
+func asDoubles(ctx *sql.Context, e sql.Expression) (sql.Expression, bool) {
 	sides, rebuild, ok := comparisonSides(e)
 	if !ok {
 		return e, false
@@ -483,10 +483,16 @@ func asDoubles(e sql.Expression) (sql.Expression, bool) {
 		switch {
 		case types.IsText(side.Type()) && !literal:
 			doubles[i] = textAsDouble{text: side}
-		case types.IsNumber(side.Type()) && !types.IsFloat(side.Type()) && !literal:
-			doubles[i] = expression.NewConvert(side, expression.ConvertToDouble)
-		default:
+		case types.IsFloat(side.Type()) || literal:
 			doubles[i] = side
+		default:
+			doubles[i] = expression.NewConvert(side, expression.ConvertToDouble)
+			if v, ok := literalDecimal(ctx, side); ok {
+				// The parser's CAST of a decimal literal: a DOUBLE literal, which the
+				// engine's planner takes for a constant.
+				f, _ := v.Float64()
+				doubles[i] = expression.NewLiteral(f, types.Float64)
+			}
 		}
 	}
 	out, err := rebuild(doubles)
