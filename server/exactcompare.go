@@ -205,7 +205,10 @@ func exactDecimalLiteral(e ast.Expr) ast.Expr {
 		Length: ast.NewIntVal([]byte(strconv.Itoa(precision))), Scale: ast.NewIntVal([]byte(strconv.Itoa(scale)))}}
 }
 
-// exactComparison rewrites one comparison whose sides the engine would round or clamp.
+// exactComparison corrects one comparison as MySQL compares: its text literals compared with
+// numbers read as numbers (textReadAsNumber), text with numbers and DECIMAL with DOUBLE compared
+// as DOUBLE (asDoubles), and other numbers by their exact values where the engine would round
+// or clamp a side (exactSides).
 func exactComparison(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 	e, read := textReadAsNumber(ctx, e)
 	if out, ok := asDoubles(ctx, e); ok {
