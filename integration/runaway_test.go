@@ -206,3 +206,46 @@ func TestWideTablesAreBounded(t *testing.T) {
 		t.Errorf("w3 has %s columns after adding 200 to 2, want 202", got)
 	}
 }
+
+// TestDoublingViewsAreRefused: views that each join the one before to itself double the
+// engine's planning at each level (it parses and plans a view's query again at each
+// reference), deaf to KILL QUERY: 14 levels of small views planned for 7 s, and any user may
+// create views. The CTE limit, read from the statement's text, cannot see through views; the
+// view definitions parsed while one statement is planned are now bounded instead, so the chain
+// is refused, at CREATE VIEW or at the SELECT, with an error naming the limit, and a few levels
+// still work.
+func TestDoublingViewsAreRefused(t *testing.T) {
+	s := startServer(t, serverOptions{})
+	db := s.db()
+	execAll(t, db, "CREATE TABLE dv (a INT)", "INSERT INTO dv VALUES (1), (2)", "CREATE VIEW dv0 AS SELECT a FROM dv")
+	refused, last := "", 0
+	for i := 1; i <= 14 && refused == ""; i++ {
+		create := fmt.Sprintf("CREATE VIEW dv%d AS SELECT x.a FROM dv%d x JOIN dv%d y ON x.a = y.a", i, i-1, i-1)
+		for _, q := range []string{create, fmt.Sprintf("SELECT COUNT(*) FROM dv%d", i)} {
+			ctx, cancel := context.WithTimeout(context.Background(), answerBound)
+			rows, err := db.QueryContext(ctx, q)
+			cancel()
+			if err == nil {
+				rows.Close()
+				last = i
+				continue
+			}
+			me := mysqlError(t, err)
+			if me.Number != 1105 || !strings.Contains(me.Message, "views too big") {
+				t.Fatalf("%s: error %d %s, want 1105 views too big", q, me.Number, me.Message)
+			}
+			refused = q
+			break
+		}
+	}
+	if refused == "" {
+		t.Fatal("a chain of 14 views each joining the one before to itself was served in full")
+	}
+	t.Logf("refused: %s (level %d served)", refused, last)
+	if last < 6 {
+		t.Errorf("refused at level %d: %s; six levels should be served", last+1, refused)
+	}
+	if got := queryStrings(t, db, "SELECT COUNT(*) FROM dv6"); len(got) != 1 || got[0] != "2" {
+		t.Errorf("SELECT COUNT(*) FROM dv6: %q, want 2", got)
+	}
+}

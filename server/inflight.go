@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"sync/atomic"
 
 	"overloadsql/server/statement"
 
@@ -22,6 +23,9 @@ type inFlight struct {
 	// read is the statement's claim to read the committed tables (committedkeys.go), set by
 	// enterStorage.
 	read committedRead
+	// expanded is the text the engine parsed for the statement beyond the statement itself
+	// (view definitions, at each reference; see systemParser.countExpansion).
+	expanded atomic.Int64
 }
 
 // inFlightKey is the context key under which an inFlight finds itself.

@@ -77,6 +77,9 @@ func (p systemParser) ParseWithOptions(ctx context.Context, query string, delimi
 	if err := checkSize(query); err != nil {
 		return nil, "", "", err
 	}
+	if err := countExpansion(ctx, query); err != nil {
+		return nil, "", "", err
+	}
 	rewritten := statement.RewriteSystem(query)
 	stmt, first, rest, err := p.next.ParseWithOptions(ctx, rewritten, delimiter, multi, options)
 	if err != nil {
@@ -98,6 +101,24 @@ func (p systemParser) ParseWithOptions(ctx context.Context, query string, delimi
 func columnExpressions(query string) (string, bool) {
 	again := statement.ParenthesizeColumnExpressions(query)
 	return again, again != query
+}
+
+// countExpansion adds query to the text parsed for the client's statement on ctx when it is not
+// that statement itself, and fails when that text passes statement.MaxViewExpansion. The engine
+// parses a view's definition again at each reference to the view, during the planning of the
+// statement that names it, so views that each join the one before to itself doubled the
+// planning at each level, deaf to KILL QUERY, which the CTE limit, read from the statement's
+// text alone, cannot see. Procedure bodies and other
+// text the engine parses for the statement count too; they are small beside the limit.
+func countExpansion(ctx context.Context, query string) error {
+	f, ok := ctx.Value(inFlightKey{}).(*inFlight)
+	if !ok || f.query == query {
+		return nil
+	}
+	if n := f.expanded.Add(int64(len(query))); n > statement.MaxViewExpansion {
+		return &statement.TooManyViewReferencesError{Bytes: n}
+	}
+	return nil
 }
 
 // erTooHighLevelOfNestingForSelect is MySQL's ER_TOO_HIGH_LEVEL_OF_NESTING_FOR_SELECT.

@@ -40,6 +40,11 @@ const (
 	// another name) adds its weight.
 	MaxCTEExpansion = 1 << 21
 	cteOverhead     = 256
+	// MaxViewExpansion bounds the text of the view definitions the engine parses while it plans
+	// one statement: it parses a view's definition again at each reference, so views that each
+	// join the one before to itself double the planning at each level, and planning a view's
+	// text costs more than a CTE's (README, Limits, gives the figures).
+	MaxViewExpansion = 1 << 19
 )
 
 // selectListWeight[k] is 2.5^k rounded up: the weight of a subquery at level k of a chain of
@@ -71,6 +76,17 @@ type TooManyCTEReferencesError struct {
 func (e *TooManyCTEReferencesError) Error() string {
 	return fmt.Sprintf("common table expressions too big: the engine plans a CTE again at each reference, and the references of this statement's CTEs, "+
 		"through the CTEs they name, add up to more than %d bytes of SQL (at byte %d). Refer to each CTE fewer times, or keep intermediate results in a temporary table", MaxCTEExpansion, e.Offset)
+}
+
+// TooManyViewReferencesError says that the views a statement names, through the views they
+// name, expand to more than MaxViewExpansion bytes of SQL.
+type TooManyViewReferencesError struct {
+	Bytes int64 // the view definitions parsed so far for the statement
+}
+
+func (e *TooManyViewReferencesError) Error() string {
+	return fmt.Sprintf("views too big: the engine plans a view's query again at each reference, and the views this statement names, "+
+		"through the views they name, add up to more than %d bytes of SQL (%d so far). Refer to each view fewer times, or keep intermediate results in a table", MaxViewExpansion, e.Bytes)
 }
 
 // TooManyClausesError says that an ALTER statement has more than MaxAlterClauses clauses.
