@@ -210,9 +210,20 @@ func exactDecimalLiteral(e ast.Expr) ast.Expr {
 // as DOUBLE (asDoubles), and other numbers by their exact values where the engine would round
 // or clamp a side (exactSides).
 func exactComparison(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-	e, read := textReadAsNumber(ctx, e)
-	if out, ok := asDoubles(ctx, e); ok {
-		return out, transform.NewTree, nil
+	sides, ok := comparisonSides(e)
+	if !ok {
+		return e, transform.SameTree, nil
+	}
+	sides, read := textReadAsNumber(ctx, sides)
+	if doubles, ok := asDoubles(ctx, sides); ok {
+		out, err := withSides(e, doubles)
+		return out, transform.NewTree, err
+	}
+	if read {
+		var err error
+		if e, err = withSides(e, sides); err != nil {
+			return nil, transform.SameTree, err
+		}
 	}
 	out, same, err := exactSides(ctx, e)
 	return out, same && transform.TreeIdentity(!read), err
@@ -460,15 +471,11 @@ func trimZeros(v decimal.Decimal) decimal.Decimal {
 // and compares the number sides as DOUBLE; text literals are read by textReadAsNumber, below.
 // A text side so read is not looked up in an index.
 
-// asDoubles compares the sides of comparison e as DOUBLE when they mix text that is not a
-// literal with numbers, or a DECIMAL with a FLOAT or DOUBLE that is not a literal: text sides are
-// read as MySQL reads them (textAsDouble), integer and DECIMAL sides converted. False when e is
-// not such a comparison.
-func asDoubles(ctx *sql.Context, e sql.Expression) (sql.Expression, bool) {
-	sides, rebuild, ok := comparisonSides(e)
-	if !ok {
-		return e, false
-	}
+// asDoubles is the sides of a comparison compared as DOUBLE when they mix text that is not a
+// literal with numbers, or a DECIMAL with a FLOAT or DOUBLE that is not a literal: text sides
+// read as MySQL reads them (textAsDouble), integer and DECIMAL sides converted. False when they
+// do not.
+func asDoubles(ctx *sql.Context, sides []sql.Expression) ([]sql.Expression, bool) {
 	var text, number, decimal, float bool
 	for _, side := range sides {
 		_, literal := side.(*expression.Literal)
@@ -478,7 +485,7 @@ func asDoubles(ctx *sql.Context, e sql.Expression) (sql.Expression, bool) {
 		float = float || types.IsFloat(side.Type()) && !literal
 	}
 	if !(text && number) && !(decimal && float) {
-		return e, false
+		return sides, false
 	}
 	doubles := make([]sql.Expression, len(sides))
 	for i, side := range sides {
@@ -498,31 +505,35 @@ func asDoubles(ctx *sql.Context, e sql.Expression) (sql.Expression, bool) {
 			}
 		}
 	}
-	out, err := rebuild(doubles)
-	return out, err == nil
+	return doubles, true
 }
 
 // comparisonSides is the sides of comparison e (=, <=>, <, <=, >, >=, BETWEEN, or IN a list of
-// values), and how to make the same comparison of other sides; false when e is none of those.
-func comparisonSides(e sql.Expression) ([]sql.Expression, func([]sql.Expression) (sql.Expression, error), bool) {
+// values); false when e is none of those. withSides makes the same comparison of other sides.
+func comparisonSides(e sql.Expression) ([]sql.Expression, bool) {
 	switch c := e.(type) {
 	case *expression.Equals, *expression.NullSafeEquals, *expression.LessThan, *expression.LessThanOrEqual,
 		*expression.GreaterThan, *expression.GreaterThanOrEqual:
-		return c.Children(), func(sides []sql.Expression) (sql.Expression, error) { return c.WithChildren(sides...) }, true
+		return c.Children(), true
 	case *expression.Between:
-		return []sql.Expression{c.Val, c.Lower, c.Upper}, func(sides []sql.Expression) (sql.Expression, error) {
-			return expression.NewBetween(sides[0], sides[1], sides[2]), nil
-		}, true
+		return []sql.Expression{c.Val, c.Lower, c.Upper}, true
 	case *expression.InTuple:
-		list, ok := c.Right().(expression.Tuple)
-		if !ok {
-			return nil, nil, false
+		if list, ok := c.Right().(expression.Tuple); ok {
+			return append([]sql.Expression{c.Left()}, list...), true
 		}
-		return append([]sql.Expression{c.Left()}, list...), func(sides []sql.Expression) (sql.Expression, error) {
-			return expression.NewInTuple(sides[0], expression.Tuple(sides[1:])), nil
-		}, true
 	}
-	return nil, nil, false
+	return nil, false
+}
+
+// withSides is comparison e, as comparisonSides reads it, of sides instead.
+func withSides(e sql.Expression, sides []sql.Expression) (sql.Expression, error) {
+	switch e.(type) {
+	case *expression.Between:
+		return expression.NewBetween(sides[0], sides[1], sides[2]), nil
+	case *expression.InTuple:
+		return expression.NewInTuple(sides[0], expression.Tuple(sides[1:])), nil
+	}
+	return e.WithChildren(sides...)
 }
 
 // textAsDouble is text read as MySQL reads text compared with a number, or CAST(text AS DOUBLE):
@@ -579,16 +590,14 @@ func (t textAsDouble) WithChildren(children ...sql.Expression) (sql.Expression, 
 // as MySQL reads it, a DOUBLE; text that is a number as a whole (' 1', '1.5') is left to the
 // engine, which reads it right.
 
-// textReadAsNumber rewrites the text literals of comparison e that are compared with a number
-// and are not numbers as a whole; whether it changed any.
-func textReadAsNumber(ctx *sql.Context, e sql.Expression) (sql.Expression, bool) {
-	sides, rebuild, ok := comparisonSides(e)
-	if !ok || !slices.ContainsFunc(sides, func(side sql.Expression) bool { return types.IsNumber(side.Type()) }) {
-		return e, false
+// textReadAsNumber is the sides of a comparison with its text literals that are not numbers as
+// a whole read as numbers, when a side is a number; whether it read any.
+func textReadAsNumber(ctx *sql.Context, sides []sql.Expression) ([]sql.Expression, bool) {
+	if !slices.ContainsFunc(sides, func(side sql.Expression) bool { return types.IsNumber(side.Type()) }) {
+		return sides, false
 	}
-	read, changed := make([]sql.Expression, len(sides)), false
+	var read []sql.Expression // a copy of sides, made at the first change
 	for i, side := range sides {
-		read[i] = side
 		lit, ok := side.(*expression.Literal)
 		if !ok || !types.IsText(lit.Type()) {
 			continue
@@ -599,14 +608,16 @@ func textReadAsNumber(ctx *sql.Context, e sql.Expression) (sql.Expression, bool)
 		}
 		if v, whole := numericPrefix(text); !whole {
 			ctx.Warn(mysql.ERTruncatedWrongValue, "Truncated incorrect DOUBLE value: '%s'", text)
-			read[i], changed = expression.NewLiteral(v, types.Float64), true
+			if read == nil {
+				read = slices.Clone(sides)
+			}
+			read[i] = expression.NewLiteral(v, types.Float64)
 		}
 	}
-	if !changed {
-		return e, false
+	if read == nil {
+		return sides, false
 	}
-	out, err := rebuild(read)
-	return out, err == nil
+	return read, true
 }
 
 // numericPrefix is MySQL's reading of text as a number: after leading spaces, an optional sign,

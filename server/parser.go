@@ -45,32 +45,22 @@ func installSystemParser() sql.Parser {
 var systemParserInstalled sync.Once
 
 func (p systemParser) ParseSimple(query string) (ast.Statement, error) {
-	rewritten := statement.RewriteSystem(query)
-	stmt, err := p.next.ParseSimple(rewritten)
-	if err != nil {
-		if again, ok := columnExpressions(rewritten); ok {
-			if stmt2, err2 := p.next.ParseSimple(again); err2 == nil {
-				stmt, err, rewritten = stmt2, nil, again
-			}
-		}
-	}
-	return settle(stmt, query, rewritten), err
+	out, _, err := parseSettled(query, func(text string) (parsed, error) {
+		stmt, err := p.next.ParseSimple(text)
+		return parsed{stmt: stmt}, err
+	})
+	return out.stmt, err
 }
 
 func (p systemParser) Parse(ctx *sql.Context, query string, multi bool) (ast.Statement, string, string, error) {
 	if err := checkSize(query); err != nil {
 		return nil, "", "", err
 	}
-	rewritten := statement.RewriteSystem(query)
-	stmt, first, rest, err := p.next.Parse(ctx, rewritten, multi)
-	if err != nil {
-		if again, ok := columnExpressions(rewritten); ok {
-			if stmt2, first2, rest2, err2 := p.next.Parse(ctx, again, multi); err2 == nil {
-				stmt, first, rest, err, rewritten = stmt2, first2, rest2, nil, again
-			}
-		}
-	}
-	return settle(stmt, query, rewritten), first, rest, err
+	out, _, err := parseSettled(query, func(text string) (parsed, error) {
+		stmt, first, rest, err := p.next.Parse(ctx, text, multi)
+		return parsed{stmt: stmt, first: first, rest: rest}, err
+	})
+	return out.stmt, out.first, out.rest, err
 }
 
 func (p systemParser) ParseWithOptions(ctx context.Context, query string, delimiter rune, multi bool, options ast.ParserOptions) (ast.Statement, string, string, error) {
@@ -80,16 +70,35 @@ func (p systemParser) ParseWithOptions(ctx context.Context, query string, delimi
 	if err := countExpansion(ctx, query); err != nil {
 		return nil, "", "", err
 	}
+	out, _, err := parseSettled(query, func(text string) (parsed, error) {
+		stmt, first, rest, err := p.next.ParseWithOptions(ctx, text, delimiter, multi, options)
+		return parsed{stmt: stmt, first: first, rest: rest}, err
+	})
+	return out.stmt, out.first, out.rest, err
+}
+
+// parsed is what one of the engine parser's methods returns.
+type parsed struct {
+	stmt        ast.Statement
+	first, rest string
+	end         int
+}
+
+// parseSettled parses query with parse, after the `system` rewrite (statement.RewriteSystem),
+// and again with its column expressions parenthesized when that fails (columnExpressions), and
+// settles the statement; it returns the text that was parsed.
+func parseSettled(query string, parse func(text string) (parsed, error)) (parsed, string, error) {
 	rewritten := statement.RewriteSystem(query)
-	stmt, first, rest, err := p.next.ParseWithOptions(ctx, rewritten, delimiter, multi, options)
+	out, err := parse(rewritten)
 	if err != nil {
 		if again, ok := columnExpressions(rewritten); ok {
-			if stmt2, first2, rest2, err2 := p.next.ParseWithOptions(ctx, again, delimiter, multi, options); err2 == nil {
-				stmt, first, rest, err, rewritten = stmt2, first2, rest2, nil, again
+			if out2, err2 := parse(again); err2 == nil {
+				out, err, rewritten = out2, nil, again
 			}
 		}
 	}
-	return settle(stmt, query, rewritten), first, rest, err
+	out.stmt = settle(out.stmt, query, rewritten)
+	return out, rewritten, err
 }
 
 // columnExpressions is the text to parse again when query failed to parse: query with the
@@ -108,8 +117,8 @@ func columnExpressions(query string) (string, bool) {
 // parses a view's definition again at each reference to the view, during the planning of the
 // statement that names it, so views that each join the one before to itself doubled the
 // planning at each level, deaf to KILL QUERY, which the CTE limit, read from the statement's
-// text alone, cannot see. Procedure bodies and other
-// text the engine parses for the statement count too; they are small beside the limit.
+// text alone, cannot see. Procedure bodies and other text the engine parses for the statement
+// count too; they are small beside the limit.
 func countExpansion(ctx context.Context, query string) error {
 	f, ok := ctx.Value(inFlightKey{}).(*inFlight)
 	if !ok || f.query == query {
@@ -206,20 +215,14 @@ func (p systemParser) ParseOneWithOptions(ctx context.Context, query string, opt
 	if err := checkSize(query); err != nil {
 		return nil, 0, err
 	}
-	rewritten := statement.RewriteSystem(query)
-	stmt, end, err := p.next.ParseOneWithOptions(ctx, rewritten, options)
-	if err != nil {
-		if again, ok := columnExpressions(rewritten); ok {
-			if stmt2, end2, err2 := p.next.ParseOneWithOptions(ctx, again, options); err2 == nil {
-				stmt, end, err, rewritten = stmt2, end2, nil, again
-			}
-		}
-	}
-	stmt = settle(stmt, query, rewritten)
+	out, rewritten, err := parseSettled(query, func(text string) (parsed, error) {
+		stmt, end, err := p.next.ParseOneWithOptions(ctx, text, options)
+		return parsed{stmt: stmt, end: end}, err
+	})
 	if rewritten != query {
-		end = originalOffset(query, rewritten, end)
+		out.end = originalOffset(query, rewritten, out.end)
 	}
-	return stmt, end, err
+	return out.stmt, out.end, err
 }
 
 // originalOffset maps an offset in rewritten to the same place in original, where rewritten is
