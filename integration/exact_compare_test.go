@@ -22,10 +22,7 @@ func TestNumericComparisonsAreExact(t *testing.T) {
 	indexedAndPlain(t, db, "xi", "xn", "id INT PRIMARY KEY, t TINYINT, u BIGINT UNSIGNED, d DECIMAL(8,2)", ", KEY (t), KEY (u), KEY (d)", "(1, 127, 5, 1.50), (2, -128, 0, 1.49), (3, 5, 18446744073709551615, 2.00)")
 	execAll(t, db, "CREATE TABLE xp (t TINYINT PRIMARY KEY)", "INSERT INTO xp VALUES (127), (5)")
 	conn := pinned(t, db)
-	for _, c := range []struct {
-		where string
-		want  []string // ids
-	}{
+	wantIDs(t, db, []whereCase{
 		{"t = 300", nil},
 		{"300 = t", nil},
 		{"t >= 300", nil},
@@ -47,14 +44,7 @@ func TestNumericComparisonsAreExact(t *testing.T) {
 		{"d < 100.001", []string{"1", "2", "3"}},
 		{"d = '1.499'", nil},
 		{"d > 1.499e0", []string{"1", "3"}},
-	} {
-		for _, table := range []string{"xi", "xn"} {
-			q := "SELECT id FROM " + table + " WHERE " + c.where + " ORDER BY id"
-			if got := queryStrings(t, db, q); !slices.Equal(got, c.want) {
-				t.Errorf("%s: %q, want %q", q, got, c.want)
-			}
-		}
-	}
+	}, "xi", "xn")
 	// Inside subqueries, unions, derived tables and views too.
 	execAll(t, db, "CREATE VIEW xv AS SELECT id FROM xn WHERE d = 1.499")
 	for _, q := range []string{
@@ -160,10 +150,7 @@ func TestNotInWithNulls(t *testing.T) {
 	execAll(t, db, "CREATE TABLE na (id INT PRIMARY KEY, x INT, KEY (x))", "INSERT INTO na VALUES (1, 1), (2, 2), (3, NULL)",
 		"CREATE TABLE nb (id INT PRIMARY KEY, y INT, KEY (y))", "INSERT INTO nb VALUES (1, 1), (2, 1), (3, NULL)",
 		"CREATE TABLE nc (id INT PRIMARY KEY, y INT NOT NULL)", "INSERT INTO nc VALUES (1, 1)")
-	for _, c := range []struct {
-		where string
-		want  []string
-	}{
+	wantIDs(t, db, []whereCase{
 		{"x NOT IN (SELECT y FROM nb)", nil},
 		{"x NOT IN (SELECT y FROM nb WHERE y IS NOT NULL)", []string{"2"}},
 		{"x NOT IN (SELECT y FROM nc)", []string{"2"}},
@@ -172,12 +159,7 @@ func TestNotInWithNulls(t *testing.T) {
 		{"id > 0 AND x NOT IN (SELECT y FROM nb)", nil},
 		{"id IN (SELECT id FROM na WHERE x NOT IN (SELECT y FROM nb))", nil},
 		{"NOT EXISTS (SELECT 1 FROM nb WHERE nb.y = na.x)", []string{"2", "3"}},
-	} {
-		q := "SELECT id FROM na WHERE " + c.where + " ORDER BY id"
-		if got := queryStrings(t, db, q); !slices.Equal(got, c.want) {
-			t.Errorf("%s: %q, want %q", q, got, c.want)
-		}
-	}
+	}, "na")
 	plan := strings.Join(queryStrings(t, db, "EXPLAIN PLAN SELECT id FROM na WHERE id NOT IN (SELECT y FROM nc)"), "\n")
 	if !strings.Contains(plan, "Join") {
 		t.Errorf("NOT IN over columns that cannot be NULL lost its anti join:\n%s", plan)
@@ -194,10 +176,7 @@ func TestTextComparedWithNumbers(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
 	indexedAndPlain(t, db, "ti", "tn", "id INT PRIMARY KEY, s VARCHAR(10)", ", KEY (s)", "(1, 'aa'), (2, '0'), (3, '1.0'), (4, '1'), (5, ' 1'), (6, NULL), (7, '2x')")
-	for _, c := range []struct {
-		where string
-		want  []string
-	}{
+	wantIDs(t, db, []whereCase{
 		{"s = 0", []string{"1", "2"}},
 		{"0 = s", []string{"1", "2"}},
 		{"s = 1", []string{"3", "4", "5"}},
@@ -208,14 +187,7 @@ func TestTextComparedWithNumbers(t *testing.T) {
 		{"s NOT IN (1, 0)", []string{"7"}},
 		{"s = 'aa'", []string{"1"}},
 		{"s = '1'", []string{"4"}},
-	} {
-		for _, table := range []string{"ti", "tn"} {
-			q := "SELECT id FROM " + table + " WHERE " + c.where + " ORDER BY id"
-			if got := queryStrings(t, db, q); !slices.Equal(got, c.want) {
-				t.Errorf("%s: %q, want %q", q, got, c.want)
-			}
-		}
-	}
+	}, "ti", "tn")
 	indexedAndPlain(t, db, "ki", "kn", "n INT", ", KEY (n)", "(0), (1), (2)")
 	want := []string{"1\t0", "2\t0", "3\t1", "4\t1", "5\t1", "7\t2"}
 	for _, text := range []string{"ti", "tn"} {
@@ -255,10 +227,7 @@ func TestNumbersComparedWithText(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
 	indexedAndPlain(t, db, "ni", "nn", "id INT PRIMARY KEY, n INT, d DECIMAL(8,2), f DOUBLE", ", KEY (n), KEY (d)", "(1, 0, 0, 0), (2, 1, 1, 1), (3, 2, 2, 2), (4, 25, 25, 25)")
-	for _, c := range []struct {
-		where string
-		want  []string
-	}{
+	wantIDs(t, db, []whereCase{
 		{"n = '1x'", []string{"2"}},
 		{"'1x' = n", []string{"2"}},
 		{"n = 'abc'", []string{"1"}},
@@ -270,14 +239,7 @@ func TestNumbersComparedWithText(t *testing.T) {
 		{"f = '1x'", []string{"2"}},
 		{"n = ' 1'", []string{"2"}},
 		{"n = '1.5'", nil},
-	} {
-		for _, table := range []string{"ni", "nn"} {
-			q := "SELECT id FROM " + table + " WHERE " + c.where + " ORDER BY id"
-			if got := queryStrings(t, db, q); !slices.Equal(got, c.want) {
-				t.Errorf("%s: %q, want %q", q, got, c.want)
-			}
-		}
-	}
+	}, "ni", "nn")
 	conn := pinned(t, db)
 	execOn(t, conn, "DELETE FROM ni WHERE n = '1x'")
 	if got := queryStrings(t, conn, "SHOW WARNINGS"); !slices.Equal(got, []string{"Warning\t1292\tTruncated incorrect DOUBLE value: '1x'"}) {
@@ -323,24 +285,14 @@ func TestDecimalLiteralsBelowOne(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
 	indexedAndPlain(t, db, "bi", "bn", "id INT PRIMARY KEY, d DECIMAL(8,2), z DECIMAL(30,0)", ", KEY (d), KEY (z)", "(1, 0, 0), (2, 1, 1)")
-	for _, c := range []struct {
-		where string
-		want  []string // ids
-	}{
+	wantIDs(t, db, []whereCase{
 		{"d = 0.001", nil},
 		{"d < 0.001", []string{"1"}},
 		{"d = 0.0001", nil},
 		{"d BETWEEN -0.001 AND 0.001", []string{"1"}},
 		{"z = 0.01", nil},
 		{"z > -1.00 AND z < 0.01", []string{"1"}},
-	} {
-		for _, table := range []string{"bi", "bn"} {
-			q := "SELECT id FROM " + table + " WHERE " + c.where + " ORDER BY id"
-			if got := queryStrings(t, db, q); !slices.Equal(got, c.want) {
-				t.Errorf("%s: %q, want %q", q, got, c.want)
-			}
-		}
-	}
+	}, "bi", "bn")
 }
 
 // TestUpdateOutOfRangeFails: in strict mode (the default) MySQL fails an UPDATE that would store
@@ -404,6 +356,25 @@ func TestRowComparisonsWithNulls(t *testing.T) {
 
 // indexedAndPlain creates two tables of the same columns and rows, indexed with keys (", KEY
 // (a), ...") and without them, so that a query gives its answer by both paths.
+// whereCase is a WHERE condition and the ids of the rows it selects, in order.
+type whereCase struct {
+	where string
+	want  []string
+}
+
+// wantIDs checks each case on each table: SELECT id FROM table WHERE where ORDER BY id.
+func wantIDs(t *testing.T, db *sql.DB, cases []whereCase, tables ...string) {
+	t.Helper()
+	for _, c := range cases {
+		for _, table := range tables {
+			q := "SELECT id FROM " + table + " WHERE " + c.where + " ORDER BY id"
+			if got := queryStrings(t, db, q); !slices.Equal(got, c.want) {
+				t.Errorf("%s: %q, want %q", q, got, c.want)
+			}
+		}
+	}
+}
+
 func indexedAndPlain(t *testing.T, db *sql.DB, indexed, plain, columns, keys, rows string) {
 	t.Helper()
 	for table, k := range map[string]string{indexed: keys, plain: ""} {

@@ -20,10 +20,7 @@ func TestDecimalNotEqual(t *testing.T) {
 		execAll(t, db, "CREATE TABLE "+table+" (id INT PRIMARY KEY, d DECIMAL(12,3)"+keys+")",
 			"INSERT INTO "+table+" VALUES (1, 0.010), (2, 0.25), (3, 1.5), (4, NULL), (5, -1), (6, 2.25)")
 	}
-	for _, c := range []struct {
-		where string
-		want  []string // ids
-	}{
+	wantIDs(t, db, []whereCase{
 		{"d <> 0.25", []string{"1", "3", "5", "6"}},
 		{"d != 0.01", []string{"2", "3", "5", "6"}},
 		{"NOT (d = 0.01)", []string{"2", "3", "5", "6"}},
@@ -31,14 +28,7 @@ func TestDecimalNotEqual(t *testing.T) {
 		{"d <> 2.25", []string{"1", "2", "3", "5"}},
 		{"d <> 0.01 AND d >= 0", []string{"2", "3", "6"}},
 		{"d <> 7", []string{"1", "2", "3", "5", "6"}},
-	} {
-		for _, table := range []string{"ni", "nn"} {
-			q := "SELECT id FROM " + table + " WHERE " + c.where + " ORDER BY id"
-			if got := queryStrings(t, db, q); !slices.Equal(got, c.want) {
-				t.Errorf("%s: %q, want %q", q, got, c.want)
-			}
-		}
-	}
+	}, "ni", "nn")
 }
 
 // TestDoubleNotEqual: `x <> v` and `x NOT IN (...)` on an indexed FLOAT or DOUBLE column, with or
@@ -50,10 +40,7 @@ func TestDoubleNotEqual(t *testing.T) {
 	db := s.db()
 	rows := "(1, 0.25, 0.25, 1), (2, 0.5, 0.5, 2), (3, 1.5, 1.5, 3), (4, NULL, NULL, 4)"
 	indexedAndPlain(t, db, "xi", "xn", "id INT PRIMARY KEY, x DOUBLE, f FLOAT, y INT", ", KEY (x, y), KEY (f)", rows)
-	for _, c := range []struct {
-		where string
-		want  []string // ids
-	}{
+	wantIDs(t, db, []whereCase{
 		{"x <> 0.25e0", []string{"2", "3"}},
 		{"x <> 0.25", []string{"2", "3"}},
 		{"NOT (x = 0.5)", []string{"1", "3"}},
@@ -61,14 +48,7 @@ func TestDoubleNotEqual(t *testing.T) {
 		{"x NOT IN (0.25, 1.5)", []string{"2"}},
 		{"f <> 0.5", []string{"1", "3"}},
 		{"f NOT IN (0.25, 0.5)", []string{"3"}},
-	} {
-		for _, table := range []string{"xi", "xn"} {
-			q := "SELECT id FROM " + table + " WHERE " + c.where + " ORDER BY id"
-			if got := queryStrings(t, db, q); !slices.Equal(got, c.want) {
-				t.Errorf("%s: %q, want %q", q, got, c.want)
-			}
-		}
-	}
+	}, "xi", "xn")
 	for _, table := range []string{"xi", "xn"} {
 		execAll(t, db, "DELETE FROM "+table+" WHERE x <> 1.5", "DELETE FROM "+table+" WHERE x NOT IN (1.5e0, 2.5e0)")
 		if got := queryStrings(t, db, "SELECT id FROM "+table+" ORDER BY id"); !slices.Equal(got, []string{"3", "4"}) {
