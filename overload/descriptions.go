@@ -9,7 +9,7 @@ import (
 var descriptions = map[string]string{
 	"OSCPUOverload":          "Ratio of the time the server's work waited for a CPU to the time it ran, over the trailing window: KernelRunQueueOverload + GoRunQueueOverload + AdmissionQueueOverload, 0 while busy time is at or under os_cpu_busy_time_threshold. Queries and connections are shed on it.",
 	"AdmissionQueueOverload": "Part of OSCPUOverload from the admission queue: statements waited for a CPU slot (max_concurrent_statements, adaptive).",
-	"KernelRunQueueOverload": "Part of OSCPUOverload from the kernel's run queue: the server's threads were runnable while another process or a CPU quota had the CPU.",
+	"KernelRunQueueOverload": "Part of OSCPUOverload from the kernel's run queue: the server's threads were runnable while another process or a CPU quota had the CPU, at most the processor time the running statements wanted and did not get (0 while no statement runs).",
 	"GoRunQueueOverload":     "Part of OSCPUOverload from the Go scheduler's run queue: the server had more runnable goroutines than GOMAXPROCS.",
 	"OSIdleTimeNormalized":   "Fraction of the host's CPU time that was idle over the trailing window, all CPUs together (/proc/stat), 0..1.",
 	"OSUserTimeNormalized":   "Fraction of the host's CPU time spent in user space (user + nice) over the trailing window, all CPUs together, 0..1.",

@@ -47,7 +47,7 @@ func (c Counters) Events() []Event {
 	return []Event{
 		{"OSCPUVirtualTimeMicroseconds", c.BusyMicros, "CPU time the server's threads spent running on a CPU (sum of /proc/self/task/*/schedstat busy time), in microseconds."},
 		{"OSCPUWaitMicroseconds", c.KernelWaitMicros + c.GoWaitMicros + c.QueueWaitMicros, "Time the server's work was ready to run but waited for a CPU, in microseconds: KernelRunQueueWaitMicroseconds + GoRunQueueWaitMicroseconds + AdmissionQueueWaitMicroseconds."},
-		{"KernelRunQueueWaitMicroseconds", c.KernelWaitMicros, "Time the server's threads were runnable but waited in the kernel's run queue (another process or a CPU quota had the CPU), in microseconds."},
+		{"KernelRunQueueWaitMicroseconds", c.KernelWaitMicros, "Time the server's threads were runnable but waited in the kernel's run queue (another process or a CPU quota had the CPU), at most the processor time the running statements wanted and did not get (none while no statement runs), in microseconds."},
 		{"GoRunQueueWaitMicroseconds", c.GoWaitMicros, "Estimated time the server's goroutines were runnable but waited in the Go scheduler's run queue (more runnable work than GOMAXPROCS), in microseconds."},
 		{"AdmissionQueueWaitMicroseconds", c.QueueWaitMicros, "Time statements waited in the admission queue for a CPU slot, in microseconds."},
 	}

@@ -229,12 +229,6 @@ func exactComparison(ctx *sql.Context, e sql.Expression) (sql.Expression, transf
 	return out, same && transform.TreeIdentity(!read), err
 }
 
-// A DECIMAL compared with a FLOAT or DOUBLE: MySQL compares them as floating-point numbers. The
-// engine compared them in the DECIMAL's type, rounding the other side: with d DECIMAL(8,2) holding
-// 1.50 and f DOUBLE holding 1.499, `d = f` was true. asDoubles compares such a comparison's
-// number sides as DOUBLE when the floating-point side is not a literal (a literal is compared
-// exactly, by exactSides, which gives the same answers).
-
 // exactSides rewrites one comparison whose sides the engine would round or clamp.
 func exactSides(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 	inexact := func(left, right sql.Expression) bool {
@@ -470,6 +464,12 @@ func trimZeros(v decimal.Decimal) decimal.Decimal {
 // and none. asDoubles reads each text side that is not a literal as MySQL does (textAsDouble)
 // and compares the number sides as DOUBLE; text literals are read by textReadAsNumber, below.
 // A text side so read is not looked up in an index.
+
+// A DECIMAL compared with a FLOAT or DOUBLE: MySQL compares them as floating-point numbers. The
+// engine compared them in the DECIMAL's type, rounding the other side: with d DECIMAL(8,2) holding
+// 1.50 and f DOUBLE holding 1.499, `d = f` was true. asDoubles compares such a comparison's
+// number sides as DOUBLE when the floating-point side is not a literal (a literal is compared
+// exactly, by exactSides, which gives the same answers).
 
 // asDoubles is the sides of a comparison compared as DOUBLE when they mix text that is not a
 // literal with numbers, or a DECIMAL with a FLOAT or DOUBLE that is not a literal: text sides

@@ -31,7 +31,7 @@ import (
 // (checkWKB, checkWKT): a count that announces more elements than the bytes that follow can
 // hold, or nesting deeper than maxGeometryNesting, fails with MySQL's error for invalid GIS
 // data before the engine sees the value. The functions' first argument is checked
-// (geometryFunctions), and so is every value an INSERT or an UPDATE stores in a spatial column
+// (geometryFunction), and so is every value an INSERT or an UPDATE stores in a spatial column
 // (checkedGeometryWrites); a column of another type cannot be changed to a spatial type.
 
 // maxGeometryNesting is how deep geometries may nest: a GEOMETRYCOLLECTION counts one level,
@@ -163,9 +163,9 @@ type geometryInput struct {
 
 var _ sql.Expression = (*geometryInput)(nil)
 
-// geometryFunctions are the engine's functions that read a geometry from their first argument:
-// ST_GeomFromWKB and the other ST_...FromWKB functions, and ST_GeomFromText and the other
-// ST_...FromText (or ...FromTxt) functions.
+// geometryFunction is the check of the first argument of the engine's function name when it
+// reads a geometry from it: ST_GeomFromWKB and the other ST_...FromWKB functions, and
+// ST_GeomFromText and the other ST_...FromText (or ...FromTxt) functions; false for the others.
 func geometryFunction(name string) (func([]byte) error, bool) {
 	if !strings.HasPrefix(name, "st_") {
 		return nil, false
@@ -252,7 +252,12 @@ func checkedGeometryWrites(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *
 				if err != nil {
 					return nil, transform.SameTree, err
 				}
-				exprs[i], same = checked, same && sameDefault == transform.SameTree
+				if sameDefault == transform.NewTree {
+					if same { // exprs is still the node's own
+						exprs, same = slices.Clone(exprs), false
+					}
+					exprs[i] = checked
+				}
 			}
 			if same {
 				return n, transform.SameTree, nil
@@ -312,10 +317,8 @@ func checkedColumnExpressions(c *sql.Column) {
 
 // checkedGeometryAssignments is exprs with each value assigned to a spatial column checked.
 func checkedGeometryAssignments(exprs []sql.Expression) ([]sql.Expression, bool) {
-	out := make([]sql.Expression, len(exprs))
-	same := true
+	var out []sql.Expression // a copy of exprs, made at the first change
 	for i, e := range exprs {
-		out[i] = e
 		set, ok := e.(*expression.SetField)
 		if !ok || !isSpatial(set.LeftChild.Type()) {
 			continue
@@ -324,10 +327,16 @@ func checkedGeometryAssignments(exprs []sql.Expression) ([]sql.Expression, bool)
 			continue // SET g = DEFAULT: the engine looks for it; its rows are checked on insert
 		}
 		if checked := storedGeometry(set.RightChild); checked != set.RightChild {
-			out[i], same = expression.NewSetField(set.LeftChild, checked), false
+			if out == nil {
+				out = slices.Clone(exprs)
+			}
+			out[i] = expression.NewSetField(set.LeftChild, checked)
 		}
 	}
-	return out, same
+	if out == nil {
+		return exprs, true
+	}
+	return out, false
 }
 
 // checkedInsert has the rows an INSERT stores checked in its spatial columns.

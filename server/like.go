@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -37,7 +38,7 @@ const likeCheckEvery = 1 << 14
 
 var cancellableLikes = planRule(func(_ *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 	if l, ok := e.(*expression.Like); ok {
-		return cancellableLike{l}, transform.NewTree, nil
+		return newCancellableLike(l), transform.NewTree, nil
 	}
 	return e, transform.SameTree, nil
 }, func(_ *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
@@ -47,6 +48,37 @@ var cancellableLikes = planRule(func(_ *sql.Context, e sql.Expression) (sql.Expr
 // cancellableLike is the engine's LIKE with its large cases matched by likeMatch.
 type cancellableLike struct {
 	*expression.Like
+	// constant is the matcher of a constant pattern, made at the first row and shared by the
+	// rows after it (a LikeMatcher only reads itself), as the engine's LIKE keeps one; nil when
+	// the pattern or the escape character is not a literal.
+	constant *constantLikeMatcher
+}
+
+type constantLikeMatcher struct {
+	once    sync.Once
+	matcher expression.LikeMatcher
+	err     error
+}
+
+func newCancellableLike(l *expression.Like) cancellableLike {
+	c := cancellableLike{Like: l}
+	_, literalPattern := l.RightChild.(*expression.Literal)
+	_, literalEscape := l.Escape.(*expression.Literal)
+	if literalPattern && (l.Escape == nil || literalEscape) {
+		c.constant = &constantLikeMatcher{}
+	}
+	return c
+}
+
+// matcher is the engine's matcher of pattern.
+func (l cancellableLike) matcher(collation sql.CollationID, pattern string, escape rune) (expression.LikeMatcher, error) {
+	if l.constant == nil {
+		return expression.ConstructLikeMatcher(collation, pattern, escape)
+	}
+	l.constant.once.Do(func() {
+		l.constant.matcher, l.constant.err = expression.ConstructLikeMatcher(collation, pattern, escape)
+	})
+	return l.constant.matcher, l.constant.err
 }
 
 var (
@@ -63,7 +95,7 @@ func (l cancellableLike) WithChildren(children ...sql.Expression) (sql.Expressio
 	if !ok {
 		return e, nil
 	}
-	return cancellableLike{like}, nil
+	return newCancellableLike(like), nil
 }
 
 // Eval evaluates the operands as the engine's LIKE does.
@@ -89,17 +121,14 @@ func (l cancellableLike) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 				}
 			}
 			s := v.(string)
-			if utf8.RuneCountInString(s) > 1 {
+			if s == "" || utf8.RuneCountInString(s) > 1 { // the engine failed on ""
 				return nil, sql.ErrInvalidArgument.New("ESCAPE")
-			}
-			if s == "" {
-				return nil, sql.ErrInvalidArgument.New("ESCAPE") // the engine failed on it
 			}
 			escape, _ = utf8.DecodeRuneInString(s)
 		}
 	}
 	collation, _ := l.CollationCoercibility(ctx)
-	matcher, err := expression.ConstructLikeMatcher(collation, *right, escape)
+	matcher, err := l.matcher(collation, *right, escape)
 	if err != nil {
 		return nil, err
 	}

@@ -20,7 +20,7 @@ import (
 // notEqualUnindexed, part of the analyzer rule correctComparisons (planwalk.go) that runs before
 // the engine's, has such a condition on such a column compared with numbers (literals as
 // literalDecimal reads them: the parser's CAST of a decimal literal looked through) read the
-// table instead of the index (the column wrapped in unindexed, as exactcompare.go does), where
+// table instead of the index (the column wrapped in unindexed, defined in exactcompare.go), where
 // the engine evaluates it on every row. A not-equal reads about every row anyway.
 func notEqualUnindexed(ctx *sql.Context, not *expression.Not) (sql.Expression, transform.TreeIdentity, error) {
 	number := func(e sql.Expression) bool { _, ok := literalDecimal(ctx, e); return ok }

@@ -7,6 +7,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
+	"slices"
 )
 
 // Out-of-range values in UPDATE. The engine's assignment of a value to a column converts it to the
@@ -62,10 +63,8 @@ func strictMode(ctx *sql.Context) bool {
 
 // checkedAssignments is exprs with the value of each assignment to an integer column checked.
 func checkedAssignments(exprs []sql.Expression) ([]sql.Expression, bool) {
-	out := make([]sql.Expression, len(exprs))
-	same := true
+	var out []sql.Expression // a copy of exprs, made at the first change
 	for i, e := range exprs {
-		out[i] = e
 		set, ok := e.(*expression.SetField)
 		if !ok {
 			continue
@@ -78,9 +77,15 @@ func checkedAssignments(exprs []sql.Expression) ([]sql.Expression, bool) {
 		case checkedValue, *sql.ColumnDefaultValue: // SET c = DEFAULT: the engine looks for it
 			continue
 		}
-		out[i], same = expression.NewSetField(column, checkedValue{value: set.RightChild, column: column}), false
+		if out == nil {
+			out = slices.Clone(exprs)
+		}
+		out[i] = expression.NewSetField(column, checkedValue{value: set.RightChild, column: column})
 	}
-	return out, same
+	if out == nil {
+		return exprs, true
+	}
+	return out, false
 }
 
 // checkedValue is a value assigned to column: it fails with 1264 when the column's type cannot

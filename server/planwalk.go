@@ -8,9 +8,11 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 )
 
-// The analyzer rules that correct how the engine plans and runs a statement share two walks of
-// its plan, not one each: every statement pays for each walk, whether or not it holds anything a
-// rule corrects.
+// The analyzer rules that correct how the engine plans and runs a statement (comparisons, joins,
+// assignments) share two walks of its plan, not one each: every statement pays for each walk,
+// whether or not it holds anything a rule corrects. (Other rules still walk the plan on their
+// own: unindexedInLists, cancellableLikes, boundRowComparisons, refuseDuplicateDerivedColumns,
+// refuseTooManyTables, checkedGeometryWrites.)
 //
 // correctComparisons runs before the engine's rules, which choose index lookups from the
 // comparisons and turn NOT IN into anti joins. It corrects each expression, bottom-up, then each
