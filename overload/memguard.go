@@ -93,3 +93,20 @@ func HeapObjects() func() uint64 {
 		return sample[0].Value.Uint64()
 	}
 }
+
+// heapLiveMetric is the runtime's count of heap bytes found live by the last collection.
+const heapLiveMetric = "/gc/heap/live:bytes"
+
+// HeapLive returns a reader of the bytes of the Go heap the last collection found live
+// (runtime/metrics): unlike HeapObjects, it leaves out the garbage not yet collected. The
+// reader keeps its sample, so it is for one goroutine.
+func HeapLive() func() uint64 {
+	sample := []metrics.Sample{{Name: heapLiveMetric}}
+	return func() uint64 {
+		metrics.Read(sample)
+		if sample[0].Value.Kind() != metrics.KindUint64 {
+			return 0
+		}
+		return sample[0].Value.Uint64()
+	}
+}

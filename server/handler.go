@@ -38,6 +38,9 @@ type connectionLife interface {
 	ensureSession(ctx context.Context, c *mysql.Conn) error
 	// forgetConnection is called after the engine dropped a closed connection's session.
 	forgetConnection(c *mysql.Conn)
+	// endSession is called when a connection closed, after forgetConnection: its session's
+	// memory account is released.
+	endSession(c *mysql.Conn)
 }
 
 // handlerOption installs protocolHandler around the engine's handler (and its interceptors).
@@ -50,6 +53,7 @@ func handlerOption(logger *slog.Logger, life connectionLife) gms.Option {
 func (h *protocolHandler) ConnectionClosed(c *mysql.Conn) {
 	h.Handler.ConnectionClosed(c)
 	h.life.forgetConnection(c)
+	h.life.endSession(c)
 }
 
 func (h *protocolHandler) NewConnection(c *mysql.Conn) {

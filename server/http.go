@@ -36,7 +36,7 @@ func (h httpState) Gauges() []overload.Metric {
 // gauges are the rows of system.metrics.
 func (s *Server) gauges() []tables.Gauge {
 	holder, waiting := s.writes.state()
-	return s.counters.gauges(s.registry.Len(), s.admission.State(), holder, waiting)
+	return append(s.counters.gauges(s.registry.Len(), s.admission.State(), holder, waiting), s.sessionAccounts.gauges()...)
 }
 
 // readiness says whether the main listener would accept a new connection now: not while the

@@ -180,17 +180,20 @@ func (s *Server) guardMemory(ctx context.Context) {
 	var applied uint64
 	previous := debug.SetMemoryLimit(-1)
 	defer debug.SetMemoryLimit(previous)
+	live := overload.HeapLive()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case now := <-tick.C:
-			limit := guardLimit(s.sampler.Snapshot().MemoryLimit, s.cfg.Load().MaxServerMemoryUsage)
+			cfg := s.cfg.Load()
+			limit := guardLimit(s.sampler.Snapshot().MemoryLimit, cfg.MaxServerMemoryUsage)
 			if limit != applied {
 				applied = limit
 				debug.SetMemoryLimit(runtimeMemoryLimit(limit, previous))
 			}
 			s.checkMemory(now, limit)
+			s.sessionAccounts.adjust(limit, live(), cfg.MaxMemoryUsageForSession)
 		}
 	}
 }

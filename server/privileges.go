@@ -224,11 +224,12 @@ var _ sql.NodeExecBuilder = guard{}
 func (g guard) Build(ctx *sql.Context, n sql.Node, r sql.Row) (sql.RowIter, error) {
 	admin := g.s.auth.isAdmin(ctx.Session.Client().User)
 	var err error
-	files, calls := false, false
+	files, calls, variables := false, false, false
 	inspectPlan(n, func(n sql.Node) bool {
 		if _, ok := n.(*plan.Call); ok {
 			calls = true
 		}
+		variables = variables || setsUserVariables(n)
 		err = g.checkNode(ctx, n, admin)
 		return err == nil
 	}, func(e sql.Expression) bool {
@@ -249,6 +250,9 @@ func (g guard) Build(ctx *sql.Context, n sql.Node, r sql.Row) (sql.RowIter, erro
 	}
 	if calls {
 		ctx = enteringCall(ctx) // see procedureRunner
+	}
+	if variables {
+		return g.s.sessionAccounts.build(ctx, n, func(n sql.Node) (sql.RowIter, error) { return g.next.Build(ctx, n, r) })
 	}
 	return g.next.Build(ctx, n, r)
 }

@@ -68,6 +68,9 @@ type Server struct {
 	// statements running now, which it cancels then (memory.go).
 	memory     *overload.MemoryGuard
 	statements *statements
+	// sessionAccounts are the memory accounts of the sessions and of the server
+	// (sessionmemory.go); the guard's checks set their limits.
+	sessionAccounts *sessionAccounts
 	// writes is the write lock of the stored tables: one transaction writes at a time
 	// (transactions.go).
 	writes writeLock
@@ -133,6 +136,8 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	s.memoryLog = newRateLimitedLog(s.logger, "memory limit")
 	s.memory = overload.NewMemoryGuard(nil)
 	s.statements = newStatements()
+	s.sessionAccounts = newSessionAccounts()
+	s.sessionAccounts.adjust(running.MaxServerMemoryUsage, 0, running.MaxMemoryUsageForSession)
 	s.admission = admission.New(admissionLimits(running), admission.Options{})
 
 	s.monitor = warnings.NewMonitor(s.registry, warningsConfig(running), s.logger)
@@ -310,6 +315,11 @@ func (s *Server) sessionBuilder(ctx context.Context, conn *mysql.Conn, addr stri
 	// The session commits into the engine's own databases, not the committedProvider's
 	// wrappers of them (the in-memory session accepts only its own database types).
 	client.session = memory.NewSession(base, s.databases).SetGlobals(client.persisted)
+	// A COM_RESET_CONNECTION builds a new session: the old one's variables are gone.
+	if old := clientOf(conn); old != nil {
+		s.sessionAccounts.end(old.session)
+	}
+	s.sessionAccounts.begin(client.session)
 	conn.ClientData = client
 	// The engine names a connection's user in its process list only after a COM_INIT_DB.
 	s.engine.ProcessList.ConnectionReady(client.session)

@@ -98,7 +98,7 @@ func (s *Server) asynchronousMetrics() []overload.Metric {
 }
 
 func (s *Server) events() []overload.Event {
-	return append(s.sampler.Snapshot().Counters.Events(), s.counters.events()...)
+	return append(append(s.sampler.Snapshot().Counters.Events(), s.counters.events()...), s.sessionAccounts.events()...)
 }
 
 func (s *Server) serverSettings() []tables.ServerSetting {

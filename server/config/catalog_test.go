@@ -10,8 +10,8 @@ import (
 
 func TestServerSettingsCatalog(t *testing.T) {
 	settings := ServerSettings()
-	if len(settings) != 37 {
-		t.Errorf("ServerSettings: %d settings, want 37 (31 top-level + 6 warnings)", len(settings))
+	if len(settings) != 38 {
+		t.Errorf("ServerSettings: %d settings, want 38 (32 top-level + 6 warnings)", len(settings))
 	}
 	want := map[string]ServerSetting{
 		"listen":                          {Type: "String", Default: "127.0.0.1:9004", Reloadable: false},
@@ -35,6 +35,7 @@ func TestServerSettingsCatalog(t *testing.T) {
 		"max_queued_statements":                           {Type: "UInt64", Default: "1000", Reloadable: true},
 		"queue_codel_interval_ms":                         {Type: "UInt64", Default: "0", Reloadable: true},
 		"queue_codel_target_ms":                           {Type: "UInt64", Default: "5", Reloadable: true},
+		"max_memory_usage_for_session":                    {Type: "UInt64", Default: "0", Reloadable: true},
 		"warning_suppress_regexp":                         {Type: "String", Default: "", Reloadable: true},
 		"tls_cert_file":                                   {Type: "String", Default: "", Reloadable: true},
 		"tls_key_file":                                    {Type: "String", Default: "", Reloadable: true},
@@ -122,6 +123,8 @@ func TestSetServerSetting(t *testing.T) {
 			check: func(c *Config) bool { return c.OverloadEnforcement == EnforcementDryRun }},
 		{name: "max_server_memory_usage", value: "9120000000", text: "9120000000",
 			check: func(c *Config) bool { return c.MaxServerMemoryUsage == 9_120_000_000 }},
+		{name: "max_memory_usage_for_session", value: "134217728", text: "134217728",
+			check: func(c *Config) bool { return c.MaxMemoryUsageForSession == 134_217_728 }},
 		{name: "warning_suppress_regexp", value: "^High", text: "^High",
 			check: func(c *Config) bool { return c.WarningSuppressRegexp == "^High" }},
 		{name: "cpu_overload_clear_ratio", value: "0.5", text: "0.5",

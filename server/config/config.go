@@ -45,6 +45,7 @@ type Config struct {
 	QueueCodelTarget                time.Duration // queue_codel_target_ms
 	OverloadEnforcement             string        // overload_enforcement: EnforcementEnforce | EnforcementDryRun
 	MaxServerMemoryUsage            uint64        // max_server_memory_usage, bytes, 0 = none
+	MaxMemoryUsageForSession        uint64        // max_memory_usage_for_session, bytes, 0 = 25% of the memory limit
 	WarningSuppressRegexp           string        // warning_suppress_regexp, "" = none
 	CollationServer                 string        // collation_server: default collation, e.g. utf8mb4_0900_ai_ci
 	SecureFilePriv                  string        // secure_file_priv, "" = no file access from SQL (restart needed)

@@ -1,0 +1,573 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"overloadsql/overload"
+	"overloadsql/quota"
+	"overloadsql/tables"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/mysql"
+	"github.com/shopspring/decimal"
+)
+
+// Memory quotas of sessions (max_memory_usage_for_session), as ClickHouse's memory trackers.
+//
+// Each session has a quota.Account; its parent is the server's account (a workload's account
+// may be put between them: sessionMemory.account.Move). What a session keeps beyond a
+// statement is what can fill the server while every statement is small: its user variables.
+// The engine keeps them in its session (sql.BaseSession's user variables, a field the server
+// cannot reach), and its in-memory tables require the session to be the engine's own
+// *memory.Session, so the server cannot wrap the session to see SetUserVariable. It counts them
+// where the plans that set them are built instead (sessionAccounts.build, called by guard.Build
+// for every plan that may set one, procedure bodies and prepared statements included):
+//
+//   - SET @v = ..., SET @v := ... (also in a procedure's body, a trigger's, or a prepared
+//     statement): each assigned value is measured after it is computed and before it is stored,
+//     and reserved on the session's account; an assignment over the quota fails (chargedValue).
+//   - SELECT ... INTO @v, a CALL's OUT and INOUT parameters, and what a procedure's body stores
+//     with SELECT ... INTO @v or FETCH ... INTO @v: the engine stores them while it builds the
+//     statement's rows, before any is sent; the variables the plan names (and those a called
+//     procedure's text names) are measured then, and the statement fails if they do not fit.
+//   - Assignments the engine makes while rows are read (a trigger's SELECT ... INTO @v) are
+//     charged when the statement's rows are closed, without refusing: the next assignment that
+//     grows the session's variables is refused instead.
+//
+// A statement refused for memory puts back every variable it named to its value before the
+// statement (as MySQL's SET changes none of its variables when one fails), so the bytes it tried
+// to keep are released. An overwritten variable's charge is replaced by its new size; the
+// session's account is released when the session ends (connection closed or reset).
+//
+// Not counted: a running statement's own working memory (sorts, groupings, joins, the values it
+// computes), data stored in tables, prepared statements, and a procedure's local variables while
+// it runs. They are bounded by the memory guard (memory.go) and by the limits of README
+// "Limits"; the server's account makes room for them (sessionShareOfLimit).
+
+// errMemoryLimitExceeded is ClickHouse's MEMORY_LIMIT_EXCEEDED, used as the MySQL error number
+// (SQLSTATE HY000), as 202 and 745 are: the error of a session or workload over its own quota,
+// which only that session or workload can fix. Error 1041 stays the server's heap over its limit.
+const errMemoryLimitExceeded = 241
+
+// sessionShareOfLimit is the share of the server's memory limit that the accounted memory of all
+// sessions may take, less what the rest of the live heap holds: the rest of the limit is left for
+// the running statements' working memory and the garbage between two collections, so that
+// sessions filling their accounts are refused one by one before the heap reaches the limit and
+// the memory guard stops everyone.
+const sessionShareOfLimit = 0.75
+
+// defaultSessionShare is max_memory_usage_for_session's share of the memory limit when it is 0.
+const defaultSessionShare = 0.25
+
+// userVariableOverhead is what a user variable costs beyond its name and value: its entry in the
+// session's map and the boxed value.
+const userVariableOverhead = 64
+
+// sessionAccounts are the server's account and those of the open sessions.
+type sessionAccounts struct {
+	server       *quota.Account
+	serverLimit  atomic.Int64 // bytes; recomputed at each check of the memory guard
+	sessionLimit atomic.Int64 // bytes; 0 = none
+	memoryLimit  atomic.Uint64
+	derived      atomic.Bool // max_memory_usage_for_session is 0: the session limit is a share of the memory limit
+	// refused counts the statements refused for a quota (system.events MemoryQuotaExceededQueries).
+	refused atomic.Uint64
+
+	mu        sync.Mutex
+	bySession map[sql.Session]*sessionMemory
+}
+
+func newSessionAccounts() *sessionAccounts {
+	a := &sessionAccounts{bySession: map[sql.Session]*sessionMemory{}}
+	a.server = quota.New("total", nil, a.serverLimit.Load)
+	return a
+}
+
+// adjust sets the limits from the memory limit the guard enforces (bytes, 0 = none), the
+// live heap after the last collection, and max_memory_usage_for_session (0 = a share of limit).
+func (a *sessionAccounts) adjust(limit, liveHeap, sessionSetting uint64) {
+	a.memoryLimit.Store(limit)
+	a.derived.Store(sessionSetting == 0)
+	session := int64(sessionSetting)
+	if sessionSetting == 0 {
+		session = int64(defaultSessionShare * float64(limit))
+	}
+	a.sessionLimit.Store(session)
+	if limit == 0 {
+		a.serverLimit.Store(0)
+		return
+	}
+	// The live heap holds the accounted bytes counted at the last collection; the rest of it is
+	// what the accounts do not see.
+	rest := max(int64(liveHeap)-a.server.Used(), 0)
+	// At least 1: 0 would be no limit at all.
+	a.serverLimit.Store(max(int64(sessionShareOfLimit*float64(limit))-rest, 1))
+}
+
+// begin opens the account of a new session.
+func (a *sessionAccounts) begin(sess sql.Session) *sessionMemory {
+	m := &sessionMemory{
+		account: quota.New("for session", a.server, a.sessionLimit.Load),
+		charged: map[string]int64{},
+	}
+	a.mu.Lock()
+	a.bySession[sess] = m
+	a.mu.Unlock()
+	return m
+}
+
+// end closes a session's account: the session and its variables are gone.
+func (a *sessionAccounts) end(sess sql.Session) {
+	a.mu.Lock()
+	m := a.bySession[sess]
+	delete(a.bySession, sess)
+	a.mu.Unlock()
+	if m != nil {
+		m.close()
+	}
+}
+
+// endSession releases the memory account of a closed connection's session.
+func (s *Server) endSession(c *mysql.Conn) {
+	if cl := clientOf(c); cl != nil {
+		s.sessionAccounts.end(cl.session)
+	}
+}
+
+// of is the account of the session of ctx, nil for a session the server did not open (the
+// event scheduler's).
+func (a *sessionAccounts) of(ctx *sql.Context) *sessionMemory {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.bySession[ctx.Session]
+}
+
+// sessionMemory is one session's account and what each of its user variables is charged.
+type sessionMemory struct {
+	account *quota.Account
+	mu      sync.Mutex
+	charged map[string]int64 // by lower-case name
+}
+
+// quotaError is an assignment refused by an account.
+type quotaError struct {
+	variable string
+	size     int64
+	exceeded *quota.ExceededError
+}
+
+func (e *quotaError) Error() string { return e.exceeded.Error() }
+
+// keep charges variable name for holding size bytes from now on. With refuse, a growth that
+// does not fit leaves the charge as it was and returns a *quotaError; without, it is charged
+// anyway.
+func (m *sessionMemory) keep(name string, size int64, refuse bool) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delta := size - m.charged[name]
+	switch {
+	case delta > 0 && refuse:
+		if err := m.account.Reserve(delta); err != nil {
+			var e *quota.ExceededError
+			errors.As(err, &e)
+			return &quotaError{variable: name, size: size, exceeded: e}
+		}
+	case delta > 0:
+		m.account.Charge(delta)
+	default:
+		m.account.Release(-delta)
+	}
+	if size == 0 {
+		delete(m.charged, name)
+	} else {
+		m.charged[name] = size
+	}
+	return nil
+}
+
+func (m *sessionMemory) close() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var total int64
+	for _, n := range m.charged {
+		total += n
+	}
+	m.account.Release(total)
+	clear(m.charged)
+}
+
+// savedVariable is a user variable's value before a statement.
+type savedVariable struct {
+	typ   sql.Type // nil: the variable did not exist
+	value any
+}
+
+// settle charges the variables names for what they hold now. With refuse, it stops at the first
+// that does not fit and returns its *quotaError.
+func (m *sessionMemory) settle(ctx *sql.Context, names []string, refuse bool) error {
+	for _, name := range names {
+		typ, v, _ := ctx.GetUserVariable(ctx, name)
+		if err := m.keep(name, variableSize(name, typ, v), refuse); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// build builds plan n, which may set user variables, with their memory counted (see the top of
+// this file); next builds the plan given.
+func (a *sessionAccounts) build(ctx *sql.Context, n sql.Node, next func(sql.Node) (sql.RowIter, error)) (sql.RowIter, error) {
+	m := a.of(ctx)
+	if m == nil {
+		return next(n)
+	}
+	names, duringRows := userVariablesNamed(n)
+	saved := make(map[string]savedVariable, len(names))
+	for _, name := range names {
+		typ, v, _ := ctx.GetUserVariable(ctx, name)
+		saved[name] = savedVariable{typ, v}
+	}
+	charged, err := chargeAssignments(n, m)
+	if err != nil {
+		return nil, err
+	}
+	iter, err := next(charged)
+	var qe *quotaError
+	if err == nil || !errors.As(err, &qe) {
+		if serr := m.settle(ctx, names, err == nil); serr != nil {
+			errors.As(serr, &qe)
+		}
+	}
+	if qe == nil {
+		if err != nil {
+			return nil, err
+		}
+		if duringRows {
+			return &settlingIter{RowIter: iter, memory: m, names: names}, nil
+		}
+		return iter, nil
+	}
+	if iter != nil {
+		_ = iter.Close(ctx)
+	}
+	for _, name := range names {
+		s := saved[name]
+		if s.typ == nil {
+			s.typ = types.Null
+		}
+		if serr := ctx.SetUserVariable(ctx, name, s.value, s.typ); serr != nil {
+			return nil, serr
+		}
+	}
+	_ = m.settle(ctx, names, false)
+	a.refused.Add(1)
+	return nil, a.quotaSQLError(qe)
+}
+
+// quotaSQLError is the error a session gets for an assignment its account or one above refused.
+func (a *sessionAccounts) quotaSQLError(qe *quotaError) *mysql.SQLError {
+	e := qe.exceeded
+	var which, remedy string
+	switch e.Account {
+	case "for session":
+		which = "max_memory_usage_for_session"
+		if a.derived.Load() {
+			which = "max_memory_usage_for_session = 0: 25% of the memory limit " + sizeText(a.memoryLimit.Load())
+		}
+		remedy = "free variables this session no longer needs (SET @v = NULL), or ask an admin to raise max_memory_usage_for_session"
+	case "total":
+		which = fmt.Sprintf("75%% of the memory limit %s, less %s the rest of the heap holds", sizeText(a.memoryLimit.Load()),
+			sizeText(uint64(max(int64(sessionShareOfLimit*float64(a.memoryLimit.Load()))-e.Limit, 0))))
+		remedy = "the user variables of all sessions fill the server's share for them: retry later, or free variables"
+	default:
+		which = "the limit of " + e.Account
+		remedy = "free variables, or ask an admin to raise that limit"
+	}
+	return mysql.NewSQLError(errMemoryLimitExceeded, mysql.SSUnknownSQLState,
+		"Memory limit (%s) exceeded: would use %s (attempt to keep %s in user variable @%s), maximum: %s (%s); the statement changed no user variable; %s. (MEMORY_LIMIT_EXCEEDED)",
+		e.Account, sizeText(uint64(e.Used+e.Want)), sizeText(uint64(qe.size)), qe.variable, sizeText(uint64(e.Limit)), which, remedy)
+}
+
+// settlingIter charges, when the rows close, the variables the engine may have set while they
+// were read (a trigger's SELECT ... INTO @v).
+type settlingIter struct {
+	sql.RowIter
+	memory *sessionMemory
+	names  []string
+}
+
+func (it *settlingIter) Close(ctx *sql.Context) error {
+	err := it.RowIter.Close(ctx)
+	_ = it.memory.settle(ctx, it.names, false)
+	return err
+}
+
+// setsUserVariables reports whether a node of a plan may set user variables (see the top of
+// this file): guard.Build asks it of every node, so it only looks at the node's type and fields.
+func setsUserVariables(n sql.Node) bool {
+	switch n := n.(type) {
+	case *plan.Set:
+		for _, e := range n.Exprs {
+			if sf, ok := e.(*expression.SetField); ok {
+				if _, ok := sf.LeftChild.(*expression.UserVar); ok {
+					return true
+				}
+			}
+		}
+	case *plan.Into:
+		for _, e := range n.IntoVars {
+			if _, ok := e.(*expression.UserVar); ok {
+				return true
+			}
+		}
+	case *plan.Call:
+		return true
+	}
+	return false
+}
+
+// userVariablesNamed are the user variables a plan may set, in lower case: the left sides of
+// SET, the variables of INTO, a CALL's parameters and every @name in the called procedure's
+// text. duringRows says whether some may be set while the rows are read (in a trigger).
+func userVariablesNamed(n sql.Node) (names []string, duringRows bool) {
+	seen := map[string]bool{}
+	add := func(name string) {
+		name = strings.ToLower(name)
+		if !seen[name] {
+			seen[name] = true
+			names = append(names, name)
+		}
+	}
+	inspectPlan(n, func(n sql.Node) bool {
+		switch n := n.(type) {
+		case *plan.Set:
+			for _, e := range n.Exprs {
+				if sf, ok := e.(*expression.SetField); ok {
+					if uv, ok := sf.LeftChild.(*expression.UserVar); ok {
+						add(uv.Name)
+					}
+				}
+			}
+		case *plan.Into:
+			for _, e := range n.IntoVars {
+				if uv, ok := e.(*expression.UserVar); ok {
+					add(uv.Name)
+				}
+			}
+		case *plan.Call:
+			for _, e := range n.Params {
+				if uv, ok := e.(*expression.UserVar); ok {
+					add(uv.Name)
+				}
+			}
+			if n.Procedure != nil {
+				for _, name := range userVariablesInText(n.Procedure.CreateProcedureString) {
+					add(name)
+				}
+			}
+		case *plan.TriggerExecutor, *plan.TriggerBeginEndBlock:
+			duringRows = true
+		}
+		return true
+	}, func(sql.Expression) bool { return true })
+	return names, duringRows
+}
+
+// userVariablesInText are the names of the @name user variables in SQL text, `@name`,
+// @'name', @"name" and @`name` included, @@system variables left out. Names in string
+// literals and comments are included: one more variable measured, never one less.
+func userVariablesInText(text string) []string {
+	var names []string
+	for i := 0; i < len(text); i++ {
+		if text[i] != '@' {
+			continue
+		}
+		if i+1 < len(text) && text[i+1] == '@' {
+			// A system variable: skip its name.
+			i++
+			for i+1 < len(text) && isNameByte(text[i+1]) {
+				i++
+			}
+			continue
+		}
+		j := i + 1
+		if j < len(text) && (text[j] == '\'' || text[j] == '"' || text[j] == '`') {
+			end := strings.IndexByte(text[j+1:], text[j])
+			if end < 0 {
+				break
+			}
+			names = append(names, text[j+1:j+1+end])
+			i = j + 1 + end
+			continue
+		}
+		for j < len(text) && isNameByte(text[j]) {
+			j++
+		}
+		if j > i+1 {
+			names = append(names, text[i+1:j])
+		}
+		i = j - 1
+	}
+	return names
+}
+
+func isNameByte(c byte) bool {
+	return c == '_' || c == '$' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+}
+
+// chargeAssignments is n with the value of each SET of a user variable measured and reserved
+// before it is stored (chargedValue), in the statement and in the triggers of an INSERT.
+func chargeAssignments(n sql.Node, m *sessionMemory) (sql.Node, error) {
+	out, _, err := transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		switch n := n.(type) {
+		case *plan.InsertInto:
+			if n.Source == nil {
+				return n, transform.SameTree, nil
+			}
+			src, err := chargeAssignments(n.Source, m)
+			if err != nil {
+				return nil, transform.SameTree, err
+			}
+			return n.WithSource(src), transform.NewTree, nil
+		case *plan.Set:
+			exprs := make([]sql.Expression, len(n.Exprs))
+			changed := false
+			for i, e := range n.Exprs {
+				exprs[i] = e
+				if sf, ok := e.(*expression.SetField); ok {
+					if uv, ok := sf.LeftChild.(*expression.UserVar); ok {
+						exprs[i] = expression.NewSetField(uv, &chargedValue{Expression: sf.RightChild, name: strings.ToLower(uv.Name), memory: m})
+						changed = true
+					}
+				}
+			}
+			if !changed {
+				return n, transform.SameTree, nil
+			}
+			set, err := n.WithExpressions(exprs...)
+			return set, transform.NewTree, err
+		}
+		return n, transform.SameTree, nil
+	})
+	return out, err
+}
+
+// chargedValue is the value assigned to user variable name: computed, then reserved on the
+// session's account before the engine stores it.
+type chargedValue struct {
+	sql.Expression
+	name   string
+	memory *sessionMemory
+}
+
+func (c *chargedValue) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	v, err := c.Expression.Eval(ctx, row)
+	if err != nil {
+		return nil, err
+	}
+	// The engine stores the value with the type it approximates from it; a NULL still exists.
+	if err := c.memory.keep(c.name, variableSize(c.name, types.Null, v), true); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+func (c *chargedValue) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	e, err := c.Expression.WithChildren(children...)
+	if err != nil {
+		return nil, err
+	}
+	return &chargedValue{Expression: e, name: c.name, memory: c.memory}, nil
+}
+
+// variableSize is what a user variable of that name holding v costs; 0 when it does not exist
+// (typ nil).
+func variableSize(name string, typ sql.Type, v any) int64 {
+	if typ == nil {
+		return 0
+	}
+	return userVariableOverhead + int64(len(name)) + valueSize(v)
+}
+
+// valueSize is the bytes a value of the engine holds: strings and byte slices by their length,
+// JSON documents and geometries by their parts, other values by their fixed size.
+func valueSize(v any) int64 {
+	var size int64
+	stack := []any{v}
+	for len(stack) > 0 {
+		v := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		switch v := v.(type) {
+		case nil:
+		case string:
+			size += 16 + int64(len(v))
+		case []byte:
+			size += 24 + int64(len(v))
+		case types.JSONDocument:
+			stack = append(stack, v.Val)
+		case *types.LazyJSONDocument:
+			size += 24 + int64(len(v.Bytes))
+		case map[string]any:
+			for k, e := range v {
+				size += 48 + int64(len(k))
+				stack = append(stack, e)
+			}
+		case []any:
+			size += 24
+			for _, e := range v {
+				size += 16
+				stack = append(stack, e)
+			}
+		case decimal.Decimal:
+			size += 32 + int64(len(v.Coefficient().Bits())*8)
+		case types.Point:
+			size += 24
+		case types.LineString:
+			size += 24 + 24*int64(len(v.Points))
+		case types.MultiPoint:
+			size += 24 + 24*int64(len(v.Points))
+		case types.Polygon:
+			for _, l := range v.Lines {
+				stack = append(stack, l)
+			}
+		case types.MultiLineString:
+			for _, l := range v.Lines {
+				stack = append(stack, l)
+			}
+		case types.MultiPolygon:
+			for _, p := range v.Polygons {
+				stack = append(stack, p)
+			}
+		case types.GeomColl:
+			for _, g := range v.Geoms {
+				stack = append(stack, g)
+			}
+		default:
+			size += 16
+		}
+	}
+	return size
+}
+
+// events are the quotas' rows of system.events.
+func (a *sessionAccounts) events() []overload.Event {
+	return []overload.Event{
+		{Name: "MemoryQuotaExceededQueries", Value: a.refused.Load(), Description: "Statements refused with error 241 (MEMORY_LIMIT_EXCEEDED) because the user variables they set did not fit in the session's quota (max_memory_usage_for_session) or in the share of the memory limit for all sessions."},
+	}
+}
+
+// gauges are the quotas' rows of system.metrics.
+func (a *sessionAccounts) gauges() []tables.Gauge {
+	return []tables.Gauge{
+		{Name: "MemoryTrackingSessions", Value: a.server.Used(), Description: "Bytes the memory quotas count now: the user variables of all sessions."},
+		{Name: "MemoryTrackingSessionsLimit", Value: a.serverLimit.Load(), Description: "Bytes all sessions' user variables may hold now: 75% of the memory limit less what the rest of the live heap holds; 0 = no limit."},
+	}
+}

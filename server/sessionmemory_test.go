@@ -1,0 +1,272 @@
+package server
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	sqle "github.com/dolthub/go-mysql-server"
+	"github.com/dolthub/go-mysql-server/memory"
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/rowexec"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/mysql"
+)
+
+// accountedBuilder builds plans as guard.Build does for the memory quotas: a plan that may set
+// user variables is built through sessionAccounts.build.
+type accountedBuilder struct {
+	next     sql.NodeExecBuilder
+	accounts *sessionAccounts
+}
+
+func (b accountedBuilder) Build(ctx *sql.Context, n sql.Node, r sql.Row) (sql.RowIter, error) {
+	variables := false
+	inspectPlan(n, func(n sql.Node) bool {
+		variables = variables || setsUserVariables(n)
+		return true
+	}, func(sql.Expression) bool { return true })
+	if variables {
+		return b.accounts.build(ctx, n, func(n sql.Node) (sql.RowIter, error) { return b.next.Build(ctx, n, r) })
+	}
+	return b.next.Build(ctx, n, r)
+}
+
+// quotaFixture is an engine whose sessions have memory accounts: each session may hold
+// sessionLimit bytes, all of them serverLimit.
+type quotaFixture struct {
+	t        *testing.T
+	engine   *sqle.Engine
+	provider *memory.DbProvider
+	accounts *sessionAccounts
+}
+
+func newQuotaFixture(t *testing.T, sessionLimit, serverLimit int64) *quotaFixture {
+	db := memory.NewDatabase(mainDatabase)
+	provider := memory.NewDBProvider(db)
+	engine := sqle.NewDefault(provider)
+	a := newSessionAccounts()
+	a.sessionLimit.Store(sessionLimit)
+	a.serverLimit.Store(serverLimit)
+	engine.Analyzer.ExecBuilder = accountedBuilder{next: rowexec.DefaultBuilder, accounts: a}
+	return &quotaFixture{t: t, engine: engine, provider: provider, accounts: a}
+}
+
+// session opens a session with its account.
+func (f *quotaFixture) session() *sql.Context {
+	sess := memory.NewSession(sql.NewBaseSession(), f.provider)
+	f.accounts.begin(sess)
+	ctx := sql.NewContext(f.t.Context(), sql.WithSession(sess))
+	ctx.SetCurrentDatabase(mainDatabase)
+	return ctx
+}
+
+// run runs q in ctx's session, reading all its rows.
+func (f *quotaFixture) run(ctx *sql.Context, q string) ([]sql.Row, error) {
+	_, iter, _, err := f.engine.Query(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return sql.RowIterToRows(ctx, iter)
+}
+
+// quotaRefusal is the account an error of MEMORY_LIMIT_EXCEEDED names ("for session", "total"),
+// "" for nil and "not 241: ..." for another error.
+func quotaRefusal(err error) string {
+	if err == nil {
+		return ""
+	}
+	var se *mysql.SQLError
+	if !errors.As(err, &se) || se.Num != errMemoryLimitExceeded || se.State != mysql.SSUnknownSQLState {
+		return "not 241: " + err.Error()
+	}
+	for _, which := range []string{"for session", "total"} {
+		if strings.HasPrefix(se.Message, "Memory limit ("+which+") exceeded") {
+			return which
+		}
+	}
+	return "unnamed: " + se.Message
+}
+
+// A session's quota refuses that session's assignment while another session goes on; freeing a
+// variable makes room again; the server's account refuses whichever session would fill it.
+func TestMemoryQuotaRefusesOneSessionWhileAnotherGoesOn(t *testing.T) {
+	f := newQuotaFixture(t, 1000, 2700)
+	a, b, c := f.session(), f.session(), f.session()
+	for i, step := range []struct {
+		ctx     *sql.Context
+		query   string
+		refused string
+	}{
+		{a, "SET @a = REPEAT('x', 600)", ""},
+		{a, "SET @b = REPEAT('x', 600)", "for session"},
+		{b, "SET @a = REPEAT('x', 600)", ""}, // b goes on
+		{b, "SELECT 1", ""},
+		{a, "SET @a = REPEAT('y', 600)", ""}, // an overwrite of the same size fits
+		{a, "SET @a = NULL", ""},
+		{a, "SET @b = REPEAT('x', 800)", ""}, // room again
+		{c, "SET @c = REPEAT('x', 900)", ""}, // 600 + 800 + 900 and overheads
+		{b, "SET @b = REPEAT('x', 200)", "total"},
+		{c, "SET @c = 'small'", ""},
+		{b, "SET @b = REPEAT('x', 200)", ""},
+	} {
+		_, err := f.run(step.ctx, step.query)
+		if got := quotaRefusal(err); got != step.refused {
+			t.Fatalf("step %d %s: refused by %q, want %q", i, step.query, got, step.refused)
+		}
+	}
+	if got := f.accounts.refused.Load(); got != 2 {
+		t.Errorf("MemoryQuotaExceededQueries: %d, want 2", got)
+	}
+}
+
+// Every way of setting a user variable counts: an assignment over the quota fails with 241 and
+// leaves every variable the statement named as it was, and its bytes are released.
+func TestMemoryQuotaCountsEveryAssignment(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		setup   []string
+		query   string
+		refused string
+		after   string // a query whose one row shows the variables afterwards
+		want    []any
+	}{
+		{name: "SET of several, the last one too big",
+			setup: []string{"SET @x = 'before'"},
+			query: "SET @x = 'changed', @y = REPEAT('y', 2000)", refused: "for session",
+			after: "SELECT @x, @y", want: []any{"before", nil}},
+		{name: "SET :=",
+			query: "SET @x := REPEAT('x', 2000)", refused: "for session",
+			after: "SELECT @x", want: []any{nil}},
+		{name: "SELECT ... INTO",
+			setup: []string{"SET @x = 'before'"},
+			query: "SELECT REPEAT('a', 600), REPEAT('b', 600) INTO @x, @y", refused: "for session",
+			after: "SELECT @x, @y", want: []any{"before", nil}},
+		{name: "SELECT ... INTO that fits",
+			query: "SELECT REPEAT('a', 300), 'b' INTO @x, @y",
+			after: "SELECT LENGTH(@x), @y", want: []any{int32(300), "b"}},
+		{name: "CALL OUT parameter",
+			setup: []string{"CREATE PROCEDURE big(OUT o LONGTEXT) BEGIN SET o = REPEAT('o', 2000); END"},
+			query: "CALL big(@o)", refused: "for session",
+			after: "SELECT @o", want: []any{nil}},
+		{name: "SET in a procedure's body",
+			setup: []string{"CREATE PROCEDURE body() BEGIN SET @p = REPEAT('p', 600); SET @q = REPEAT('q', 600); END"},
+			query: "CALL body()", refused: "for session",
+			// The statements of the procedure before the refused one stay done, as in MySQL.
+			after: "SELECT LENGTH(@p), @q", want: []any{int32(600), nil}},
+		{name: "prepared SET",
+			setup: []string{"PREPARE s FROM 'SET @x = REPEAT(?, 2000)'", "SET @ch = 'c'"},
+			query: "EXECUTE s USING @ch", refused: "for session",
+			after: "SELECT @x", want: []any{nil}},
+		{name: "overwrite releases",
+			setup: []string{"SET @x = REPEAT('x', 900)", "SET @x = 'short'"},
+			query: "SET @y = REPEAT('y', 800)",
+			after: "SELECT @x, LENGTH(@y)", want: []any{"short", int32(800)}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newQuotaFixture(t, 1000, 0)
+			ctx := f.session()
+			for _, q := range c.setup {
+				if _, err := f.run(ctx, q); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+			}
+			_, err := f.run(ctx, c.query)
+			if got := quotaRefusal(err); got != c.refused {
+				t.Fatalf("%s: refused by %q, want %q", c.query, got, c.refused)
+			}
+			rows, err := f.run(ctx, c.after)
+			if err != nil || len(rows) != 1 {
+				t.Fatalf("%s: %v %v", c.after, rows, err)
+			}
+			if got := []any(rows[0]); !reflect.DeepEqual(got, c.want) {
+				t.Errorf("%s: %#v, want %#v", c.after, got, c.want)
+			}
+			// What the session's account holds is what its variables cost.
+			m := f.accounts.of(ctx)
+			var want int64
+			for name := range m.charged {
+				typ, v, _ := ctx.GetUserVariable(ctx, name)
+				want += variableSize(name, typ, v)
+			}
+			if got := m.account.Used(); got != want || f.accounts.server.Used() != want {
+				t.Errorf("account %d, server %d; the variables cost %d", got, f.accounts.server.Used(), want)
+			}
+		})
+	}
+}
+
+// A session that ends releases its account.
+func TestMemoryQuotaReleasedWhenTheSessionEnds(t *testing.T) {
+	f := newQuotaFixture(t, 1000, 1500)
+	a, b := f.session(), f.session()
+	if _, err := f.run(a, "SET @a = REPEAT('a', 900)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.run(b, "SET @b = REPEAT('b', 900)"); quotaRefusal(err) != "total" {
+		t.Fatalf("second session: %v, want the total refused", err)
+	}
+	f.accounts.end(a.Session)
+	// b's refused @b was put back as it was before: a variable that holds NULL.
+	if used, want := f.accounts.server.Used(), f.accounts.of(b).account.Used(); used != want {
+		t.Fatalf("server account %d after the session ended, want b's %d", used, want)
+	}
+	if _, err := f.run(b, "SET @b = REPEAT('b', 900)"); err != nil {
+		t.Errorf("after the other session ended: %v", err)
+	}
+}
+
+// The limits follow the memory limit and the setting; the server's share leaves out what the
+// rest of the live heap holds.
+func TestSessionAccountLimits(t *testing.T) {
+	for _, c := range []struct {
+		limit, live, setting    uint64
+		accounted               int64
+		wantSession, wantServer int64
+	}{
+		{limit: 1000, live: 100, setting: 0, wantSession: 250, wantServer: 650},
+		{limit: 1000, live: 100, setting: 400, wantSession: 400, wantServer: 650},
+		{limit: 1000, live: 500, accounted: 300, wantSession: 250, wantServer: 550},
+		{limit: 1000, live: 100, accounted: 300, wantSession: 250, wantServer: 750}, // variables set since the last collection
+		{limit: 1000, live: 2000, wantSession: 250, wantServer: 1},                  // full: 0 would be no limit
+		{limit: 0, live: 100, setting: 0, wantSession: 0, wantServer: 0},
+		{limit: 0, live: 100, setting: 300, wantSession: 300, wantServer: 0},
+	} {
+		a := newSessionAccounts()
+		a.server.Charge(c.accounted)
+		a.adjust(c.limit, c.live, c.setting)
+		if got, gotServer := a.sessionLimit.Load(), a.serverLimit.Load(); got != c.wantSession || gotServer != c.wantServer {
+			t.Errorf("limit %d, live %d, setting %d, accounted %d: session %d, server %d; want %d, %d",
+				c.limit, c.live, c.setting, c.accounted, got, gotServer, c.wantSession, c.wantServer)
+		}
+	}
+}
+
+func TestUserVariablesInText(t *testing.T) {
+	text := "BEGIN SELECT a INTO @One; SET @@session.x = 1, @`two words` = 2; FETCH c INTO @'q', @\"d\"; SELECT @@y, @v.w$; END"
+	want := []string{"One", "two words", "q", "d", "v.w$"}
+	if got := userVariablesInText(text); !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestValueSize(t *testing.T) {
+	for _, c := range []struct {
+		v    any
+		want int64
+	}{
+		{nil, 0},
+		{"abc", 19},
+		{[]byte("abcd"), 28},
+		{int64(7), 16},
+		{types.JSONDocument{Val: []any{"ab", 1.0}}, 24 + 16 + 18 + 16 + 16},
+		{types.JSONDocument{Val: map[string]any{"k": "v"}}, 48 + 1 + 17},
+		{types.LineString{Points: make([]types.Point, 10)}, 24 + 240},
+		{types.GeomColl{Geoms: []types.GeometryValue{types.Point{}, types.MultiPoint{Points: make([]types.Point, 2)}}}, 24 + 24 + 48},
+	} {
+		if got := valueSize(c.v); got != c.want {
+			t.Errorf("valueSize(%#v) = %d, want %d", c.v, got, c.want)
+		}
+	}
+}
