@@ -1,6 +1,7 @@
 package overload
 
 import (
+	"runtime"
 	"runtime/metrics"
 	"sync/atomic"
 	"time"
@@ -23,6 +24,10 @@ const (
 // MemoryResumeRatio of the limit. Check is called from one goroutine; Over from any.
 type MemoryGuard struct {
 	heap func() uint64 // bytes of heap objects now
+	// collect runs a full collection, nil for none: a heap over the limit is read again after
+	// it, so that garbage not yet collected (heap objects count it until they are swept) does
+	// not stop every statement; only what is still there after it is the statements' memory.
+	collect func()
 
 	over        atomic.Bool
 	heapBytes   atomic.Uint64 // at the last check
@@ -41,17 +46,25 @@ type MemoryCheck struct {
 	Resumed bool
 }
 
-// NewMemoryGuard is a guard reading the heap with heap; nil reads the Go runtime's (HeapObjects).
-func NewMemoryGuard(heap func() uint64) *MemoryGuard {
+// NewMemoryGuard is a guard reading the heap with heap and confirming a crossing after
+// collect (nil: none); a nil heap reads the Go runtime's (HeapObjects) and collects with
+// runtime.GC.
+func NewMemoryGuard(heap func() uint64, collect func()) *MemoryGuard {
 	if heap == nil {
-		heap = HeapObjects()
+		heap, collect = HeapObjects(), runtime.GC
 	}
-	return &MemoryGuard{heap: heap}
+	return &MemoryGuard{heap: heap, collect: collect}
 }
 
-// Check reads the heap and compares it with limit (bytes; 0 = no limit, the guard is off).
+// Check reads the heap and compares it with limit (bytes; 0 = no limit, the guard is off). A
+// heap over the limit while not over yet is read again after a full collection, and counts as
+// crossing only if it is still over then.
 func (g *MemoryGuard) Check(now time.Time, limit uint64) MemoryCheck {
 	heap := g.heap()
+	if limit > 0 && heap > limit && !g.over.Load() && g.collect != nil {
+		g.collect()
+		heap = g.heap()
+	}
 	g.heapBytes.Store(heap)
 	g.limitBytes.Store(limit)
 	c := MemoryCheck{Heap: heap, Limit: limit}

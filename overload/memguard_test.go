@@ -33,7 +33,7 @@ func TestMemoryGuard(t *testing.T) {
 		{at: 1080 * time.Millisecond, heap: 1 << 40, limit: 0, want: MemoryCheck{}},
 	}
 	var heap uint64
-	g := NewMemoryGuard(func() uint64 { return heap })
+	g := NewMemoryGuard(func() uint64 { return heap }, nil)
 	for i, s := range steps {
 		heap = s.heap
 		got := g.Check(start.Add(s.at), s.limit)
@@ -45,6 +45,35 @@ func TestMemoryGuard(t *testing.T) {
 		over, h, l := g.Over()
 		if over != s.over || h != s.heap || l != s.limit {
 			t.Errorf("step %d: Over() = %v, %d, %d; want %v, %d, %d", i, over, h, l, s.over, s.heap, s.limit)
+		}
+	}
+}
+
+// A heap over the limit is read again after a collection: garbage alone is no crossing, and
+// what stays after the collection is. Once over, the guard does not collect at each check.
+func TestMemoryGuardConfirmsACrossingAfterACollection(t *testing.T) {
+	const limit = 1000
+	start := time.Unix(1_700_000_000, 0)
+	var heap, live uint64
+	collections := 0
+	g := NewMemoryGuard(func() uint64 { return heap }, func() { collections++; heap = live })
+	for i, s := range []struct {
+		heap, live  uint64
+		exceeded    bool
+		collections int
+	}{
+		{heap: 900, live: 400, collections: 0},
+		{heap: 1200, live: 700, collections: 1}, // garbage: no crossing
+		{heap: 1100, live: 1050, exceeded: true, collections: 2},
+		{heap: 1300, live: 1050, collections: 2}, // over already: no collection
+	} {
+		heap, live = s.heap, s.live
+		c := g.Check(start.Add(time.Duration(i)*10*time.Millisecond), limit)
+		if c.Exceeded != s.exceeded || collections != s.collections {
+			t.Errorf("step %d: exceeded %v after %d collections, want %v after %d", i, c.Exceeded, collections, s.exceeded, s.collections)
+		}
+		if c.Exceeded && c.Heap != s.live {
+			t.Errorf("step %d: heap %d reported, want %d read after the collection", i, c.Heap, s.live)
 		}
 	}
 }
@@ -71,7 +100,7 @@ func TestHeapObjectsReadsTheRuntime(t *testing.T) {
 // BenchmarkMemoryGuardCheck is the cost of one check with the runtime's reader (every 10 ms in
 // the server).
 func BenchmarkMemoryGuardCheck(b *testing.B) {
-	g := NewMemoryGuard(nil)
+	g := NewMemoryGuard(nil, nil)
 	now := time.Now()
 	for b.Loop() {
 		g.Check(now, 1<<62)

@@ -21,7 +21,7 @@ func memoryServer(heap *uint64) *Server {
 	s := &Server{logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	s.cfg.Store(&config.Config{MaxServerMemoryUsage: 1000})
 	s.memoryLog = newRateLimitedLog(s.logger, "memory limit")
-	s.memory = overload.NewMemoryGuard(func() uint64 { return *heap })
+	s.memory = overload.NewMemoryGuard(func() uint64 { return *heap }, nil)
 	s.statements = newStatements()
 	return s
 }

@@ -134,7 +134,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	s.rejectLog = newRateLimitedLog(s.logger, "statements rejected: CPU overloaded")
 	s.admissionLog = newRateLimitedLog(s.logger, "statements rejected: no CPU slot")
 	s.memoryLog = newRateLimitedLog(s.logger, "memory limit")
-	s.memory = overload.NewMemoryGuard(nil)
+	s.memory = overload.NewMemoryGuard(nil, nil)
 	s.statements = newStatements()
 	s.sessionAccounts = newSessionAccounts()
 	s.sessionAccounts.adjust(running.MaxServerMemoryUsage, 0, running.MaxMemoryUsageForSession)

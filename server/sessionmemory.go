@@ -62,7 +62,7 @@ const errMemoryLimitExceeded = 241
 // the running statements' working memory and the garbage between two collections, so that
 // sessions filling their accounts are refused one by one before the heap reaches the limit and
 // the memory guard stops everyone.
-const sessionShareOfLimit = 0.75
+const sessionShareOfLimit = 0.6
 
 // defaultSessionShare is max_memory_usage_for_session's share of the memory limit when it is 0.
 const defaultSessionShare = 0.25
@@ -284,7 +284,7 @@ func (a *sessionAccounts) quotaSQLError(qe *quotaError) *mysql.SQLError {
 		}
 		remedy = "free variables this session no longer needs (SET @v = NULL), or ask an admin to raise max_memory_usage_for_session"
 	case "total":
-		which = fmt.Sprintf("75%% of the memory limit %s, less %s the rest of the heap holds", sizeText(a.memoryLimit.Load()),
+		which = fmt.Sprintf("60%% of the memory limit %s, less %s the rest of the heap holds", sizeText(a.memoryLimit.Load()),
 			sizeText(uint64(max(int64(sessionShareOfLimit*float64(a.memoryLimit.Load()))-e.Limit, 0))))
 		remedy = "the user variables of all sessions fill the server's share for them: retry later, or free variables"
 	default:
@@ -568,6 +568,6 @@ func (a *sessionAccounts) events() []overload.Event {
 func (a *sessionAccounts) gauges() []tables.Gauge {
 	return []tables.Gauge{
 		{Name: "MemoryTrackingSessions", Value: a.server.Used(), Description: "Bytes the memory quotas count now: the user variables of all sessions."},
-		{Name: "MemoryTrackingSessionsLimit", Value: a.serverLimit.Load(), Description: "Bytes all sessions' user variables may hold now: 75% of the memory limit less what the rest of the live heap holds; 0 = no limit."},
+		{Name: "MemoryTrackingSessionsLimit", Value: a.serverLimit.Load(), Description: "Bytes all sessions' user variables may hold now: 60% of the memory limit less what the rest of the live heap holds; 0 = no limit."},
 	}
 }

@@ -225,10 +225,10 @@ func TestSessionAccountLimits(t *testing.T) {
 		accounted               int64
 		wantSession, wantServer int64
 	}{
-		{limit: 1000, live: 100, setting: 0, wantSession: 250, wantServer: 650},
-		{limit: 1000, live: 100, setting: 400, wantSession: 400, wantServer: 650},
-		{limit: 1000, live: 500, accounted: 300, wantSession: 250, wantServer: 550},
-		{limit: 1000, live: 100, accounted: 300, wantSession: 250, wantServer: 750}, // variables set since the last collection
+		{limit: 1000, live: 100, setting: 0, wantSession: 250, wantServer: 500},
+		{limit: 1000, live: 100, setting: 400, wantSession: 400, wantServer: 500},
+		{limit: 1000, live: 500, accounted: 300, wantSession: 250, wantServer: 400},
+		{limit: 1000, live: 100, accounted: 300, wantSession: 250, wantServer: 600}, // variables set since the last collection
 		{limit: 1000, live: 2000, wantSession: 250, wantServer: 1},                  // full: 0 would be no limit
 		{limit: 0, live: 100, setting: 0, wantSession: 0, wantServer: 0},
 		{limit: 0, live: 100, setting: 300, wantSession: 300, wantServer: 0},
