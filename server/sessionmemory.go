@@ -115,7 +115,8 @@ func (a *sessionAccounts) adjust(limit, liveHeap, sessionSetting uint64) {
 // begin opens the account of a new session.
 func (a *sessionAccounts) begin(sess sql.Session) *sessionMemory {
 	m := &sessionMemory{
-		account: quota.New("for session", a.server, a.sessionLimit.Load),
+		accounts: a,
+		account:  quota.New("for session", a.server, a.sessionLimit.Load),
 		charged: map[string]int64{},
 	}
 	a.mu.Lock()
@@ -152,23 +153,15 @@ func (a *sessionAccounts) of(ctx *sql.Context) *sessionMemory {
 
 // sessionMemory is one session's account and what each of its user variables is charged.
 type sessionMemory struct {
-	account *quota.Account
-	mu      sync.Mutex
-	charged map[string]int64 // by lower-case name
+	accounts *sessionAccounts
+	account  *quota.Account
+	mu       sync.Mutex
+	charged  map[string]int64 // by lower-case name
 }
-
-// quotaError is an assignment refused by an account.
-type quotaError struct {
-	variable string
-	size     int64
-	exceeded *quota.ExceededError
-}
-
-func (e *quotaError) Error() string { return e.exceeded.Error() }
 
 // keep charges variable name for holding size bytes from now on. With refuse, a growth that
-// does not fit leaves the charge as it was and returns a *quotaError; without, it is charged
-// anyway.
+// does not fit leaves the charge as it was and returns the session's error 241 (counted in
+// MemoryQuotaExceededQueries); without, it is charged anyway.
 func (m *sessionMemory) keep(name string, size int64, refuse bool) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -178,7 +171,8 @@ func (m *sessionMemory) keep(name string, size int64, refuse bool) error {
 		if err := m.account.Reserve(delta); err != nil {
 			var e *quota.ExceededError
 			errors.As(err, &e)
-			return &quotaError{variable: name, size: size, exceeded: e}
+			m.accounts.refused.Add(1)
+			return m.accounts.quotaSQLError(name, size, e)
 		}
 	case delta > 0:
 		m.account.Charge(delta)
@@ -211,7 +205,7 @@ type savedVariable struct {
 }
 
 // settle charges the variables names for what they hold now. With refuse, it stops at the first
-// that does not fit and returns its *quotaError.
+// that does not fit and returns its error.
 func (m *sessionMemory) settle(ctx *sql.Context, names []string, refuse bool) error {
 	for _, name := range names {
 		typ, v, _ := ctx.GetUserVariable(ctx, name)
@@ -229,7 +223,7 @@ func (a *sessionAccounts) build(ctx *sql.Context, n sql.Node, next func(sql.Node
 	if m == nil {
 		return next(n)
 	}
-	names, duringRows := userVariablesNamed(n)
+	names, duringRows, calls := userVariablesNamed(n)
 	saved := make(map[string]savedVariable, len(names))
 	for _, name := range names {
 		typ, v, _ := ctx.GetUserVariable(ctx, name)
@@ -240,13 +234,15 @@ func (a *sessionAccounts) build(ctx *sql.Context, n sql.Node, next func(sql.Node
 		return nil, err
 	}
 	iter, err := next(charged)
-	var qe *quotaError
-	if err == nil || !errors.As(err, &qe) {
+	// A CALL's own statements were refused and put back by their own build: the CALL keeps
+	// what the statements before them did, as in MySQL.
+	refused := isQuotaError(err) && !calls
+	if !refused {
 		if serr := m.settle(ctx, names, err == nil); serr != nil {
-			errors.As(serr, &qe)
+			err, refused = serr, true
 		}
 	}
-	if qe == nil {
+	if !refused {
 		if err != nil {
 			return nil, err
 		}
@@ -268,13 +264,17 @@ func (a *sessionAccounts) build(ctx *sql.Context, n sql.Node, next func(sql.Node
 		}
 	}
 	_ = m.settle(ctx, names, false)
-	a.refused.Add(1)
-	return nil, a.quotaSQLError(qe)
+	return nil, err
 }
 
-// quotaSQLError is the error a session gets for an assignment its account or one above refused.
-func (a *sessionAccounts) quotaSQLError(qe *quotaError) *mysql.SQLError {
-	e := qe.exceeded
+// isQuotaError reports whether err is a memory quota's error 241.
+func isQuotaError(err error) bool {
+	var se *mysql.SQLError
+	return errors.As(sql.UnwrapError(err), &se) && se.Num == errMemoryLimitExceeded
+}
+
+// quotaSQLError is the error of an assignment of size bytes to variable that e refused.
+func (a *sessionAccounts) quotaSQLError(variable string, size int64, e *quota.ExceededError) *mysql.SQLError {
 	var which, remedy string
 	switch e.Account {
 	case "for session":
@@ -293,7 +293,15 @@ func (a *sessionAccounts) quotaSQLError(qe *quotaError) *mysql.SQLError {
 	}
 	return mysql.NewSQLError(errMemoryLimitExceeded, mysql.SSUnknownSQLState,
 		"Memory limit (%s) exceeded: would use %s (attempt to keep %s in user variable @%s), maximum: %s (%s); the statement changed no user variable; %s. (MEMORY_LIMIT_EXCEEDED)",
-		e.Account, sizeText(uint64(e.Used+e.Want)), sizeText(uint64(qe.size)), qe.variable, sizeText(uint64(e.Limit)), which, remedy)
+		e.Account, quotaSize(e.Used+e.Want), quotaSize(size), variable, quotaSize(e.Limit), which, remedy)
+}
+
+// quotaSize prints bytes as sizeText does, and under 1 MiB in bytes.
+func quotaSize(b int64) string {
+	if b < 1<<20 {
+		return fmt.Sprintf("%d bytes", max(b, 0))
+	}
+	return sizeText(uint64(b))
 }
 
 // settlingIter charges, when the rows close, the variables the engine may have set while they
@@ -336,8 +344,9 @@ func setsUserVariables(n sql.Node) bool {
 
 // userVariablesNamed are the user variables a plan may set, in lower case: the left sides of
 // SET, the variables of INTO, a CALL's parameters and every @name in the called procedure's
-// text. duringRows says whether some may be set while the rows are read (in a trigger).
-func userVariablesNamed(n sql.Node) (names []string, duringRows bool) {
+// text. duringRows says whether some may be set while the rows are read (in a trigger); calls,
+// whether the plan calls a procedure.
+func userVariablesNamed(n sql.Node) (names []string, duringRows, calls bool) {
 	seen := map[string]bool{}
 	add := func(name string) {
 		name = strings.ToLower(name)
@@ -363,6 +372,7 @@ func userVariablesNamed(n sql.Node) (names []string, duringRows bool) {
 				}
 			}
 		case *plan.Call:
+			calls = true
 			for _, e := range n.Params {
 				if uv, ok := e.(*expression.UserVar); ok {
 					add(uv.Name)
@@ -378,7 +388,7 @@ func userVariablesNamed(n sql.Node) (names []string, duringRows bool) {
 		}
 		return true
 	}, func(sql.Expression) bool { return true })
-	return names, duringRows
+	return names, duringRows, calls
 }
 
 // userVariablesInText are the names of the @name user variables in SQL text, `@name`,

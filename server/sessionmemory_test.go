@@ -1,7 +1,6 @@
 package server
 
 import (
-	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -77,8 +76,9 @@ func quotaRefusal(err error) string {
 	if err == nil {
 		return ""
 	}
-	var se *mysql.SQLError
-	if !errors.As(err, &se) || se.Num != errMemoryLimitExceeded || se.State != mysql.SSUnknownSQLState {
+	// What the client gets: the engine's handler unwraps the errors of a row (a trigger's).
+	se := sql.CastSQLError(err)
+	if se.Num != errMemoryLimitExceeded || se.State != mysql.SSUnknownSQLState {
 		return "not 241: " + err.Error()
 	}
 	for _, which := range []string{"for session", "total"} {
@@ -159,6 +159,10 @@ func TestMemoryQuotaCountsEveryAssignment(t *testing.T) {
 			setup: []string{"PREPARE s FROM 'SET @x = REPEAT(?, 2000)'", "SET @ch = 'c'"},
 			query: "EXECUTE s USING @ch", refused: "for session",
 			after: "SELECT @x", want: []any{nil}},
+		{name: "SET in a trigger",
+			setup: []string{"CREATE TABLE t (a INT PRIMARY KEY)", "CREATE TRIGGER tr BEFORE INSERT ON t FOR EACH ROW SET @tv = REPEAT('t', 2000)"},
+			query: "INSERT INTO t VALUES (1)", refused: "for session",
+			after: "SELECT @tv, (SELECT COUNT(*) FROM t)", want: []any{nil, int64(0)}},
 		{name: "overwrite releases",
 			setup: []string{"SET @x = REPEAT('x', 900)", "SET @x = 'short'"},
 			query: "SET @y = REPEAT('y', 800)",
