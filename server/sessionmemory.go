@@ -117,7 +117,7 @@ func (a *sessionAccounts) begin(sess sql.Session) *sessionMemory {
 	m := &sessionMemory{
 		accounts: a,
 		account:  quota.New("for session", a.server, a.sessionLimit.Load),
-		charged: map[string]int64{},
+		charged:  map[string]int64{},
 	}
 	a.mu.Lock()
 	a.bySession[sess] = m
