@@ -208,12 +208,26 @@ type savedVariable struct {
 // that does not fit and returns its error.
 func (m *sessionMemory) settle(ctx *sql.Context, names []string, refuse bool) error {
 	for _, name := range names {
-		typ, v, _ := ctx.GetUserVariable(ctx, name)
+		typ, v := variable(ctx, name)
 		if err := m.keep(name, variableSize(name, typ, v), refuse); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// variable is the type and value of a user variable, or of a session's system variable for a
+// name that starts with "@@"; a nil type when it does not exist.
+func variable(ctx *sql.Context, name string) (sql.Type, any) {
+	if sys, ok := strings.CutPrefix(name, "@@"); ok {
+		v, err := ctx.GetSessionVariable(ctx, sys)
+		if err != nil {
+			return nil, nil
+		}
+		return types.Null, v
+	}
+	typ, v, _ := ctx.GetUserVariable(ctx, name)
+	return typ, v
 }
 
 // build builds plan n, which may set user variables, with their memory counted (see the top of
@@ -226,7 +240,7 @@ func (a *sessionAccounts) build(ctx *sql.Context, n sql.Node, next func(sql.Node
 	names, duringRows, calls := userVariablesNamed(n)
 	saved := make(map[string]savedVariable, len(names))
 	for _, name := range names {
-		typ, v, _ := ctx.GetUserVariable(ctx, name)
+		typ, v := variable(ctx, name)
 		saved[name] = savedVariable{typ, v}
 	}
 	charged, err := chargeAssignments(n, m)
@@ -256,6 +270,11 @@ func (a *sessionAccounts) build(ctx *sql.Context, n sql.Node, next func(sql.Node
 	}
 	for _, name := range names {
 		s := saved[name]
+		if strings.HasPrefix(name, "@@") {
+			// A system variable is checked as it is set: the refused one was not set, and
+			// putting back the others would run their checks and hooks again.
+			continue
+		}
 		if s.typ == nil {
 			s.typ = types.Null
 		}
@@ -324,10 +343,8 @@ func setsUserVariables(n sql.Node) bool {
 	switch n := n.(type) {
 	case *plan.Set:
 		for _, e := range n.Exprs {
-			if sf, ok := e.(*expression.SetField); ok {
-				if _, ok := sf.LeftChild.(*expression.UserVar); ok {
-					return true
-				}
+			if _, ok := assigned(e); ok {
+				return true
 			}
 		}
 	case *plan.Into:
@@ -359,10 +376,8 @@ func userVariablesNamed(n sql.Node) (names []string, duringRows, calls bool) {
 		switch n := n.(type) {
 		case *plan.Set:
 			for _, e := range n.Exprs {
-				if sf, ok := e.(*expression.SetField); ok {
-					if uv, ok := sf.LeftChild.(*expression.UserVar); ok {
-						add(uv.Name)
-					}
+				if name, ok := assigned(e); ok {
+					add(name)
 				}
 			}
 		case *plan.Into:
@@ -389,6 +404,25 @@ func userVariablesNamed(n sql.Node) (names []string, duringRows, calls bool) {
 		return true
 	}, func(sql.Expression) bool { return true })
 	return names, duringRows, calls
+}
+
+// assigned is the name of what a SET expression assigns when the quotas count it: a user
+// variable's name, or "@@" and the name of a session's system variable (a string one may hold
+// up to max_allowed_packet).
+func assigned(e sql.Expression) (string, bool) {
+	sf, ok := e.(*expression.SetField)
+	if !ok {
+		return "", false
+	}
+	switch v := sf.LeftChild.(type) {
+	case *expression.UserVar:
+		return v.Name, true
+	case *expression.SystemVar:
+		if v.Scope != nil && v.Scope.IsSessionOnly() {
+			return "@@" + v.Name, true
+		}
+	}
+	return "", false
 }
 
 // userVariablesInText are the names of the @name user variables in SQL text, `@name`,
@@ -452,11 +486,10 @@ func chargeAssignments(n sql.Node, m *sessionMemory) (sql.Node, error) {
 			changed := false
 			for i, e := range n.Exprs {
 				exprs[i] = e
-				if sf, ok := e.(*expression.SetField); ok {
-					if uv, ok := sf.LeftChild.(*expression.UserVar); ok {
-						exprs[i] = expression.NewSetField(uv, &chargedValue{Expression: sf.RightChild, name: strings.ToLower(uv.Name), memory: m})
-						changed = true
-					}
+				if name, ok := assigned(e); ok {
+					sf := e.(*expression.SetField)
+					exprs[i] = expression.NewSetField(sf.LeftChild, &chargedValue{Expression: sf.RightChild, name: strings.ToLower(name), memory: m})
+					changed = true
 				}
 			}
 			if !changed {
