@@ -169,7 +169,7 @@ func TestMemoryQuotaCountsEveryAssignment(t *testing.T) {
 			after: "SELECT LENGTH(@@session.session_track_system_variables)", want: []any{int32(500)}},
 		{name: "a system variable's refused value is not charged",
 			setup: []string{"SET SESSION sql_mode = REPEAT('z', 900)"}, // fails: no such mode
-			query: "SET @x = REPEAT('x', 700)", // with the 900 charged, over 1000
+			query: "SET @x = REPEAT('x', 700)",                         // with the 900 charged, over 1000
 			after: "SELECT LENGTH(@x)", want: []any{int32(700)}},
 		{name: "overwrite releases",
 			setup: []string{"SET @x = REPEAT('x', 900)", "SET @x = 'short'"},
