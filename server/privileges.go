@@ -229,7 +229,7 @@ func (g guard) Build(ctx *sql.Context, n sql.Node, r sql.Row) (sql.RowIter, erro
 		if _, ok := n.(*plan.Call); ok {
 			calls = true
 		}
-		variables = variables || setsUserVariables(n)
+		variables = variables || keepsSessionMemory(n)
 		err = g.checkNode(ctx, n, admin)
 		return err == nil
 	}, func(e sql.Expression) bool {

@@ -113,6 +113,9 @@ func (h guardHandler) ComPrepare(ctx context.Context, c *mysql.Conn, query strin
 			"Can't create more than max_prepared_stmt_count statements (current value: %d)", maxPreparedStatements)
 	}
 	fields, err := h.Handler.ComPrepare(ctx, c, query, prepare)
+	if cl := clientOf(c); err == nil && cl != nil {
+		err = h.s.sessionAccounts.keepPrepared(cl.session, c.PrepareData, query)
+	}
 	if err != nil {
 		delete(c.PrepareData, prepare.StatementID)
 	}

@@ -173,6 +173,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.engine = s.buildEngine(running, collation)
+	s.sessionAccounts.uncache = s.engine.PreparedDataCache.UncacheStmt
 	if err := s.variables.register(); err != nil {
 		return nil, err
 	}

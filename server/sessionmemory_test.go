@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"reflect"
 	"strings"
 	"testing"
@@ -23,7 +24,7 @@ type accountedBuilder struct {
 func (b accountedBuilder) Build(ctx *sql.Context, n sql.Node, r sql.Row) (sql.RowIter, error) {
 	variables := false
 	inspectPlan(n, func(n sql.Node) bool {
-		variables = variables || setsUserVariables(n)
+		variables = variables || keepsSessionMemory(n)
 		return true
 	}, func(sql.Expression) bool { return true })
 	if variables {
@@ -49,6 +50,7 @@ func newQuotaFixture(t *testing.T, sessionLimit, serverLimit int64) *quotaFixtur
 	a.sessionLimit.Store(sessionLimit)
 	a.serverLimit.Store(serverLimit)
 	engine.Analyzer.ExecBuilder = accountedBuilder{next: rowexec.DefaultBuilder, accounts: a}
+	a.uncache = engine.PreparedDataCache.UncacheStmt
 	return &quotaFixture{t: t, engine: engine, provider: provider, accounts: a}
 }
 
@@ -131,6 +133,7 @@ func TestMemoryQuotaCountsEveryAssignment(t *testing.T) {
 		refused string
 		after   string // a query whose one row shows the variables afterwards
 		want    []any
+		quota   int64 // the session's; 0 = 1000
 	}{
 		{name: "SET of several, the last one too big",
 			setup: []string{"SET @x = 'before'"},
@@ -156,8 +159,8 @@ func TestMemoryQuotaCountsEveryAssignment(t *testing.T) {
 			// The statements of the procedure before the refused one stay done, as in MySQL.
 			after: "SELECT LENGTH(@p), @q", want: []any{int32(600), nil}},
 		{name: "prepared SET",
-			setup: []string{"PREPARE s FROM 'SET @x = REPEAT(?, 2000)'", "SET @ch = 'c'"},
-			query: "EXECUTE s USING @ch", refused: "for session",
+			setup: []string{"PREPARE s FROM 'SET @x = REPEAT(?, 3000)'", "SET @ch = 'c'"},
+			query: "EXECUTE s USING @ch", refused: "for session", quota: 3000, // PREPARE costs 1072
 			after: "SELECT @x", want: []any{nil}},
 		{name: "SET in a trigger",
 			setup: []string{"CREATE TABLE t (a INT PRIMARY KEY)", "CREATE TRIGGER tr BEFORE INSERT ON t FOR EACH ROW SET @tv = REPEAT('t', 2000)"},
@@ -177,7 +180,7 @@ func TestMemoryQuotaCountsEveryAssignment(t *testing.T) {
 			after: "SELECT @x, LENGTH(@y)", want: []any{"short", int32(800)}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			f := newQuotaFixture(t, 1000, 0)
+			f := newQuotaFixture(t, cmp.Or(c.quota, 1000), 0)
 			ctx := f.session()
 			for _, q := range c.setup {
 				if _, err := f.run(ctx, q); err != nil && !strings.Contains(q, "sql_mode") {
@@ -198,7 +201,11 @@ func TestMemoryQuotaCountsEveryAssignment(t *testing.T) {
 			// What the session's account holds is what its variables cost.
 			m := f.accounts.of(ctx)
 			var want int64
-			for name := range m.charged {
+			for name, n := range m.charged {
+				if strings.HasPrefix(name, " prepare ") {
+					want += n
+					continue
+				}
 				typ, v := variable(ctx, name)
 				want += variableSize(name, typ, v)
 			}
@@ -280,5 +287,72 @@ func TestValueSize(t *testing.T) {
 		if got := valueSize(c.v); got != c.want {
 			t.Errorf("valueSize(%#v) = %d, want %d", c.v, got, c.want)
 		}
+	}
+}
+
+// Prepared statements count: PREPARE charges its text, DEALLOCATE releases it, and one that does
+// not fit is refused and not kept.
+func TestMemoryQuotaCountsPreparedStatements(t *testing.T) {
+	f := newQuotaFixture(t, 4000, 0)
+	ctx := f.session()
+	m := f.accounts.of(ctx)
+	text := "SELECT '" + strings.Repeat("p", 1000) + "'"
+	if _, err := f.run(ctx, "PREPARE p1 FROM \""+text+"\""); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := m.account.Used(), preparedSize(text); got != want {
+		t.Fatalf("after PREPARE: %d charged, want %d", got, want)
+	}
+	if _, err := f.run(ctx, "PREPARE p2 FROM \""+text+"\""); quotaRefusal(err) != "for session" {
+		t.Fatalf("second PREPARE over the quota: %v", err)
+	}
+	if _, err := f.run(ctx, "EXECUTE p2"); err == nil || !strings.Contains(err.Error(), "p2") {
+		t.Errorf("EXECUTE of the refused statement: %v, want unknown statement p2", err)
+	}
+	if _, err := f.run(ctx, "DEALLOCATE PREPARE p1"); err != nil {
+		t.Fatal(err)
+	}
+	if got := m.account.Used(); got != 0 {
+		t.Errorf("after DEALLOCATE: %d charged, want 0", got)
+	}
+	if _, err := f.run(ctx, "PREPARE p2 FROM \""+text+"\""); err != nil {
+		t.Errorf("PREPARE after DEALLOCATE: %v", err)
+	}
+}
+
+// Statements prepared with COM_STMT_PREPARE are charged by text; a text no open statement uses
+// any more is dropped from the engine's cache and released at the next prepare.
+func TestMemoryQuotaCountsProtocolPreparedStatements(t *testing.T) {
+	f := newQuotaFixture(t, 4000, 0)
+	ctx := f.session()
+	m := f.accounts.of(ctx)
+	var uncached []string
+	f.accounts.uncache = func(_ uint32, text string) { uncached = append(uncached, text) }
+	a, b := "SELECT '"+strings.Repeat("a", 1000)+"'", "SELECT '"+strings.Repeat("b", 1000)+"'"
+	open := map[uint32]*mysql.PrepareData{1: {PrepareStmt: a}}
+	if err := f.accounts.keepPrepared(ctx.Session, open, a); err != nil {
+		t.Fatal(err)
+	}
+	open[2] = &mysql.PrepareData{PrepareStmt: a} // the same text again: charged once
+	if err := f.accounts.keepPrepared(ctx.Session, open, a); err != nil || m.account.Used() != preparedSize(a) {
+		t.Fatalf("same text: %v, %d charged", err, m.account.Used())
+	}
+	open[3] = &mysql.PrepareData{PrepareStmt: b}
+	if err := f.accounts.keepPrepared(ctx.Session, open, b); quotaRefusal(err) != "for session" || len(uncached) != 1 || uncached[0] != b {
+		t.Fatalf("over the quota: %v, uncached %d", err, len(uncached))
+	}
+	delete(open, 3)
+	delete(open, 1)
+	delete(open, 2) // the client closed both statements of a
+	open[4] = &mysql.PrepareData{PrepareStmt: b}
+	if err := f.accounts.keepPrepared(ctx.Session, open, b); err != nil {
+		t.Fatalf("after closing a's statements: %v", err)
+	}
+	if m.account.Used() != preparedSize(b) || len(uncached) != 2 || uncached[1] != a {
+		t.Errorf("%d charged, uncached %d; want b's %d and a dropped", m.account.Used(), len(uncached), preparedSize(b))
+	}
+	f.accounts.end(ctx.Session)
+	if f.accounts.server.Used() != 0 {
+		t.Errorf("server account %d after the session ended", f.accounts.server.Used())
 	}
 }
