@@ -73,6 +73,7 @@ var Names = []Name{
 	{tableEvents, "AdmissionQueueWaitMicroseconds", prefix + "admission_queue_wait_seconds_total", microToSecond},
 	{tableEvents, "AdmissionRejectedQueries", prefix + "admission_rejected_queries_total", 1},
 	{tableEvents, "MemoryLimitExceededQueries", prefix + "memory_limit_exceeded_queries_total", 1},
+	{tableEvents, "MemoryQuotaExceededQueries", prefix + "memory_quota_exceeded_queries_total", 1},
 	{tableEvents, "LockWaitTimeoutQueries", prefix + "lock_wait_timeout_queries_total", 1},
 
 	{tableMetrics, "MySQLConnection", prefix + "mysql_connections", 1},
@@ -84,6 +85,8 @@ var Names = []Name{
 	{tableMetrics, "AdmissionQueueStanding", prefix + "admission_queue_standing", 1},
 	{tableMetrics, "WriteLockHolder", prefix + "write_lock_holder_connection_id", 1},
 	{tableMetrics, "WriteLockWaitingStatements", prefix + "write_lock_waiting_statements", 1},
+	{tableMetrics, "MemoryTrackingSessions", prefix + "memory_tracking_sessions_bytes", 1},
+	{tableMetrics, "MemoryTrackingSessionsLimit", prefix + "memory_tracking_sessions_limit_bytes", 1},
 }
 
 // warningMetric is 1 for every resource with a warning in system.warnings.

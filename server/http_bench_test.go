@@ -17,7 +17,7 @@ import (
 // counters, two current warnings, and an hour of history.
 func observedServer(b *testing.B) *Server {
 	b.Helper()
-	s := &Server{registry: warnings.NewRegistry(), started: time.Now(), gate: &gate{}, logger: slog.New(slog.DiscardHandler)}
+	s := &Server{registry: warnings.NewRegistry(), started: time.Now(), gate: &gate{}, logger: slog.New(slog.DiscardHandler), sessionAccounts: newSessionAccounts()}
 	cfg := config.Default()
 	s.cfg.Store(cfg)
 	s.recorder = newRecorder(cfg.MetricLogRetention)

@@ -16,7 +16,7 @@ import (
 // row the server can show in system.asynchronous_metrics, system.events and system.metrics, also
 // the rows of sources this machine lacks.
 func TestEveryRowHasAPrometheusName(t *testing.T) {
-	s := &Server{registry: warnings.NewRegistry(), started: time.Now()}
+	s := &Server{registry: warnings.NewRegistry(), started: time.Now(), sessionAccounts: newSessionAccounts()}
 	s.cfg.Store(config.Default())
 	s.sampler = overload.NewSampler(overload.Config{Logger: slog.New(slog.DiscardHandler)})
 	defer s.sampler.Close()
