@@ -24,16 +24,19 @@ import (
 //
 // Each session has a quota.Account; its parent is the server's account (a workload's account
 // may be put between them: sessionMemory.account.Move). What a session keeps beyond a
-// statement is what can fill the server while every statement is small: its user variables.
-// The engine keeps them in its session (sql.BaseSession's user variables, a field the server
+// statement is what can fill the server while every statement is small: its user variables, its
+// session variables and its prepared statements. The engine keeps the user variables in its
+// session (sql.BaseSession's user variables, a field the server
 // cannot reach), and its in-memory tables require the session to be the engine's own
 // *memory.Session, so the server cannot wrap the session to see SetUserVariable. It counts them
 // where the plans that set them are built instead (sessionAccounts.build, called by guard.Build
 // for every plan that may set one, procedure bodies and prepared statements included):
 //
-//   - SET @v = ..., SET @v := ... (also in a procedure's body, a trigger's, or a prepared
-//     statement): each assigned value is measured after it is computed and before it is stored,
-//     and reserved on the session's account; an assignment over the quota fails (chargedValue).
+//   - SET @v = ..., SET @v := ..., SET SESSION x = ... (also in a procedure's body, a
+//     trigger's, or a prepared statement): each assigned value is measured after it is computed
+//     and before it is stored, and reserved on the session's account; an assignment over the
+//     quota fails (chargedValue). What a session variable holds is measured again after the
+//     statement, so a value its check refused costs nothing.
 //   - SELECT ... INTO @v, a CALL's OUT and INOUT parameters, and what a procedure's body stores
 //     with SELECT ... INTO @v or FETCH ... INTO @v: the engine stores them while it builds the
 //     statement's rows, before any is sent; the variables the plan names (and those a called
@@ -42,15 +45,18 @@ import (
 //     charged when the statement's rows are closed, without refusing: the next assignment that
 //     grows the session's variables is refused instead.
 //
-// A statement refused for memory puts back every variable it named to its value before the
-// statement (as MySQL's SET changes none of its variables when one fails), so the bytes it tried
-// to keep are released. An overwritten variable's charge is replaced by its new size; the
+//   - PREPARE and DEALLOCATE PREPARE, when their plans are built; COM_STMT_PREPARE in
+//     guardHandler.ComPrepare (keepPrepared), by text, as the engine keeps them.
+//
+// A statement refused for memory puts back every user variable it named to its value before
+// the statement (as MySQL's SET changes none of its variables when one fails), so the bytes it
+// tried to keep are released. An overwritten variable's charge is replaced by its new size; the
 // session's account is released when the session ends (connection closed or reset).
 //
 // Not counted: a running statement's own working memory (sorts, groupings, joins, the values it
-// computes), data stored in tables, prepared statements, and a procedure's local variables while
-// it runs. They are bounded by the memory guard (memory.go) and by the limits of README
-// "Limits"; the server's account makes room for them (sessionShareOfLimit).
+// computes), data stored in tables, a procedure's local variables while it runs, and GET_LOCK
+// names. They are bounded by the memory guard (memory.go) and by the limits of README "Limits";
+// the server's account makes room for them (sessionShareOfLimit).
 
 // errMemoryLimitExceeded is ClickHouse's MEMORY_LIMIT_EXCEEDED, used as the MySQL error number
 // (SQLSTATE HY000), as 202 and 745 are: the error of a session or workload over its own quota,
@@ -247,7 +253,7 @@ func (a *sessionAccounts) build(ctx *sql.Context, n sql.Node, next func(sql.Node
 		return next(n)
 	}
 	names, duringRows, calls := userVariablesNamed(n)
-	prepared, deallocated := preparedNamed(n)
+	prepared, deallocated := preparedNamed(ctx, n)
 	saved := make(map[string]savedVariable, len(names))
 	for _, name := range names {
 		typ, v := variable(ctx, name)
@@ -461,7 +467,7 @@ func preparedKey(name string) string { return " prepare " + strings.ToLower(name
 
 // preparedNamed are the statements a plan prepares (PREPARE name FROM ..., with the size of its
 // text, or of the user variable it names) and deallocates.
-func preparedNamed(n sql.Node) (prepared map[string]int64, deallocated []string) {
+func preparedNamed(ctx *sql.Context, n sql.Node) (prepared map[string]int64, deallocated []string) {
 	transform.Inspect(n, func(n sql.Node) bool {
 		switch n := n.(type) {
 		case *plan.PrepareQuery:
@@ -471,6 +477,11 @@ func preparedNamed(n sql.Node) (prepared map[string]int64, deallocated []string)
 			text := ""
 			if n.PrepStmt != nil {
 				text = n.PrepStmt.Expr
+			}
+			if name, ok := strings.CutPrefix(text, "@"); ok {
+				if _, v, _ := ctx.GetUserVariable(ctx, name); v != nil {
+					text, _ = v.(string)
+				}
 			}
 			prepared[strings.ToLower(n.Name)] = preparedSize(text)
 			return false

@@ -318,6 +318,15 @@ func TestMemoryQuotaCountsPreparedStatements(t *testing.T) {
 	if _, err := f.run(ctx, "PREPARE p2 FROM \""+text+"\""); err != nil {
 		t.Errorf("PREPARE after DEALLOCATE: %v", err)
 	}
+	// PREPARE FROM a variable counts the variable's text.
+	for _, q := range []string{"DEALLOCATE PREPARE p2", "SET @text = CONCAT('SELECT ''', REPEAT('1', 300), '''')", "PREPARE p3 FROM @text"} {
+		if _, err := f.run(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if got, want := m.charged[preparedKey("p3")], preparedSize("SELECT '"+strings.Repeat("1", 300)+"'"); got != want {
+		t.Errorf("PREPARE FROM a variable: %d charged, want %d", got, want)
+	}
 }
 
 // Statements prepared with COM_STMT_PREPARE are charged by text; a text no open statement uses
