@@ -146,6 +146,34 @@ func (a *sessionAccounts) end(sess sql.Session) {
 	}
 }
 
+// workloadAccount is a new account for a workload's sessions, under the server's: limit gives
+// the workload's max_memory_usage in bytes (0 = none). The refusals name it "for workload name".
+func (a *sessionAccounts) workloadAccount(name string, limit quota.Limit) *quota.Account {
+	return quota.New("for workload "+name, a.server, limit)
+}
+
+// moveSession puts a session's account under parent (a workloadAccount; nil: the server's),
+// with the bytes it holds. A workload that cannot take them refuses the move with error 241,
+// unless force (a session whose workload was removed must go somewhere).
+func (a *sessionAccounts) moveSession(sess sql.Session, parent *quota.Account, force bool) error {
+	a.mu.Lock()
+	m := a.bySession[sess]
+	a.mu.Unlock()
+	if m == nil {
+		return nil
+	}
+	if parent == nil {
+		parent = a.server
+	}
+	if err := m.account.Move(parent, force); err != nil {
+		var e *quota.ExceededError
+		errors.As(err, &e)
+		a.refused.Add(1)
+		return a.quotaSQLError("(the session's variables and prepared statements)", m.account.Used(), e)
+	}
+	return nil
+}
+
 // endSession releases the memory account of a closed connection's session.
 func (s *Server) endSession(c *mysql.Conn) {
 	if cl := clientOf(c); cl != nil {
@@ -339,8 +367,8 @@ func (a *sessionAccounts) quotaSQLError(variable string, size int64, e *quota.Ex
 			sizeText(uint64(max(int64(sessionShareOfLimit*float64(a.memoryLimit.Load()))-e.Limit, 0))))
 		remedy = "the user variables of all sessions fill the server's share for them: retry later, or free variables"
 	default:
-		which = "the limit of " + e.Account
-		remedy = "free variables, or ask an admin to raise that limit"
+		which = "max_memory_usage of " + strings.TrimPrefix(e.Account, "for ")
+		remedy = "the sessions of that workload hold their share: free variables, or ask an admin to raise its max_memory_usage"
 	}
 	return mysql.NewSQLError(errMemoryLimitExceeded, mysql.SSUnknownSQLState,
 		"Memory limit (%s) exceeded: would use %s (attempt to keep %s in %s), maximum: %s (%s); the statement changed no user variable; %s. (MEMORY_LIMIT_EXCEEDED)",

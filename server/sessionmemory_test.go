@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	sqle "github.com/dolthub/go-mysql-server"
+	"overloadsql/quota"
+
 	"github.com/dolthub/go-mysql-server/memory"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/rowexec"
@@ -83,7 +85,7 @@ func quotaRefusal(err error) string {
 	if se.Num != errMemoryLimitExceeded || se.State != mysql.SSUnknownSQLState {
 		return "not 241: " + err.Error()
 	}
-	for _, which := range []string{"for session", "total"} {
+	for _, which := range []string{"for session", "total", "for workload batch", "for workload web"} {
 		if strings.HasPrefix(se.Message, "Memory limit ("+which+") exceeded") {
 			return which
 		}
@@ -363,5 +365,53 @@ func TestMemoryQuotaCountsProtocolPreparedStatements(t *testing.T) {
 	f.accounts.end(ctx.Session)
 	if f.accounts.server.Used() != 0 {
 		t.Errorf("server account %d after the session ended", f.accounts.server.Used())
+	}
+}
+
+// The hook for workloads: a workload's account between its sessions and the server's refuses
+// that workload's sessions while another workload's go on; a session moved out takes its bytes.
+func TestMemoryQuotaRefusesOneWorkloadWhileAnotherGoesOn(t *testing.T) {
+	f := newQuotaFixture(t, 1000, 10_000)
+	batch := f.accounts.workloadAccount("batch", func() int64 { return 1500 })
+	web := f.accounts.workloadAccount("web", func() int64 { return 5000 })
+	b1, b2, w1 := f.session(), f.session(), f.session()
+	for _, c := range []struct {
+		ctx    *sql.Context
+		parent *quota.Account
+	}{{b1, batch}, {b2, batch}, {w1, web}} {
+		if err := f.accounts.moveSession(c.ctx.Session, c.parent, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, step := range []struct {
+		ctx     *sql.Context
+		query   string
+		refused string
+	}{
+		{b1, "SET @a = REPEAT('x', 800)", ""},
+		{b2, "SET @a = REPEAT('x', 800)", "for workload batch"}, // 1762 > 1500, within b2's 1000
+		{w1, "SET @a = REPEAT('x', 800)", ""},                   // web goes on
+		{w1, "SELECT 1", ""},
+		{b1, "SET @a = NULL", ""},
+		{b2, "SET @a = REPEAT('x', 800)", ""},
+	} {
+		_, err := f.run(step.ctx, step.query)
+		if got := quotaRefusal(err); got != step.refused {
+			t.Fatalf("step %d %s: refused by %q, want %q", i, step.query, got, step.refused)
+		}
+	}
+	// b2 holds 881 bytes; a workload of 500 cannot take it, unless forced.
+	small := f.accounts.workloadAccount("web", func() int64 { return 500 })
+	if err := f.accounts.moveSession(b2.Session, small, false); quotaRefusal(err) != "for workload web" {
+		t.Fatalf("move into a too small workload: %v", err)
+	}
+	if err := f.accounts.moveSession(b2.Session, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	if batch.Used() != f.accounts.of(b1).account.Used() || web.Used() != f.accounts.of(w1).account.Used() {
+		t.Errorf("batch %d, web %d after b2 left batch", batch.Used(), web.Used())
+	}
+	if total := f.accounts.server.Used(); total != f.accounts.of(b1).account.Used()+f.accounts.of(b2).account.Used()+f.accounts.of(w1).account.Used() {
+		t.Errorf("server account %d, not the sum of the sessions'", total)
 	}
 }
