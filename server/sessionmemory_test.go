@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	sqle "github.com/dolthub/go-mysql-server"
 	"overloadsql/quota"
 
+	sqle "github.com/dolthub/go-mysql-server"
 	"github.com/dolthub/go-mysql-server/memory"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/rowexec"
