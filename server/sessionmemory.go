@@ -365,7 +365,7 @@ func (a *sessionAccounts) quotaSQLError(variable string, size int64, e *quota.Ex
 	case "total":
 		which = fmt.Sprintf("60%% of the memory limit %s, less %s the rest of the heap holds", sizeText(a.memoryLimit.Load()),
 			sizeText(uint64(max(int64(sessionShareOfLimit*float64(a.memoryLimit.Load()))-e.Limit, 0))))
-		remedy = "the user variables of all sessions fill the server's share for them: retry later, or free variables"
+		remedy = "what all sessions keep fills the share of the memory limit for them: retry later, or free variables"
 	default:
 		which = "max_memory_usage of " + strings.TrimPrefix(e.Account, "for ")
 		remedy = "the sessions of that workload hold their share: free variables, or ask an admin to raise its max_memory_usage"
@@ -763,14 +763,14 @@ func valueSize(v any) int64 {
 // events are the quotas' rows of system.events.
 func (a *sessionAccounts) events() []overload.Event {
 	return []overload.Event{
-		{Name: "MemoryQuotaExceededQueries", Value: a.refused.Load(), Description: "Statements refused with error 241 (MEMORY_LIMIT_EXCEEDED) because the user variables they set did not fit in the session's quota (max_memory_usage_for_session) or in the share of the memory limit for all sessions."},
+		{Name: "MemoryQuotaExceededQueries", Value: a.refused.Load(), Description: "Statements refused with error 241 (MEMORY_LIMIT_EXCEEDED) because what they set or prepared did not fit in the session's quota (max_memory_usage_for_session) or in the share of the memory limit for all sessions."},
 	}
 }
 
 // gauges are the quotas' rows of system.metrics.
 func (a *sessionAccounts) gauges() []tables.Gauge {
 	return []tables.Gauge{
-		{Name: "MemoryTrackingSessions", Value: a.server.Used(), Description: "Bytes the memory quotas count now: the user variables of all sessions."},
-		{Name: "MemoryTrackingSessionsLimit", Value: a.serverLimit.Load(), Description: "Bytes all sessions' user variables may hold now: 60% of the memory limit less what the rest of the live heap holds; 0 = no limit."},
+		{Name: "MemoryTrackingSessions", Value: a.server.Used(), Description: "Bytes the memory quotas count now: what all sessions keep between statements (user variables, session variables, prepared statements)."},
+		{Name: "MemoryTrackingSessionsLimit", Value: a.serverLimit.Load(), Description: "Bytes all sessions may keep now: 60% of the memory limit less what the rest of the live heap holds; 0 = no limit."},
 	}
 }

@@ -137,7 +137,7 @@ var serverSettings = []serverSettingDef{
 		description: "The server's memory limit (bytes): the memory warning counts it as 100%, and when the Go heap crosses it, ordinary running statements are stopped and new ones refused with error 1041 until the heap is under 90% of it; 0 = the cgroup memory limit, or the host's total memory, for the warning, and 90% of that for the heap.",
 		field:       func(c *Config) any { return &c.MaxServerMemoryUsage }},
 	{name: "max_memory_usage_for_session", kind: kindInteger, reloadable: true,
-		description: "Most memory (bytes) one session's user variables may hold; an assignment that would take the session past it fails with error 241 (MEMORY_LIMIT_EXCEEDED); 0 = 25% of the server's memory limit.",
+		description: "Most memory (bytes) one session may keep between statements (user variables, session variables, prepared statements); an assignment or PREPARE that would take the session past it fails with error 241 (MEMORY_LIMIT_EXCEEDED); 0 = 25% of the server's memory limit.",
 		field:       func(c *Config) any { return &c.MaxMemoryUsageForSession }},
 	{name: "collation_server", kind: kindString, engine: true,
 		description: "Default collation of new databases, tables and string literals; utf8mb4_0900_bin compares bytes, utf8mb4_0900_ai_ci (MySQL 8's default) ignores case and accents.",
