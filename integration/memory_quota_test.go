@@ -162,3 +162,35 @@ func atoi(t *testing.T, s string) int {
 	}
 	return n
 }
+
+// max_memory_usage_for_session is reloadable: SET GLOBAL applies to open sessions at their next
+// assignment, and the quota counts session variables and prepared statements too.
+func TestMemoryQuotaSettingApplies(t *testing.T) {
+	s := startServer(t, serverOptions{top: "max_server_memory_usage = 1073741824\n"})
+	admin := s.adminDB()
+	c := session(t, s.db())
+	mustExec(t, admin, "SET GLOBAL max_memory_usage_for_session = 100000")
+	tries := 0
+	eventually(t, 10*time.Second, "the lowered quota refuses a 200 KB variable", func() (bool, string) {
+		// A new variable each time: one kept before the quota applied costs nothing to set again.
+		tries++
+		_, err := c.ExecContext(context.Background(), fmt.Sprintf("SET @a%d = REPEAT('x', 200000)", tries))
+		return quotaRefused(err, "for session"), fmt.Sprint(err)
+	})
+	for i := 1; i < tries; i++ {
+		mustExec(t, c, fmt.Sprintf("SET @a%d = NULL", i))
+	}
+	for _, q := range []string{
+		"SET SESSION session_track_system_variables = REPEAT('x', 200000)",
+		"PREPARE p FROM 'SELECT \"" + strings.Repeat("1", 60000) + "\"'",
+	} {
+		if _, err := c.ExecContext(context.Background(), q); !quotaRefused(err, "for session") {
+			t.Errorf("%.60s...: %v, want error 241 for the session", q, err)
+		}
+	}
+	mustExec(t, admin, "SET GLOBAL max_memory_usage_for_session = 0") // 25% of 1 GiB
+	eventually(t, 10*time.Second, "the default quota takes the variable", func() (bool, string) {
+		_, err := c.ExecContext(context.Background(), "SET @a = REPEAT('x', 200000)")
+		return err == nil, fmt.Sprint(err)
+	})
+}
