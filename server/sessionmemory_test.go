@@ -38,13 +38,13 @@ func (b accountedBuilder) Build(ctx *sql.Context, n sql.Node, r sql.Row) (sql.Ro
 // quotaFixture is an engine whose sessions have memory accounts: each session may hold
 // sessionLimit bytes, all of them serverLimit.
 type quotaFixture struct {
-	t        *testing.T
+	t        testing.TB
 	engine   *sqle.Engine
 	provider *memory.DbProvider
 	accounts *sessionAccounts
 }
 
-func newQuotaFixture(t *testing.T, sessionLimit, serverLimit int64) *quotaFixture {
+func newQuotaFixture(t testing.TB, sessionLimit, serverLimit int64) *quotaFixture {
 	db := memory.NewDatabase(mainDatabase)
 	provider := memory.NewDBProvider(db)
 	engine := sqle.NewDefault(provider)
@@ -413,5 +413,32 @@ func TestMemoryQuotaRefusesOneWorkloadWhileAnotherGoesOn(t *testing.T) {
 	}
 	if total := f.accounts.server.Used(); total != f.accounts.of(b1).account.Used()+f.accounts.of(b2).account.Used()+f.accounts.of(w1).account.Used() {
 		t.Errorf("server account %d, not the sum of the sessions'", total)
+	}
+}
+
+// BenchmarkSetUserVariable is the cost of the quota on an assignment: the engine's SET @v alone
+// (quota off: the plan is built as the engine's), and through sessionAccounts.build.
+func BenchmarkSetUserVariable(b *testing.B) {
+	for _, accounted := range []bool{false, true} {
+		name := "engine"
+		if accounted {
+			name = "accounted"
+		}
+		b.Run(name, func(b *testing.B) {
+			f := newQuotaFixture(b, 1<<30, 0)
+			if !accounted {
+				f.engine.Analyzer.ExecBuilder = rowexec.DefaultBuilder
+			}
+			ctx := f.session()
+			for b.Loop() {
+				_, iter, _, err := f.engine.Query(ctx, "SET @v = 'value'")
+				if err == nil {
+					_, err = sql.RowIterToRows(ctx, iter)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
