@@ -29,7 +29,10 @@
 //   - Admission queue wait (Config.QueueWait): statements that wait for a CPU
 //     slot are work waiting for a CPU as much as runnable goroutines are, so
 //     with k CPU-bound statements on c processors the three parts still add
-//     up to (k-c)/c, however many statements the slots let run.
+//     up to (k-c)/c, however many statements the slots let run. Statements
+//     past the admission stall limit hold no slot and run beside the others:
+//     their wait is Go run-queue wait (and kernel wait beside a neighbour),
+//     and RunningStatements counts them, so the bounds below allow for it.
 //
 // The parts are published (KernelRunQueueOverload, GoRunQueueOverload,
 // AdmissionQueueOverload) next to their sum (OSCPUOverload), so an operator
