@@ -7,13 +7,18 @@ import (
 	"time"
 )
 
+// benchThreads is the thread count of the process while BenchmarkSample
+// runs: a busy server's.
+const benchThreads = 30
+
 // BenchmarkSample measures one full sample (every reader, the real /proc and
-// cgroup files) of a process with about 25 threads, like a busy server.
+// cgroup files) of a process with benchThreads threads, most of them parked.
+// The core-% metric is the sampler's share of one core at the default
+// interval: the process's CPU time per sample (getrusage) / interval.
 func BenchmarkSample(b *testing.B) {
-	const threads = 25
 	var held []*lockedThread
-	for range threads {
-		if entries, err := os.ReadDir("/proc/self/task"); err != nil || len(entries) >= threads {
+	for range benchThreads {
+		if entries, err := os.ReadDir("/proc/self/task"); err != nil || len(entries) >= benchThreads {
 			break
 		}
 		held = append(held, startLockedThread(b, 0))
@@ -30,10 +35,23 @@ func BenchmarkSample(b *testing.B) {
 		b.Logf("unavailable here: %+v", u)
 	}
 	b.ReportAllocs()
+	cpu0, err := rusageCPU()
+	if err != nil {
+		b.Fatal(err)
+	}
 	for b.Loop() {
 		s.Sample()
 	}
-	b.ReportMetric(float64(len(s.readers.threads.threads)), "threads")
+	cpu1, err := rusageCPU()
+	if err != nil {
+		b.Fatal(err)
+	}
+	perSample := time.Duration(cpu1-cpu0) / time.Duration(b.N)
+	b.ReportMetric(float64(perSample.Microseconds()), "cpu-µs/op")
+	b.ReportMetric(100*perSample.Seconds()/defaultInterval.Seconds(), "core-%")
+	if entries, err := os.ReadDir("/proc/self/task"); err == nil {
+		b.ReportMetric(float64(len(entries)), "threads")
+	}
 }
 
 // BenchmarkOverload measures the hot-path read of the current ratio.

@@ -3,6 +3,7 @@ package overload
 import (
 	"os"
 	"runtime"
+	"strconv"
 	"sync"
 	"syscall"
 	"testing"
@@ -54,8 +55,7 @@ func pollUntil(t *testing.T, what string, cond func() bool) {
 // on: a kept-open schedstat file of an exited thread fails with ESRCH (or
 // ENOENT), and the exited thread's time stays in the totals.
 func TestKernelThreadExit(t *testing.T) {
-	r := newThreadReader("/proc")
-	defer r.close()
+	r := newThreadReader(newProcSource("/proc"))
 	// The runtime cannot end the main thread (it parks it instead), so hold
 	// the main thread with another goroutine if the first one lands on it.
 	lt := startLockedThread(t, 20*time.Millisecond)
@@ -77,7 +77,7 @@ func TestKernelThreadExit(t *testing.T) {
 	if th.last.busy == 0 {
 		t.Errorf("thread %d has no busy time after spinning", lt.tid)
 	}
-	kept := newProcFile(th.file.path, 64)
+	kept := newProcFile(r.src.taskPath()+"/"+strconv.Itoa(lt.tid)+"/schedstat", 64)
 	defer kept.close()
 	if _, err := kept.read(); err != nil {
 		t.Fatal(err)
@@ -140,8 +140,7 @@ func TestRealGoWaitScaling(t *testing.T) {
 // run-queue wait over the process's busy plus kernel wait time.
 func goWaitRatio(t *testing.T, k int, d time.Duration) float64 {
 	t.Helper()
-	threads := newThreadReader("/proc")
-	defer threads.close()
+	threads := newThreadReader(newProcSource("/proc"))
 	goWait := newGoSchedWait()
 	t0, err := threads.read()
 	if err != nil {
@@ -184,8 +183,7 @@ func realCPU(t *testing.T) {
 // TestKernelThreadStart checks that a thread started between two readings is
 // counted at the next one: the task directory's link count changes.
 func TestKernelThreadStart(t *testing.T) {
-	r := newThreadReader("/proc")
-	defer r.close()
+	r := newThreadReader(newProcSource("/proc"))
 	if _, err := r.read(); err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,10 @@ package overload
 
 import (
 	"fmt"
-	"strconv"
+	"os"
+	"syscall"
+
+	"github.com/prometheus/procfs"
 )
 
 // rescanEvery is how many samples may pass without listing the task
@@ -11,19 +14,20 @@ import (
 const rescanEvery = 10
 
 // threadTimes are a thread's cumulative nanoseconds from
-// /proc/self/task/<tid>/schedstat: on a CPU (busy) and runnable but waiting
+// /proc/<pid>/task/<tid>/schedstat: on a CPU (busy) and runnable but waiting
 // in the kernel's run queue (wait).
 type threadTimes struct{ busy, wait uint64 }
 
 // thread is one tracked thread of the server process.
 type thread struct {
-	file *procFile
+	proc procfs.Proc
 	last threadTimes
 	seen uint64 // the listing that last showed it
 }
 
-// threadReader sums schedstat over the threads of the own process.
-// /proc/self/schedstat covers the main thread only, so every thread is read.
+// threadReader sums schedstat over the threads of the own process
+// (procfs's FS.AllThreads and Proc.Schedstat). /proc/self/schedstat covers
+// the main thread only, so every thread is read.
 //
 // Accounting is per thread id and keeps the totals monotonic: a thread
 // contributes its full counters from its first reading (all of them
@@ -32,16 +36,14 @@ type thread struct {
 // was reused by a new thread: the old thread's values are retired and the new
 // thread contributes from its own start.
 //
-// The files stay open between samples. The directory is listed again only
-// when its link count (2 + threads) changed, when a thread ended (its id may
-// have been reused), or every rescanEvery samples; a thread that ends shows
-// as ESRCH on its open file.
+// The directory is listed again only when its link count (2 + threads)
+// changed, when a thread ended (its id may have been reused), or every
+// rescanEvery samples; a thread that ends shows as ENOENT or ESRCH on its
+// file.
 type threadReader struct {
-	taskPath string
-	dir      *taskDir
+	src      *procSource
 	threads  map[int]*thread
 	retired  threadTimes
-	tids     []int
 	listing  uint64 // number of listings so far
 	links    uint64 // link count at the last listing
 	unlisted int    // samples since the last listing
@@ -50,16 +52,18 @@ type threadReader struct {
 	interval []threadTimes
 }
 
-func newThreadReader(procRoot string) *threadReader {
-	path := procRoot + "/self/task"
-	return &threadReader{taskPath: path, dir: newTaskDir(path), threads: make(map[int]*thread)}
+func newThreadReader(src *procSource) *threadReader {
+	return &threadReader{src: src, threads: make(map[int]*thread)}
 }
 
 // read returns the cumulative busy and kernel wait of the process. An error
 // other than a thread's exit makes the whole reading unusable, but the
 // per-thread state survives it, so the totals stay monotonic afterwards.
 func (r *threadReader) read() (threadTimes, error) {
-	links, err := r.dir.links()
+	if _, err := r.src.proc(); err != nil {
+		return threadTimes{}, err
+	}
+	links, err := taskLinks(r.src.taskPath())
 	if err != nil {
 		return threadTimes{}, err
 	}
@@ -87,25 +91,36 @@ func (r *threadReader) read() (threadTimes, error) {
 	return total, nil
 }
 
+// taskLinks returns the link count of the task directory: 2 plus the number
+// of threads, computed at every stat, so one stat tells whether threads were
+// created or ended since the last listing.
+func taskLinks(path string) (uint64, error) {
+	var st syscall.Stat_t
+	if err := syscall.Stat(path, &st); err != nil {
+		return 0, &os.PathError{Op: "stat", Path: path, Err: err}
+	}
+	return uint64(st.Nlink), nil
+}
+
 // list reconciles the tracked threads with the directory: new ids are
-// opened, ids no longer listed are retired.
+// added, ids no longer listed are retired.
 func (r *threadReader) list(links uint64) error {
-	tids, err := r.dir.list(r.tids)
-	r.tids = tids
+	fs, err := r.src.fsys()
+	if err != nil {
+		return err
+	}
+	tasks, err := fs.AllThreads(r.src.self.PID)
 	if err != nil {
 		return err
 	}
 	r.listing++
 	r.links, r.unlisted = links, 0
-	for _, tid := range tids {
-		if t, ok := r.threads[tid]; ok {
+	for _, task := range tasks {
+		if t, ok := r.threads[task.PID]; ok {
 			t.seen = r.listing
 			continue
 		}
-		r.threads[tid] = &thread{
-			file: newProcFile(r.taskPath+"/"+strconv.Itoa(tid)+"/schedstat", 64),
-			seen: r.listing,
-		}
+		r.threads[task.PID] = &thread{proc: task, seen: r.listing}
 	}
 	for tid, t := range r.threads {
 		if t.seen != r.listing {
@@ -118,68 +133,39 @@ func (r *threadReader) list(links uint64) error {
 // readThreads re-reads every tracked thread and reports whether one ended.
 func (r *threadReader) readThreads() (exited bool, err error) {
 	for tid, t := range r.threads {
-		content, readErr := t.file.read()
+		st, readErr := t.proc.Schedstat()
 		if isNotExist(readErr) {
 			r.retire(tid, t)
 			exited = true
 			continue
 		}
-		if readErr == nil {
-			var now threadTimes
-			now, readErr = parseSchedstat(content)
-			if readErr == nil {
-				delta := now
-				if now.busy < t.last.busy || now.wait < t.last.wait {
-					r.retired.add(t.last)
-				} else {
-					delta = threadTimes{busy: now.busy - t.last.busy, wait: now.wait - t.last.wait}
-				}
-				if delta != (threadTimes{}) {
-					r.interval = append(r.interval, delta)
-				}
-				t.last = now
-				continue
+		if readErr != nil {
+			if err == nil {
+				err = fmt.Errorf("thread %d schedstat: %w", tid, readErr)
 			}
-			readErr = fmt.Errorf("parse %s: %w", t.file.path, readErr)
+			continue
 		}
-		if err == nil {
-			err = readErr
+		now := threadTimes{busy: st.RunningNanoseconds, wait: st.WaitingNanoseconds}
+		delta := now
+		if now.busy < t.last.busy || now.wait < t.last.wait {
+			r.retired.add(t.last)
+		} else {
+			delta = threadTimes{busy: now.busy - t.last.busy, wait: now.wait - t.last.wait}
 		}
+		if delta != (threadTimes{}) {
+			r.interval = append(r.interval, delta)
+		}
+		t.last = now
 	}
 	return exited, err
 }
 
 func (r *threadReader) retire(tid int, t *thread) {
 	r.retired.add(t.last)
-	t.file.close()
 	delete(r.threads, tid)
-}
-
-// close closes the files but keeps the accounting, so a later read reopens
-// them and the totals stay monotonic.
-func (r *threadReader) close() {
-	for _, t := range r.threads {
-		t.file.close()
-	}
-	r.dir.close()
 }
 
 func (a *threadTimes) add(b threadTimes) {
 	a.busy += b.busy
 	a.wait += b.wait
-}
-
-// parseSchedstat parses "busy_ns wait_ns timeslices".
-func parseSchedstat(b []byte) (threadTimes, error) {
-	f1, rest := nextField(b)
-	f2, _ := nextField(rest)
-	busy, err := parseUint(f1)
-	if err != nil {
-		return threadTimes{}, err
-	}
-	wait, err := parseUint(f2)
-	if err != nil {
-		return threadTimes{}, err
-	}
-	return threadTimes{busy: busy, wait: wait}, nil
 }
