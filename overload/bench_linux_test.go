@@ -1,8 +1,10 @@
 package overload
 
 import (
+	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 	"testing"
 	"time"
 )
@@ -62,5 +64,37 @@ func BenchmarkOverload(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = s.Overload()
+	}
+}
+
+// BenchmarkHostCPU measures the reading of a /proc/stat of a host with 2 and
+// with 64 CPUs (and an interrupt line of 16 counters per CPU): procfs parses
+// every line of the file, so its cost grows with the host.
+func BenchmarkHostCPU(b *testing.B) {
+	for _, cpus := range []int{2, 64} {
+		b.Run(fmt.Sprintf("cpus=%d", cpus), func(b *testing.B) {
+			root := b.TempDir()
+			var stat strings.Builder
+			stat.WriteString("cpu  4705 356 584 3699176 23060 0 277 0 0 0\n")
+			for i := range cpus {
+				fmt.Fprintf(&stat, "cpu%d 1393280 32966 572056 13343292 6130 0 17875 0 0 0\n", i)
+			}
+			stat.WriteString("intr 8885917")
+			for i := range 16 * cpus {
+				fmt.Fprintf(&stat, " %d", i%7)
+			}
+			stat.WriteString("\nctxt 38014093\nbtime 1418183276\nprocesses 26442\nprocs_running 2\nprocs_blocked 0\n")
+			stat.WriteString("softirq 5057579 250191 1481983 1647 211099 186066 0 1783454 622196 12499 508444\n")
+			if err := os.WriteFile(root+"/stat", []byte(stat.String()), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			src := newProcSource(root)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := readHostCPU(src); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -8,6 +8,29 @@ import (
 	"github.com/prometheus/procfs"
 )
 
+func TestParseSchedstat(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    threadTimes
+		wantErr bool
+	}{
+		{in: "1000000000 20000000 50\n", want: threadTimes{busy: 1e9, wait: 2e7}},
+		{in: "0 0 0", want: threadTimes{}},
+		{in: "18446744073709551615 1 1\n", want: threadTimes{busy: 1<<64 - 1, wait: 1}},
+		{in: "18446744073709551616 1 1\n", wantErr: true},
+		{in: "busy wait\n", wantErr: true},
+		{in: "12\n", wantErr: true},
+		{in: "", wantErr: true},
+		{in: "-5 3 1\n", wantErr: true},
+	}
+	for _, tt := range tests {
+		got, err := parseSchedstat([]byte(tt.in))
+		if (err != nil) != tt.wantErr || got != tt.want {
+			t.Errorf("parseSchedstat(%q) = %+v, %v; want %+v, error %v", tt.in, got, err, tt.want, tt.wantErr)
+		}
+	}
+}
+
 // TestReadHostCPU checks what the sampler takes from procfs's reading of
 // /proc/stat: the "cpu" line in seconds (100 ticks a second) and the number
 // of "cpuN" lines, and that a file without cpuN lines is refused.

@@ -3,7 +3,6 @@ package overload
 import (
 	"os"
 	"runtime"
-	"strconv"
 	"sync"
 	"syscall"
 	"testing"
@@ -56,6 +55,7 @@ func pollUntil(t *testing.T, what string, cond func() bool) {
 // ENOENT), and the exited thread's time stays in the totals.
 func TestKernelThreadExit(t *testing.T) {
 	r := newThreadReader(newProcSource("/proc"))
+	defer r.close()
 	// The runtime cannot end the main thread (it parks it instead), so hold
 	// the main thread with another goroutine if the first one lands on it.
 	lt := startLockedThread(t, 20*time.Millisecond)
@@ -77,7 +77,7 @@ func TestKernelThreadExit(t *testing.T) {
 	if th.last.busy == 0 {
 		t.Errorf("thread %d has no busy time after spinning", lt.tid)
 	}
-	kept := newProcFile(r.src.taskPath()+"/"+strconv.Itoa(lt.tid)+"/schedstat", 64)
+	kept := newProcFile(th.file.path, 64)
 	defer kept.close()
 	if _, err := kept.read(); err != nil {
 		t.Fatal(err)
@@ -141,6 +141,7 @@ func TestRealGoWaitScaling(t *testing.T) {
 func goWaitRatio(t *testing.T, k int, d time.Duration) float64 {
 	t.Helper()
 	threads := newThreadReader(newProcSource("/proc"))
+	defer threads.close()
 	goWait := newGoSchedWait()
 	t0, err := threads.read()
 	if err != nil {
@@ -184,6 +185,7 @@ func realCPU(t *testing.T) {
 // counted at the next one: the task directory's link count changes.
 func TestKernelThreadStart(t *testing.T) {
 	r := newThreadReader(newProcSource("/proc"))
+	defer r.close()
 	if _, err := r.read(); err != nil {
 		t.Fatal(err)
 	}

@@ -200,6 +200,7 @@ func (r *readers) recheckCgroup() {
 const cgroupRecheckEvery = 10
 
 func (r *readers) close() {
+	r.threads.close()
 	if r.cgroupMemory != nil {
 		r.cgroupMemory.close()
 	}

@@ -3,9 +3,8 @@ package overload
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"syscall"
-
-	"github.com/prometheus/procfs"
 )
 
 // rescanEvery is how many samples may pass without listing the task
@@ -20,14 +19,13 @@ type threadTimes struct{ busy, wait uint64 }
 
 // thread is one tracked thread of the server process.
 type thread struct {
-	proc procfs.Proc
+	file *procFile
 	last threadTimes
 	seen uint64 // the listing that last showed it
 }
 
-// threadReader sums schedstat over the threads of the own process
-// (procfs's FS.AllThreads and Proc.Schedstat). /proc/self/schedstat covers
-// the main thread only, so every thread is read.
+// threadReader sums schedstat over the threads of the own process.
+// /proc/self/schedstat covers the main thread only, so every thread is read.
 //
 // Accounting is per thread id and keeps the totals monotonic: a thread
 // contributes its full counters from its first reading (all of them
@@ -36,10 +34,13 @@ type thread struct {
 // was reused by a new thread: the old thread's values are retired and the new
 // thread contributes from its own start.
 //
-// The directory is listed again only when its link count (2 + threads)
-// changed, when a thread ended (its id may have been reused), or every
-// rescanEvery samples; a thread that ends shows as ENOENT or ESRCH on its
-// file.
+// The threads are listed with procfs's FS.AllThreads, again only when the
+// task directory's link count (2 + threads) changed, when a thread ended (its
+// id may have been reused), or every rescanEvery samples. Each thread's
+// schedstat is not read through procfs's Proc.Schedstat, which opens, reads
+// and closes the file at every call: it is the one file read once per thread
+// at every sample, so it stays open and is re-read with pread (procFile). A
+// thread that ends shows as ESRCH on its open file.
 type threadReader struct {
 	src      *procSource
 	threads  map[int]*thread
@@ -120,7 +121,8 @@ func (r *threadReader) list(links uint64) error {
 			t.seen = r.listing
 			continue
 		}
-		r.threads[task.PID] = &thread{proc: task, seen: r.listing}
+		path := r.src.taskPath() + "/" + strconv.Itoa(task.PID) + "/schedstat"
+		r.threads[task.PID] = &thread{file: newProcFile(path, 64), seen: r.listing}
 	}
 	for tid, t := range r.threads {
 		if t.seen != r.listing {
@@ -133,19 +135,24 @@ func (r *threadReader) list(links uint64) error {
 // readThreads re-reads every tracked thread and reports whether one ended.
 func (r *threadReader) readThreads() (exited bool, err error) {
 	for tid, t := range r.threads {
-		st, readErr := t.proc.Schedstat()
+		content, readErr := t.file.read()
 		if isNotExist(readErr) {
 			r.retire(tid, t)
 			exited = true
 			continue
 		}
+		var now threadTimes
+		if readErr == nil {
+			if now, readErr = parseSchedstat(content); readErr != nil {
+				readErr = fmt.Errorf("parse %s: %w", t.file.path, readErr)
+			}
+		}
 		if readErr != nil {
 			if err == nil {
-				err = fmt.Errorf("thread %d schedstat: %w", tid, readErr)
+				err = readErr
 			}
 			continue
 		}
-		now := threadTimes{busy: st.RunningNanoseconds, wait: st.WaitingNanoseconds}
 		delta := now
 		if now.busy < t.last.busy || now.wait < t.last.wait {
 			r.retired.add(t.last)
@@ -162,10 +169,34 @@ func (r *threadReader) readThreads() (exited bool, err error) {
 
 func (r *threadReader) retire(tid int, t *thread) {
 	r.retired.add(t.last)
+	t.file.close()
 	delete(r.threads, tid)
+}
+
+// close closes the files but keeps the accounting, so a later read reopens
+// them and the totals stay monotonic.
+func (r *threadReader) close() {
+	for _, t := range r.threads {
+		t.file.close()
+	}
 }
 
 func (a *threadTimes) add(b threadTimes) {
 	a.busy += b.busy
 	a.wait += b.wait
+}
+
+// parseSchedstat parses "busy_ns wait_ns timeslices".
+func parseSchedstat(b []byte) (threadTimes, error) {
+	f1, rest := nextField(b)
+	f2, _ := nextField(rest)
+	busy, err := parseUint(f1)
+	if err != nil {
+		return threadTimes{}, err
+	}
+	wait, err := parseUint(f2)
+	if err != nil {
+		return threadTimes{}, err
+	}
+	return threadTimes{busy: busy, wait: wait}, nil
 }
