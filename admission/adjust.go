@@ -10,7 +10,9 @@ import (
 // Load is the Go scheduler's state at one instant.
 type Load struct {
 	Runnable int // goroutines ready to run but not running
-	Procs    int // processors (GOMAXPROCS)
+	Procs    int // processors (GOMAXPROCS); 0 = unknown
+	// CPU is the process's cumulative CPU time (user and system); 0 = unknown.
+	CPU time.Duration
 }
 
 // Scheduler reads the Go scheduler's Load.
@@ -23,6 +25,11 @@ type Scheduler interface {
 func (c *Controller) Adjust(l Load) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.adjust(l)
+}
+
+// adjust is Adjust with mu held.
+func (c *Controller) adjust(l Load) {
 	procs := max(l.Procs, 1)
 	// The goroutine that samples displaced at most one other: that one is not a backlog.
 	backlog := l.Runnable - 1
@@ -39,13 +46,14 @@ func (c *Controller) Adjust(l Load) {
 	}
 }
 
-// Run adjusts the slot count every tick while statements run or wait, and parks when a tick
-// finds the server idle (the next statement's arrival wakes it), until ctx ends. Between ticks
-// arrivals cost nothing: only a parked Run is woken. A failing Scheduler stops the adaptation
-// (the count stays where it is); the error is returned once through report.
+// Run calls Tick every tick while statements run or wait, and parks when a tick finds the
+// server idle (the next statement's arrival wakes it), until ctx ends. Between ticks arrivals
+// cost nothing: only a parked Run is woken. A failing Scheduler stops the adaptation (the count
+// stays where it is) but not the stall limit; the error is returned once through report.
 func (c *Controller) Run(ctx context.Context, s Scheduler, tick time.Duration, report func(error)) {
 	ticker := time.NewTicker(tick)
 	defer ticker.Stop()
+	failed := false
 	for {
 		if c.park(ctx) {
 			return
@@ -55,13 +63,15 @@ func (c *Controller) Run(ctx context.Context, s Scheduler, tick time.Duration, r
 		case <-ctx.Done():
 			return
 		case <-ticker.C:
-			l, err := s.Load()
-			if err != nil {
-				report(err)
-				<-ctx.Done()
-				return
+			var l Load
+			if !failed {
+				var err error
+				if l, err = s.Load(); err != nil {
+					report(err)
+					failed, l = true, Load{}
+				}
 			}
-			c.Adjust(l)
+			c.Tick(l)
 		}
 	}
 }
@@ -71,7 +81,14 @@ func (c *Controller) Run(ctx context.Context, s Scheduler, tick time.Duration, r
 // here or sees parked and signals.
 func (c *Controller) park(ctx context.Context) (done bool) {
 	c.parked.Store(true)
-	if st := c.State(); st.Running > 0 || st.Queued > 0 {
+	c.mu.Lock()
+	busy := c.running > 0 || c.stalled > 0 || c.queued > 0
+	if !busy {
+		// The next Tick starts the CPU accounting afresh: nothing ran while parked.
+		c.lastTick, c.lastCPU = 0, 0
+	}
+	c.mu.Unlock()
+	if busy {
 		c.parked.Store(false)
 		return false
 	}
@@ -90,8 +107,8 @@ const (
 )
 
 // GoScheduler reads the Load of this process's Go scheduler from runtime/metrics (a lock of
-// the scheduler and a walk over the processors, well under a microsecond). It is not safe for
-// concurrent use: one Run owns it.
+// the scheduler and a walk over the processors, well under a microsecond), and the process's
+// CPU time from getrusage. It is not safe for concurrent use: one Run owns it.
 type GoScheduler struct {
 	samples []metrics.Sample
 }
@@ -109,5 +126,5 @@ func (g *GoScheduler) Load() (Load, error) {
 			return Load{}, fmt.Errorf("runtime/metrics %s is not supported by this Go runtime", s.Name)
 		}
 	}
-	return Load{Runnable: int(g.samples[0].Value.Uint64()), Procs: int(g.samples[1].Value.Uint64())}, nil
+	return Load{Runnable: int(g.samples[0].Value.Uint64()), Procs: int(g.samples[1].Value.Uint64()), CPU: processCPU()}, nil
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // AdaptiveCeiling bounds the slot count when no maximum is configured: more statements than
-// this never run at once, however much they block.
+// this never hold a slot at once, however much they block.
 const AdaptiveCeiling = 10000
 
 // Limits are the reloadable bounds of a Controller.
@@ -22,6 +22,11 @@ type Limits struct {
 	// one waiter per slot and refuses the others at once. StandingInterval 0 = off.
 	StandingInterval time.Duration // queue_codel_interval_ms
 	StandingTarget   time.Duration // queue_codel_target_ms
+	// StallLimit is admission_stall_limit_ms: a statement that held its slot this long stops
+	// counting against the slot count (see the package comment, "Stall limit"); 0 = never.
+	StallLimit time.Duration
+	// Workloads are the configured workloads; DefaultWorkload is added when absent.
+	Workloads []Workload
 }
 
 func (l Limits) ceiling() int {
@@ -41,6 +46,7 @@ type Options struct {
 type State struct {
 	Slots    int  // current slot count
 	Running  int  // statements holding a slot
+	Stalled  int  // statements that run past the stall limit, holding no slot
 	Queued   int  // statements waiting for one
 	Standing bool // the queue stands: one waiter per slot, the others are refused
 }
@@ -52,7 +58,20 @@ type Stats struct {
 	Full      uint64 // found the queue full
 	Cancelled uint64 // left the queue because their context ended
 	Standing  uint64 // refused because the queue stood and held one waiter per slot
+	Stalled   uint64 // ran past the stall limit
 }
+
+// Ticket is one statement's admission: Release it once when the statement ends.
+type Ticket struct {
+	w          *workload
+	granted    int64 // when it took its slot (or started stalled), ns since the epoch
+	stalled    bool
+	released   bool
+	prev, next *Ticket // in holders while it holds a slot
+}
+
+// Workload is the name of the workload the ticket's statement runs in.
+func (t *Ticket) Workload() string { return t.w.spec.Name }
 
 // Controller hands out CPU slots to statements; see the package comment. Safe for concurrent
 // use. Lock order: mu is a leaf lock (nothing else is locked while it is held).
@@ -67,15 +86,23 @@ type Controller struct {
 	mu      sync.Mutex
 	limits  Limits
 	slots   int
-	running int
-	queue   queue
+	running int // tickets holding a slot
+	stalled int // tickets past the stall limit
+	queued  int // waiters in all workloads' queues
+	holders holders
+	// workloads by name; order is the configuration's, removed ones last.
+	workloads map[string]*workload
+	order     []*workload
 	// waited is the total wait of statements that left the queue; enqueued is the sum of the
 	// queued statements' enqueue times (ns since epoch), so the waits in progress are
-	// len(queue)·now - enqueued without a walk over the queue.
+	// queued·now - enqueued without a walk over the queues.
 	waited   time.Duration
 	enqueued int64
 	stats    Stats
 	standing standing
+	// lastTick and lastCPU are the time and the process CPU time of the previous Tick.
+	lastTick int64
+	lastCPU  time.Duration
 }
 
 // New returns a Controller with limits.
@@ -90,11 +117,13 @@ func New(limits Limits, opts Options) *Controller {
 	c.epoch = c.clock.Now()
 	c.limits = limits
 	c.slots = min(opts.InitialSlots, limits.ceiling())
+	c.setWorkloads(limits.Workloads)
 	return c
 }
 
 // SetLimits replaces the limits. A lower ceiling lowers the slot count at once (running
-// statements finish; new ones wait); a smaller queue refuses newcomers, the waiting stay.
+// statements finish; new ones wait); a smaller queue refuses newcomers, the waiting stay. A
+// workload left out of the new limits is removed once its statements have finished.
 func (c *Controller) SetLimits(l Limits) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -103,6 +132,7 @@ func (c *Controller) SetLimits(l Limits) {
 	}
 	c.limits = l
 	c.slots = min(c.slots, l.ceiling())
+	c.setWorkloads(l.Workloads)
 	c.grant()
 }
 
@@ -113,158 +143,227 @@ func (c *Controller) Limits() Limits {
 	return c.limits
 }
 
-// TryAcquire takes a slot when one is free and nobody waits. On true the caller must call
-// Release once when the statement ends.
-func (c *Controller) TryAcquire() bool {
+// TryAcquire takes a slot for a statement of the named workload when one is free, nobody
+// waits and the workload is under its own bound. On true the caller must Release the ticket
+// once when the statement ends.
+func (c *Controller) TryAcquire(name string) (*Ticket, bool) {
 	c.mu.Lock()
-	ok := c.running < c.slots && c.queue.len == 0
+	w := c.workloads[name]
+	ok := w != nil && !w.removed && c.free(w)
+	var t *Ticket
 	if ok {
-		c.running++
+		t = c.hold(w)
 		c.observeWait(0)
 	}
-	first := ok && c.running == 1
+	first := ok && c.running+c.stalled == 1
 	c.mu.Unlock()
 	if first {
 		c.signal()
 	}
-	return ok
+	return t, ok
 }
 
-// Acquire takes a slot, waiting in the queue for at most maxWait when none is free (maxWait
-// <= 0: no wait). It returns nil with the slot taken — the caller must call Release once — or
-// a *RejectedError (deadline passed, queue full), or ctx's error when ctx ended while waiting.
-func (c *Controller) Acquire(ctx context.Context, maxWait time.Duration) error {
-	if c.TryAcquire() {
-		return nil
+// Acquire takes a slot for a statement of the named workload, waiting in the workload's queue
+// for at most maxWait when none is free (maxWait <= 0: no wait). It returns the ticket — the
+// caller must Release it once — or a *RejectedError (deadline passed, queue full, unknown
+// workload), or ctx's error when ctx ended while waiting.
+func (c *Controller) Acquire(ctx context.Context, name string, maxWait time.Duration) (*Ticket, error) {
+	if t, ok := c.TryAcquire(name); ok {
+		return t, nil
 	}
 	c.mu.Lock()
-	if c.running < c.slots && c.queue.len == 0 {
-		c.running++ // a slot came free since TryAcquire
+	w := c.workloads[name]
+	if w == nil || w.removed {
+		err := c.rejected(UnknownWorkload, nil, maxWait)
+		err.Workload = name
+		c.mu.Unlock()
+		return nil, err
+	}
+	if c.free(w) {
+		t := c.hold(w) // a slot came free since TryAcquire
 		c.observeWait(0)
 		c.mu.Unlock()
-		return nil
+		return t, nil
 	}
 	if maxWait <= 0 {
-		c.stats.TimedOut++
-		err := c.rejected(Timeout, maxWait)
-		c.mu.Unlock()
-		return err
+		return nil, c.refuse(w, Timeout, &c.stats.TimedOut, maxWait)
 	}
-	if c.queue.len >= c.limits.MaxQueued {
-		c.stats.Full++
-		err := c.rejected(QueueFull, maxWait)
-		c.mu.Unlock()
-		return err
+	if c.queued >= c.limits.MaxQueued {
+		return nil, c.refuse(w, QueueFull, &c.stats.Full, maxWait)
 	}
-	if c.queue.len >= c.slots && c.standingQueue() {
-		c.stats.Standing++
+	if w.spec.MaxQueued > 0 && w.queue.len >= w.spec.MaxQueued {
+		return nil, c.refuse(w, WorkloadQueueFull, &c.stats.Full, maxWait)
+	}
+	if c.queued >= c.slots && c.standingQueue() {
 		c.standing.refused = true
-		err := c.rejected(StandingQueue, maxWait)
-		c.mu.Unlock()
-		return err
+		return nil, c.refuse(w, StandingQueue, &c.stats.Standing, maxWait)
 	}
-	w := &waiter{ready: make(chan struct{}), at: c.sinceEpoch()}
-	c.queue.push(w)
-	c.enqueued += w.at
+	wt := &waiter{ready: make(chan struct{}), w: w, at: c.sinceEpoch()}
+	w.queue.push(wt)
+	c.queued++
+	c.enqueued += wt.at
+	w.enqueued += wt.at
 	c.stats.Queued++
+	// A waiter of a better workload than those waiting may take a free slot at once.
+	c.grant()
 	c.mu.Unlock()
 	c.signal()
 
-	timer := c.clock.AfterFunc(maxWait, func() { c.leave(w, expired) })
+	timer := c.clock.AfterFunc(maxWait, func() { c.leave(wt, expired) })
 	select {
-	case <-w.ready:
+	case <-wt.ready:
 	case <-ctx.Done():
-		c.leave(w, cancelled)
-		<-w.ready
+		c.leave(wt, cancelled)
+		<-wt.ready
 	}
 	timer.Stop()
-	switch w.state {
+	switch wt.state {
 	case granted:
 		if ctx.Err() != nil {
-			c.Release() // handed a slot as the context ended: give it to the next one
-			return ctx.Err()
+			c.Release(wt.ticket) // handed a slot as the context ended: give it to the next one
+			return nil, ctx.Err()
 		}
-		return nil
+		return wt.ticket, nil
 	case expired:
 		c.mu.Lock()
-		err := c.rejected(Timeout, maxWait)
+		err := c.rejected(Timeout, w, maxWait)
 		c.mu.Unlock()
-		return err
+		return nil, err
 	case shed:
 		c.mu.Lock()
-		err := c.rejected(StandingQueue, maxWait)
+		err := c.rejected(StandingQueue, w, maxWait)
 		c.mu.Unlock()
-		return err
+		return nil, err
 	default:
-		return ctx.Err()
+		return nil, ctx.Err()
 	}
 }
 
-// Release gives back a slot taken by TryAcquire or Acquire; the head of the queue gets it.
-func (c *Controller) Release() {
+// free says whether a statement of w may take a slot at once: one is free, w is under its own
+// bound, and no waiter that could take it waits (waiters of workloads at their bound cannot).
+// Called with mu held.
+func (c *Controller) free(w *workload) bool {
+	return c.running < c.slots && !w.capped() && (c.queued == 0 || c.next() == nil)
+}
+
+// refuse counts a statement refused on arrival and unlocks mu. Called with mu held.
+func (c *Controller) refuse(w *workload, reason Reason, count *uint64, maxWait time.Duration) *RejectedError {
+	*count++
+	w.refused++
+	err := c.rejected(reason, w, maxWait)
+	c.mu.Unlock()
+	return err
+}
+
+// hold gives w's statement a slot. Called with mu held.
+func (c *Controller) hold(w *workload) *Ticket {
+	t := &Ticket{w: w, granted: c.sinceEpoch()}
+	c.holders.push(t)
+	c.running++
+	w.running++
+	w.admitted++
+	return t
+}
+
+// Release gives back a ticket of TryAcquire or Acquire; its slot goes to the next waiter.
+func (c *Controller) Release(t *Ticket) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.running <= 0 {
-		panic("admission: Release without a slot")
+	if t.released {
+		panic("admission: ticket released twice")
 	}
-	c.running--
+	t.released = true
+	w := t.w
+	w.running--
+	if t.stalled {
+		c.stalled--
+		w.stalled--
+	} else {
+		c.holders.remove(t)
+		c.running--
+	}
 	c.grant()
+	c.forget(w)
 }
 
-// leave takes w out of the queue with the given state, if it is still waiting.
-func (c *Controller) leave(w *waiter, state waiterState) {
+// leave takes wt out of the queue with the given state, if it is still waiting.
+func (c *Controller) leave(wt *waiter, state waiterState) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if w.state != waiting {
+	if wt.state != waiting {
 		return
 	}
-	c.queue.remove(w)
-	c.dequeued(w)
+	c.dequeue(wt)
 	switch state {
 	case expired:
 		c.stats.TimedOut++
+		wt.w.refused++
 	case cancelled:
 		c.stats.Cancelled++
 	}
-	w.state = state
-	close(w.ready)
+	wt.state = state
+	close(wt.ready)
+	c.forget(wt.w)
 }
 
-// grant hands free slots to the head of the queue. Called with mu held.
+// grant hands free slots to the waiters the workloads' order picks. Called with mu held.
 func (c *Controller) grant() {
-	for c.running < c.slots && c.queue.len > 0 {
-		w := c.queue.pop()
-		c.observeWait(c.dequeued(w))
-		c.running++
-		w.state = granted
-		close(w.ready)
+	for c.running < c.slots {
+		w := c.next()
+		if w == nil {
+			return
+		}
+		wt := w.queue.head
+		c.observeWait(c.dequeue(wt))
+		wt.ticket = c.hold(w)
+		wt.state = granted
+		close(wt.ready)
 	}
 }
 
-// dequeued accounts w's wait once it left the queue and returns it (ns). Called with mu held.
-func (c *Controller) dequeued(w *waiter) int64 {
-	wait := c.sinceEpoch() - w.at
-	c.enqueued -= w.at
+// dequeue takes wt out of its queue and accounts its wait; it returns the wait (ns). Called
+// with mu held.
+func (c *Controller) dequeue(wt *waiter) int64 {
+	wt.w.queue.remove(wt)
+	c.queued--
+	wait := c.sinceEpoch() - wt.at
+	c.enqueued -= wt.at
 	c.waited += time.Duration(wait)
+	wt.w.enqueued -= wt.at
+	wt.w.waited += wait
 	return wait
 }
 
 func (c *Controller) sinceEpoch() int64 { return int64(c.clock.Now().Sub(c.epoch)) }
 
-// rejected builds the error for a statement that gets no slot. Called with mu held.
-func (c *Controller) rejected(reason Reason, maxWait time.Duration) *RejectedError {
-	return &RejectedError{
-		Reason: reason, Running: c.running, Queued: c.queue.len, Slots: c.slots,
+// rejected builds the error for a statement of w (nil: unknown) that gets no slot. Called with
+// mu held.
+func (c *Controller) rejected(reason Reason, w *workload, maxWait time.Duration) *RejectedError {
+	e := &RejectedError{
+		Reason: reason, Running: c.running, Stalled: c.stalled, Queued: c.queued, Slots: c.slots,
 		MaxWait: maxWait, MaxSlots: c.limits.MaxSlots, MaxQueued: c.limits.MaxQueued,
 		StandingInterval: c.limits.StandingInterval, StandingTarget: c.limits.StandingTarget,
+		StallLimit: c.limits.StallLimit,
 	}
+	if w != nil {
+		e.Workload, e.WorkloadRunning, e.WorkloadQueued = w.spec.Name, w.running, w.queue.len
+		e.WorkloadMaxConcurrent, e.WorkloadMaxQueued = w.spec.MaxConcurrent, w.spec.MaxQueued
+	}
+	if reason == UnknownWorkload {
+		for _, o := range c.order {
+			if !o.removed {
+				e.Known = append(e.Known, o.spec.Name)
+			}
+		}
+	}
+	return e
 }
 
 // State returns the current gauges.
 func (c *Controller) State() State {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return State{Slots: c.slots, Running: c.running, Queued: c.queue.len, Standing: c.standingQueue()}
+	return State{Slots: c.slots, Running: c.running, Stalled: c.stalled, Queued: c.queued, Standing: c.standingQueue()}
 }
 
 // Stats returns the cumulative counts.
@@ -279,7 +378,7 @@ func (c *Controller) Stats() Stats {
 func (c *Controller) QueueWait() time.Duration {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.waited + time.Duration(int64(c.queue.len)*c.sinceEpoch()-c.enqueued)
+	return c.waited + time.Duration(int64(c.queued)*c.sinceEpoch()-c.enqueued)
 }
 
 // signal wakes Run without blocking, if it is parked.
@@ -297,28 +396,41 @@ func (c *Controller) signal() {
 type Reason int
 
 const (
-	Timeout       Reason = iota + 1 // it waited its maximum (or might not wait at all)
-	QueueFull                       // the queue was full when it arrived
-	StandingQueue                   // the queue stood and held one waiter per slot without it
+	Timeout           Reason = iota + 1 // it waited its maximum (or might not wait at all)
+	QueueFull                           // the server's queue was full when it arrived
+	StandingQueue                       // the queue stood and held one waiter per slot without it
+	WorkloadQueueFull                   // its workload's queue was full when it arrived
+	UnknownWorkload                     // it named no workload that new statements may use
 )
 
 // RejectedError is a statement's failure to get a slot, with the state at that moment.
 type RejectedError struct {
-	Reason                 Reason
-	Running, Queued, Slots int
-	MaxWait                time.Duration
-	MaxSlots, MaxQueued    int // the limits in force
+	Reason                          Reason
+	Running, Stalled, Queued, Slots int
+	MaxWait                         time.Duration
+	MaxSlots, MaxQueued             int // the limits in force
 	// StandingInterval and StandingTarget are the standing-queue limits in force.
 	StandingInterval, StandingTarget time.Duration
+	StallLimit                       time.Duration
+	// Workload is the statement's workload, with its counts and bounds.
+	Workload                                 string
+	WorkloadRunning, WorkloadQueued          int
+	WorkloadMaxConcurrent, WorkloadMaxQueued int
+	// Known are the workloads new statements may name (for UnknownWorkload).
+	Known []string
 }
 
 func (e *RejectedError) Error() string {
 	switch e.Reason {
 	case QueueFull:
 		return fmt.Sprintf("admission queue full: %d statements running (%d slots), %d queued (max %d)", e.Running, e.Slots, e.Queued, e.MaxQueued)
+	case WorkloadQueueFull:
+		return fmt.Sprintf("workload %s queue full: %d of its statements queued (max %d)", e.Workload, e.WorkloadQueued, e.WorkloadMaxQueued)
 	case StandingQueue:
 		return fmt.Sprintf("admission queue standing (waits over %v for %v): %d statements running (%d slots), %d queued (one per slot)",
 			e.StandingTarget, e.StandingInterval, e.Running, e.Slots, e.Queued)
+	case UnknownWorkload:
+		return fmt.Sprintf("unknown workload %q (known: %v)", e.Workload, e.Known)
 	}
 	return fmt.Sprintf("no CPU slot within %v: %d statements running (%d slots), %d queued", e.MaxWait, e.Running, e.Slots, e.Queued)
 }

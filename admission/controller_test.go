@@ -4,15 +4,60 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
+	"sync"
 	"testing"
 	"time"
 )
 
-// harness is a Controller on a fake clock with statements that wait in goroutines.
+// harness is a Controller on a fake clock with statements that wait in goroutines. It keeps
+// the tickets its statements got, in the order they got them.
 type harness struct {
 	t     *testing.T
 	clock *fakeClock
 	c     *Controller
+
+	mu   sync.Mutex
+	held []*Ticket
+}
+
+// keep records a ticket the harness's statement got.
+func (h *harness) keep(tk *Ticket) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.held = append(h.held, tk)
+}
+
+// try is TryAcquire in the default workload, keeping the ticket.
+func (h *harness) try() bool {
+	tk, ok := h.c.TryAcquire(DefaultWorkload)
+	if ok {
+		h.keep(tk)
+	}
+	return ok
+}
+
+// acquireNow is Acquire in the default workload in the calling goroutine.
+func (h *harness) acquireNow(ctx context.Context, maxWait time.Duration) error {
+	tk, err := h.c.Acquire(ctx, DefaultWorkload, maxWait)
+	if err == nil {
+		h.keep(tk)
+	}
+	return err
+}
+
+// release releases the oldest ticket the harness holds.
+func (h *harness) release() {
+	h.t.Helper()
+	h.mu.Lock()
+	if len(h.held) == 0 {
+		h.mu.Unlock()
+		h.t.Fatal("release: the harness holds no ticket")
+	}
+	tk := h.held[0]
+	h.held = h.held[1:]
+	h.mu.Unlock()
+	h.c.Release(tk)
 }
 
 func newHarness(t *testing.T, slots int, limits Limits) *harness {
@@ -24,7 +69,7 @@ func newHarness(t *testing.T, slots int, limits Limits) *harness {
 // acquire starts a statement that asks for a slot; its result arrives on the channel.
 func (h *harness) acquire(ctx context.Context, maxWait time.Duration) <-chan error {
 	done := make(chan error, 1)
-	go func() { done <- h.c.Acquire(ctx, maxWait) }()
+	go func() { done <- h.acquireNow(ctx, maxWait) }()
 	return done
 }
 
@@ -46,7 +91,7 @@ func (h *harness) waitFor(what string, cond func(State) bool) {
 		if time.Now().After(deadline) {
 			h.t.Fatalf("%s: not within 5 s; state %+v", what, h.c.State())
 		}
-		time.Sleep(time.Millisecond)
+		runtime.Gosched()
 	}
 }
 
@@ -73,25 +118,25 @@ func pending(done <-chan error) bool {
 func TestFastPath(t *testing.T) {
 	h := newHarness(t, 2, Limits{MaxQueued: 10})
 	for range 2 {
-		if !h.c.TryAcquire() {
+		if !h.try() {
 			t.Fatal("a free slot was refused")
 		}
 	}
-	if h.c.TryAcquire() {
+	if h.try() {
 		t.Fatal("a third statement got one of two slots")
 	}
 	if s := h.c.State(); s != (State{Slots: 2, Running: 2}) {
 		t.Fatalf("state %+v", s)
 	}
-	h.c.Release()
-	if !h.c.TryAcquire() {
+	h.release()
+	if !h.try() {
 		t.Fatal("a released slot was not free")
 	}
 }
 
 func TestFIFOOrder(t *testing.T) {
 	h := newHarness(t, 1, Limits{MaxQueued: 10})
-	if err := h.c.Acquire(context.Background(), time.Second); err != nil {
+	if err := h.acquireNow(context.Background(), time.Second); err != nil {
 		t.Fatal(err)
 	}
 	var waiters []<-chan error
@@ -99,11 +144,11 @@ func TestFIFOOrder(t *testing.T) {
 		waiters = append(waiters, h.queued(context.Background(), time.Minute))
 	}
 	// A newcomer finds a free slot only after the queue: it must not overtake.
-	if h.c.TryAcquire() {
+	if h.try() {
 		t.Fatal("TryAcquire overtook the queue")
 	}
 	for i, w := range waiters {
-		h.c.Release()
+		h.release()
 		if err := result(t, w); err != nil {
 			t.Fatalf("waiter %d: %v", i, err)
 		}
@@ -130,7 +175,7 @@ func TestDeadlines(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, 1, Limits{MaxQueued: 10})
-			h.c.TryAcquire()
+			h.try()
 			w := h.queued(context.Background(), tc.maxWait)
 			for _, step := range tc.advance[:len(tc.advance)-1] {
 				h.clock.Advance(step)
@@ -160,7 +205,7 @@ func TestDeadlines(t *testing.T) {
 
 func TestDeadlineOfOneWaiterLeavesTheOthersInOrder(t *testing.T) {
 	h := newHarness(t, 1, Limits{MaxQueued: 10})
-	h.c.TryAcquire()
+	h.try()
 	long1 := h.queued(context.Background(), time.Minute)
 	short := h.queued(context.Background(), 10*time.Millisecond)
 	long2 := h.queued(context.Background(), time.Minute)
@@ -168,12 +213,12 @@ func TestDeadlineOfOneWaiterLeavesTheOthersInOrder(t *testing.T) {
 	if err := result(t, short); err == nil {
 		t.Fatal("the short waiter got a slot")
 	}
-	h.c.Release()
+	h.release()
 	if err := result(t, long1); err != nil {
 		t.Fatal(err)
 	}
 	pending(long2)
-	h.c.Release()
+	h.release()
 	if err := result(t, long2); err != nil {
 		t.Fatal(err)
 	}
@@ -181,11 +226,11 @@ func TestDeadlineOfOneWaiterLeavesTheOthersInOrder(t *testing.T) {
 
 func TestNoWait(t *testing.T) {
 	h := newHarness(t, 1, Limits{MaxQueued: 10})
-	if err := h.c.Acquire(context.Background(), 0); err != nil {
+	if err := h.acquireNow(context.Background(), 0); err != nil {
 		t.Fatalf("a free slot with maxWait 0: %v", err)
 	}
 	var re *RejectedError
-	if err := h.c.Acquire(context.Background(), 0); !errors.As(err, &re) || re.Reason != Timeout {
+	if err := h.acquireNow(context.Background(), 0); !errors.As(err, &re) || re.Reason != Timeout {
 		t.Fatalf("no free slot, maxWait 0: want a timeout at once, got %v", err)
 	}
 	if s := h.c.State(); s.Queued != 0 {
@@ -197,12 +242,12 @@ func TestFullQueue(t *testing.T) {
 	for _, maxQueued := range []int{0, 1, 3} {
 		t.Run(fmt.Sprint("max ", maxQueued), func(t *testing.T) {
 			h := newHarness(t, 1, Limits{MaxQueued: maxQueued})
-			h.c.TryAcquire()
+			h.try()
 			var waiters []<-chan error
 			for range maxQueued {
 				waiters = append(waiters, h.queued(context.Background(), time.Minute))
 			}
-			err := h.c.Acquire(context.Background(), time.Minute)
+			err := h.acquireNow(context.Background(), time.Minute)
 			var re *RejectedError
 			if !errors.As(err, &re) || re.Reason != QueueFull {
 				t.Fatalf("want a full queue, got %v", err)
@@ -212,7 +257,7 @@ func TestFullQueue(t *testing.T) {
 			}
 			for _, w := range waiters {
 				pending(w)
-				h.c.Release()
+				h.release()
 				if err := result(t, w); err != nil {
 					t.Fatal(err)
 				}
@@ -226,7 +271,7 @@ func TestFullQueue(t *testing.T) {
 
 func TestCancelWhileQueued(t *testing.T) {
 	h := newHarness(t, 1, Limits{MaxQueued: 10})
-	h.c.TryAcquire()
+	h.try()
 	first := h.queued(context.Background(), time.Minute)
 	ctx, cancel := context.WithCancel(context.Background())
 	gone := h.queued(ctx, time.Minute)
@@ -248,7 +293,7 @@ func TestCancelWhileQueued(t *testing.T) {
 		t.Errorf("QueueWait %v, want %v", got, want)
 	}
 	for _, w := range []<-chan error{first, last} {
-		h.c.Release()
+		h.release()
 		if err := result(t, w); err != nil {
 			t.Fatal(err)
 		}
@@ -260,10 +305,10 @@ func TestCancelWhileQueued(t *testing.T) {
 
 func TestCancelledContextBeforeArrival(t *testing.T) {
 	h := newHarness(t, 1, Limits{MaxQueued: 10})
-	h.c.TryAcquire()
+	h.try()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := h.c.Acquire(ctx, time.Minute); !errors.Is(err, context.Canceled) {
+	if err := h.acquireNow(ctx, time.Minute); !errors.Is(err, context.Canceled) {
 		t.Fatalf("got %v", err)
 	}
 	if s := h.c.State(); s.Queued != 0 || s.Running != 1 {
@@ -276,10 +321,11 @@ func TestCancelledContextBeforeArrival(t *testing.T) {
 func TestSlotReturnedOnEveryExit(t *testing.T) {
 	h := newHarness(t, 2, Limits{MaxQueued: 10})
 	statement := func(ctx context.Context, body func(context.Context) error) (err error) {
-		if err := h.c.Acquire(ctx, time.Minute); err != nil {
+		tk, err := h.c.Acquire(ctx, DefaultWorkload, time.Minute)
+		if err != nil {
 			return err
 		}
-		defer h.c.Release()
+		defer h.c.Release(tk)
 		defer func() {
 			if r := recover(); r != nil {
 				err = fmt.Errorf("panic: %v", r)
@@ -309,7 +355,7 @@ func TestSlotReturnedOnEveryExit(t *testing.T) {
 
 func TestQueueWaitNeverDecreases(t *testing.T) {
 	h := newHarness(t, 1, Limits{MaxQueued: 100})
-	h.c.TryAcquire()
+	h.try()
 	var last time.Duration
 	var waiters []<-chan error
 	for i := range 20 {
@@ -317,7 +363,7 @@ func TestQueueWaitNeverDecreases(t *testing.T) {
 		case i%3 == 0:
 			waiters = append(waiters, h.queued(context.Background(), time.Hour))
 		case len(waiters) > 0:
-			h.c.Release()
+			h.release()
 			if err := result(t, waiters[0]); err != nil {
 				t.Fatal(err)
 			}
@@ -335,7 +381,7 @@ func TestQueueWaitNeverDecreases(t *testing.T) {
 func TestSetLimits(t *testing.T) {
 	h := newHarness(t, 4, Limits{MaxSlots: 0, MaxQueued: 10})
 	for range 4 {
-		h.c.TryAcquire()
+		h.try()
 	}
 	h.c.SetLimits(Limits{MaxSlots: 2, MaxQueued: 1})
 	if s := h.c.State(); s.Slots != 2 || s.Running != 4 {
@@ -343,13 +389,13 @@ func TestSetLimits(t *testing.T) {
 	}
 	w := h.queued(context.Background(), time.Minute)
 	var re *RejectedError
-	if err := h.c.Acquire(context.Background(), time.Minute); !errors.As(err, &re) || re.Reason != QueueFull {
+	if err := h.acquireNow(context.Background(), time.Minute); !errors.As(err, &re) || re.Reason != QueueFull {
 		t.Fatalf("a smaller queue: %v", err)
 	}
-	h.c.Release()
-	h.c.Release()
+	h.release()
+	h.release()
 	pending(w) // 2 running on 2 slots
-	h.c.Release()
+	h.release()
 	if err := result(t, w); err != nil {
 		t.Fatal(err)
 	}
@@ -404,7 +450,7 @@ func TestAdjust(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, tc.slots, Limits{MaxSlots: tc.maxSlots, MaxQueued: 100})
 			for range tc.statements {
-				if !h.c.TryAcquire() {
+				if !h.try() {
 					h.queued(context.Background(), time.Hour)
 				}
 			}
@@ -423,7 +469,7 @@ func TestAdjust(t *testing.T) {
 func TestShrinkThenRelease(t *testing.T) {
 	h := newHarness(t, 3, Limits{MaxQueued: 10})
 	for range 3 {
-		h.c.TryAcquire()
+		h.try()
 	}
 	w := h.queued(context.Background(), time.Hour)
 	h.c.Adjust(Load{Runnable: 4, Procs: 1})
@@ -431,9 +477,9 @@ func TestShrinkThenRelease(t *testing.T) {
 	if s := h.c.State(); s.Slots != 2 {
 		t.Fatalf("state %+v", s)
 	}
-	h.c.Release()
+	h.release()
 	pending(w) // 2 running on 2 slots
-	h.c.Release()
+	h.release()
 	if err := result(t, w); err != nil {
 		t.Fatal(err)
 	}
@@ -461,7 +507,10 @@ func TestRunWakesOnArrival(t *testing.T) {
 	for range 10 {
 		r := make(chan error, 1)
 		results = append(results, r)
-		go func() { r <- c.Acquire(context.Background(), time.Minute) }()
+		go func() {
+			_, err := c.Acquire(context.Background(), DefaultWorkload, time.Minute)
+			r <- err
+		}()
 	}
 	for i, r := range results {
 		if err := result(t, r); err != nil {
@@ -505,7 +554,8 @@ func TestArrivalsWakeOnlyAParkedRun(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	if !c.TryAcquire() {
+	first, ok := c.TryAcquire(DefaultWorkload)
+	if !ok {
 		t.Fatal("no slot")
 	}
 	for c.parked.Load() || len(c.wake) > 0 {
@@ -514,14 +564,15 @@ func TestArrivalsWakeOnlyAParkedRun(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	c.Release()
+	c.Release(first)
 	// Each of these finds the server idle, as the first did, but Run is not parked: it waits
 	// for its next tick.
 	for range 100 {
-		if !c.TryAcquire() {
+		tk, ok := c.TryAcquire(DefaultWorkload)
+		if !ok {
 			t.Fatal("no slot")
 		}
-		c.Release()
+		c.Release(tk)
 	}
 	if n := len(c.wake); n != 0 || c.parked.Load() {
 		t.Errorf("after 100 statements between two ticks: %d wake-ups pending, parked %v; want none", n, c.parked.Load())

@@ -15,25 +15,69 @@
 //
 // # The model
 //
-//	statements                         slots (adaptive: 1..ceiling)      Go scheduler
-//	----------                         ----------------------------      ------------
+//	statements                       slots (adaptive: 1..ceiling)        Go scheduler
+//	----------                       ----------------------------        ------------
 //	admin / exempt ─────────────────────────────────────────────────────▶ run at once
-//	ordinary ──▶ free slot? ── yes ──▶ [■][■][■][ ]  ── running ───────▶ GOMAXPROCS Ps
-//	               │ no                   ▲  ▲                               │
-//	               ▼                      │  └── Adjust, every tick:         │ runnable
-//	      queue (FIFO, ≤ max queued)      │      backlog? one slot less      │ goroutines
-//	      [w5][w4][w3]── head ────────────┘      saturated, no backlog?  ◀───┘
-//	        │ deadline (queue_max_wait_ms)       one slot more
-//	        │ queue full, or client gone
+//	ordinary ─▶ its workload ─▶ free slot? ─ yes ─▶ [■][■][ ] ─ running ─▶ GOMAXPROCS Ps
+//	            (session,          │ no               ▲   │                 ▲
+//	             hint, user)       ▼                  │   │ held a slot     │ runnable
+//	      queues, one per workload (FIFO each)        │   │ stall limit:    │ goroutines
+//	      web:  [w3][w2] ─┐  pick: priority, then     │   ▼ stalled, no ────┘
+//	      etl:  [e2][e1] ─┴▶ least CPU per weight ────┘     slot, runs on
+//	        │ deadline (queue_max_wait_ms), queue full,
+//	        │ standing queue, or client gone
 //	        ▼
 //	      error (TOO_MANY_SIMULTANEOUS_QUERIES) / cancelled
 //
-// A Controller holds the slots, the running count and the queue under one mutex. Acquire takes
-// a free slot when there is one and nobody waits (the fast path: a lock and an increment);
-// otherwise the statement joins the tail of the queue and waits until a slot is handed to it,
-// its deadline passes, or its context ends (the client went away). Release gives the slot to
-// the head of the queue directly, so a newcomer never overtakes a waiter. A waiter that leaves
-// (deadline, cancellation) is taken out of the queue at once.
+// A Controller holds the slots, the running count and the workloads' queues under one mutex.
+// Acquire takes a free slot when there is one and no waiter could take it (the fast path: a
+// lock and an increment); otherwise the statement joins the tail of its workload's queue and
+// waits until a slot is handed to it, its deadline passes, or its context ends (the client went
+// away). Each statement gets a Ticket and gives it back with Release; a slot that comes free
+// goes directly to the waiter the order below picks, so a newcomer never overtakes a waiter it
+// would come after. A waiter that leaves (deadline, cancellation) is taken out at once.
+//
+// # Workloads
+//
+// Every statement runs in a workload (ClickHouse's word; CockroachDB's tenants, MySQL's resource
+// groups). A workload has a priority, a weight, and optionally bounds of its own on the
+// statements it runs and queues. When a slot comes free, the next statement is the head of the
+// queue of, among the workloads with waiters that are under their own bound:
+//
+//  1. the lowest priority value (strict: a better priority always goes first);
+//  2. among equal priorities, the one that used the least CPU time per unit of weight
+//     recently (weighted fair share, as in CockroachDB's admission queues: the CPU use is
+//     decayed with a half-life of FairShareHalfLife, so over a few seconds workloads that
+//     always have statements waiting get the CPU in the ratio of their weights);
+//  3. then the head that has waited longest.
+//
+// Within a workload the order is arrival. A workload's CPU time is the process's CPU time
+// (getrusage) while its statements ran, shared equally among the statements running at each
+// tick: Go has no CPU clock per goroutine, and the Go scheduler gives runnable goroutines
+// equal turns. A workload removed from the configuration takes no new statements; those it
+// runs and queues finish, then it is gone.
+//
+// # Stall limit
+//
+// A slot bounds how many statements share the CPU, so that each runs as fast as alone; a
+// statement that keeps its slot for seconds turns the queue behind it into head-of-line
+// blocking, and with queue_max_wait_ms the statements behind it fail. MariaDB's thread pool has
+// the answer: a statement running longer than thread_pool_stall_limit is stalled, and another
+// one may start. So a statement that has held its slot for StallLimit stops counting against
+// the slot count, and the slot goes to the next waiter; the stalled statement runs on, sharing
+// the CPU through the Go scheduler, where its wait shows in the Go and kernel parts of the
+// overload measurement (package overload) as the seed's probabilistic rejection expects. While
+// any statement runs stalled the slots no longer bound how many share the CPU, so holding the
+// queue longer would only delay its waiters behind long statements: a waiter that has waited
+// StallLimit then starts stalled too, unless its workload is at its own bound. A short statement
+// behind any number of long ones therefore starts within about one stall limit. While nothing
+// runs stalled the queue keeps its order however long the waits: a flood of short statements
+// keeps its slots.
+//
+// The stall limit and the slot count act on different statements: the adaptive count (below)
+// sees stalled CPU-bound statements as a Go run-queue backlog and falls to one slot, so the
+// statements that still hold slots are few; a workload's own bound counts stalled statements,
+// so an operator's cap on a workload holds.
 //
 // # How many slots
 //
@@ -78,11 +122,15 @@
 //
 // A queued statement is work waiting for a CPU, like a runnable goroutine: QueueWait is the
 // cumulative time statements spent queued (finished waits plus the waits in progress), which
-// the overload sampler adds to the kernel's and the Go scheduler's wait. Slots, running and
-// queued are gauges for system.metrics.
+// the overload sampler adds to the kernel's and the Go scheduler's wait. A stalled statement's
+// wait is not queue wait: it waits in the Go run queue (or the kernel's), where the sampler
+// measures it. Slots, running, stalled and queued are gauges for system.metrics; Workloads gives
+// each workload's counts, queue wait and CPU time for system.workloads.
 //
 // # Time
 //
-// Deadlines run on a Clock, so tests replace it with a fake one and move time by hand; Adjust
-// takes the scheduler's Load as an argument, so the adaptation is tested with made-up loads.
+// Deadlines run on a Clock, so tests replace it with a fake one and move time by hand; Tick
+// (every millisecond while statements run or wait: Run) takes the scheduler's Load as an
+// argument, so the stall limit, the CPU accounting and the adaptation are tested with made-up
+// loads.
 package admission

@@ -10,12 +10,14 @@ const (
 	shed // refused from the queue when it stood with more than one waiter per slot
 )
 
-// waiter is one statement in the queue. state and the links are guarded by the Controller's
-// mutex; ready is closed exactly once, when the waiter leaves the queue.
+// waiter is one statement in a workload's queue. state, ticket and the links are guarded by
+// the Controller's mutex; ready is closed exactly once, when the waiter leaves the queue.
 type waiter struct {
 	ready      chan struct{}
+	w          *workload
 	at         int64 // enqueue time, ns since the Controller's epoch
 	state      waiterState
+	ticket     *Ticket // set when granted
 	prev, next *waiter
 }
 
@@ -56,4 +58,34 @@ func (q *queue) remove(w *waiter) {
 	}
 	w.prev, w.next = nil, nil
 	q.len--
+}
+
+// holders are the tickets that hold a slot, in the order they got it: the oldest is the first
+// to reach the stall limit. A doubly linked list, so a release from the middle is constant time.
+type holders struct {
+	head, tail *Ticket
+}
+
+func (h *holders) push(t *Ticket) {
+	t.prev, t.next = h.tail, nil
+	if h.tail == nil {
+		h.head = t
+	} else {
+		h.tail.next = t
+	}
+	h.tail = t
+}
+
+func (h *holders) remove(t *Ticket) {
+	if t.prev == nil {
+		h.head = t.next
+	} else {
+		t.prev.next = t.next
+	}
+	if t.next == nil {
+		h.tail = t.prev
+	} else {
+		t.next.prev = t.prev
+	}
+	t.prev, t.next = nil, nil
 }

@@ -66,13 +66,15 @@ func (c *Controller) advanceStanding(now int64) {
 // fell. Like CoDel it drops at the head: the oldest have waited longest for a statement that
 // is least likely still wanted, and the newer ones then wait least. Called with mu held.
 func (c *Controller) shedExcess() {
-	for c.queue.len > c.slots {
-		w := c.queue.pop()
-		c.dequeued(w)
+	for c.queued > c.slots {
+		wt := c.oldest()
+		c.dequeue(wt)
 		c.stats.Standing++
+		wt.w.refused++
 		c.standing.refused = true
-		w.state = shed
-		close(w.ready)
+		wt.state = shed
+		close(wt.ready)
+		c.forget(wt.w)
 	}
 }
 
@@ -80,11 +82,23 @@ func (c *Controller) shedExcess() {
 func (c *Controller) closeInterval(end int64) {
 	s := &c.standing
 	shortest := s.minWait
-	if c.queue.len > 0 {
-		if head := end - c.queue.head.at; shortest < 0 || head < shortest {
+	if wt := c.oldest(); wt != nil {
+		if head := end - wt.at; shortest < 0 || head < shortest {
 			shortest = head
 		}
 	}
 	s.on = shortest > int64(c.limits.StandingTarget) || s.on && s.refused
 	s.minWait, s.refused = -1, false
+}
+
+// oldest is the waiter that has waited longest, in any workload; nil when nobody waits. Called
+// with mu held.
+func (c *Controller) oldest() *waiter {
+	var o *waiter
+	for _, w := range c.order {
+		if h := w.queue.head; h != nil && (o == nil || h.at < o.at) {
+			o = h
+		}
+	}
+	return o
 }

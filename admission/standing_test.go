@@ -125,7 +125,7 @@ func TestStandingQueue(t *testing.T) {
 			for i, st := range tc.steps {
 				switch st.op {
 				case "take":
-					if !h.c.TryAcquire() {
+					if !h.try() {
 						t.Fatalf("step %d: no free slot", i)
 					}
 				case "queue":
@@ -133,7 +133,7 @@ func TestStandingQueue(t *testing.T) {
 				case "refuse":
 					// A statement that queues instead must not hang the test.
 					ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-					err := h.c.Acquire(ctx, time.Hour)
+					err := h.acquireNow(ctx, time.Hour)
 					cancel()
 					var re *RejectedError
 					if !errors.As(err, &re) || re.Reason != StandingQueue {
@@ -153,14 +153,14 @@ func TestStandingQueue(t *testing.T) {
 					}
 					waiters = waiters[1:]
 				case "free":
-					h.c.Release()
+					h.release()
 					if len(waiters) > 0 {
 						pending(waiters[0])
 					}
 				case "fewer":
 					h.c.Adjust(Load{Runnable: 3, Procs: 1})
 				case "release":
-					h.c.Release()
+					h.release()
 					if len(waiters) > 0 {
 						if err := result(t, waiters[0]); err != nil {
 							t.Fatalf("step %d: the head of the queue: %v", i, err)
@@ -204,10 +204,11 @@ func BenchmarkFastPath(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			c := New(bc.limits, Options{InitialSlots: 1})
 			for b.Loop() {
-				if !c.TryAcquire() {
+				tk, ok := c.TryAcquire(DefaultWorkload)
+				if !ok {
 					b.Fatal("no free slot")
 				}
-				c.Release()
+				c.Release(tk)
 			}
 		})
 	}

@@ -21,18 +21,20 @@ var update = flag.Bool("update", false, "rewrite docs/metrics.md from the Names 
 
 // fakeState is a server with fixed rows.
 type fakeState struct {
-	metrics  []overload.Metric
-	events   []overload.Event
-	gauges   []overload.Metric
-	warnings []warnings.Warning
-	ready    bool
-	reason   string
+	metrics   []overload.Metric
+	events    []overload.Event
+	gauges    []overload.Metric
+	warnings  []warnings.Warning
+	workloads []WorkloadValue
+	ready     bool
+	reason    string
 }
 
 func (f *fakeState) AsynchronousMetrics() []overload.Metric { return f.metrics }
 func (f *fakeState) Events() []overload.Event               { return f.events }
 func (f *fakeState) Gauges() []overload.Metric              { return f.gauges }
 func (f *fakeState) Warnings() []warnings.Warning           { return f.warnings }
+func (f *fakeState) Workloads() []WorkloadValue             { return f.workloads }
 func (f *fakeState) Readiness() (bool, string)              { return f.ready, f.reason }
 
 func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
@@ -105,6 +107,8 @@ func TestCollectorExportsLiveRows(t *testing.T) {
 		metrics: []overload.Metric{{Name: "OSCPUOverload", Value: 2.5, Description: "ratio"}, {Name: "PSICPUSomeAvg10", Value: 40}},
 		events:  []overload.Event{{Name: "OSCPUWaitMicroseconds", Value: 1_500_000}, {Name: "Query", Value: 7}, {Name: "BrandNewThing", Value: 3}},
 		gauges:  []overload.Metric{{Name: "Query", Value: 2}},
+		workloads: []WorkloadValue{{Workload: "web", SQL: "queued", Value: 3}, {Workload: "etl", SQL: "queued", Value: 1},
+			{Workload: "web", SQL: "cpu_time_us", Value: 2_500_000}, {Workload: "web", SQL: "name"}},
 		warnings: []warnings.Warning{
 			{Key: "cpu", Resource: "cpu"},
 			{Key: "unavailable:a", Resource: "overload"},
@@ -131,6 +135,13 @@ overloadsql_brand_new_thing_total 3
 # HELP overloadsql_running_queries system.metrics Query
 # TYPE overloadsql_running_queries gauge
 overloadsql_running_queries 2
+# HELP overloadsql_workload_queued_statements system.workloads queued of each workload.
+# TYPE overloadsql_workload_queued_statements gauge
+overloadsql_workload_queued_statements{workload="etl"} 1
+overloadsql_workload_queued_statements{workload="web"} 3
+# HELP overloadsql_workload_cpu_seconds_total system.workloads cpu_time_us of each workload.
+# TYPE overloadsql_workload_cpu_seconds_total counter
+overloadsql_workload_cpu_seconds_total{workload="web"} 2.5
 # HELP overloadsql_warning 1 for every resource with a warning in system.warnings.
 # TYPE overloadsql_warning gauge
 overloadsql_warning{resource="cpu"} 1

@@ -55,6 +55,17 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	for _, g := range c.state.Gauges() {
 		c.emit(ch, tableMetrics, g, prometheus.GaugeValue)
 	}
+	for _, v := range c.state.Workloads() {
+		desc, name, ok := c.describeWorkload(v.SQL)
+		if !ok {
+			continue
+		}
+		kind := prometheus.GaugeValue
+		if workloadType(name) == "counter" {
+			kind = prometheus.CounterValue
+		}
+		ch <- prometheus.MustNewConstMetric(desc, kind, v.Value*name.Scale, v.Workload)
+	}
 	for _, r := range warningResources(c.state.Warnings()) {
 		ch <- prometheus.MustNewConstMetric(c.warning, prometheus.GaugeValue, 1, r)
 	}
@@ -88,6 +99,25 @@ func (c *collector) describe(table string, m overload.Metric) (*prometheus.Desc,
 	d := prometheus.NewDesc(name.Prometheus, help, nil, nil)
 	c.descs[key], c.names[key] = d, name
 	return d, name
+}
+
+// describeWorkload returns the Desc of a column of system.workloads; false for a column
+// WorkloadNames does not export.
+func (c *collector) describeWorkload(column string) (*prometheus.Desc, Name, bool) {
+	key := descKey{tableWorkloads, column}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if d, ok := c.descs[key]; ok {
+		return d, c.names[key], true
+	}
+	for _, n := range WorkloadNames {
+		if n.SQL == column {
+			d := prometheus.NewDesc(n.Prometheus, "system.workloads "+column+" of each workload.", []string{workloadLabel}, nil)
+			c.descs[key], c.names[key] = d, n
+			return d, n, true
+		}
+	}
+	return nil, Name{}, false
 }
 
 // warningResources are the distinct resources of ws, in order of first appearance.

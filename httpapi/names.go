@@ -81,6 +81,7 @@ var Names = []Name{
 	{tableMetrics, "OverloadWarnings", prefix + "warnings", 1},
 	{tableMetrics, "AdmissionSlots", prefix + "admission_slots", 1},
 	{tableMetrics, "AdmissionRunningStatements", prefix + "admission_running_statements", 1},
+	{tableMetrics, "AdmissionStalledStatements", prefix + "admission_stalled_statements", 1},
 	{tableMetrics, "AdmissionQueuedStatements", prefix + "admission_queued_statements", 1},
 	{tableMetrics, "AdmissionQueueStanding", prefix + "admission_queue_standing", 1},
 	{tableMetrics, "WriteLockHolder", prefix + "write_lock_holder_connection_id", 1},
@@ -88,6 +89,35 @@ var Names = []Name{
 	{tableMetrics, "MemoryTrackingSessions", prefix + "memory_tracking_sessions_bytes", 1},
 	{tableMetrics, "MemoryTrackingSessionsLimit", prefix + "memory_tracking_sessions_limit_bytes", 1},
 }
+
+// tableWorkloads is system.workloads, exported with a workload label.
+const tableWorkloads = "workloads"
+
+// WorkloadValue is one value of one workload: the column SQL of its row in system.workloads.
+type WorkloadValue struct {
+	Workload string
+	SQL      string
+	Value    float64
+}
+
+// WorkloadNames maps the columns of system.workloads that /metrics exports, one series per
+// workload with the label workload="name"; counters are cumulative since the server started.
+var WorkloadNames = []Name{
+	{tableWorkloads, "running", prefix + "workload_running_statements", 1},
+	{tableWorkloads, "stalled", prefix + "workload_stalled_statements", 1},
+	{tableWorkloads, "queued", prefix + "workload_queued_statements", 1},
+	{tableWorkloads, "admitted", prefix + "workload_admitted_statements_total", 1},
+	{tableWorkloads, "refused", prefix + "workload_refused_statements_total", 1},
+	{tableWorkloads, "overloaded", prefix + "workload_overload_rejected_statements_total", 1},
+	{tableWorkloads, "queue_wait_us", prefix + "workload_queue_wait_seconds_total", microToSecond},
+	{tableWorkloads, "cpu_time_us", prefix + "workload_cpu_seconds_total", microToSecond},
+	{tableWorkloads, "weight", prefix + "workload_weight", 1},
+	{tableWorkloads, "priority", prefix + "workload_priority", 1},
+	{tableWorkloads, "max_memory_usage", prefix + "workload_max_memory_usage_bytes", 1},
+}
+
+// workloadLabel is the label of the workload series.
+const workloadLabel = "workload"
 
 // warningMetric is 1 for every resource with a warning in system.warnings.
 const warningMetric = prefix + "warning"
@@ -154,11 +184,27 @@ func NamesMarkdown() string {
 	for _, n := range Names {
 		fmt.Fprintf(&b, "| `system.%s` | `%s` | `%s` | %s | %s |\n", n.Table, n.SQL, n.Prometheus, metricType(n.Table), scaleText(n.Scale))
 	}
+	b.WriteString("\n## Workloads\n\n")
+	b.WriteString("Columns of `system.workloads`, one series per workload with the label `workload=\"name\"`\n")
+	b.WriteString("(counters since the server started; a workload that a reload removed is exported until its\n")
+	b.WriteString("statements have finished).\n\n")
+	b.WriteString("| column | Prometheus name | type | scale |\n|---|---|---|---|\n")
+	for _, n := range WorkloadNames {
+		fmt.Fprintf(&b, "| `%s` | `%s{workload=\"...\"}` | %s | %s |\n", n.SQL, n.Prometheus, workloadType(n), scaleText(n.Scale))
+	}
 	return b.String()
 }
 
 func metricType(table string) string {
 	if table == tableEvents {
+		return "counter"
+	}
+	return "gauge"
+}
+
+// workloadType is the type of a workload series: counters end in _total.
+func workloadType(n Name) string {
+	if strings.HasSuffix(n.Prometheus, "_total") {
 		return "counter"
 	}
 	return "gauge"

@@ -22,6 +22,9 @@ type State interface {
 	AsynchronousMetrics() []overload.Metric
 	Events() []overload.Event
 	Gauges() []overload.Metric
+	// Workloads are the values of system.workloads, one per workload and column of
+	// WorkloadNames.
+	Workloads() []WorkloadValue
 	// Warnings are the rows of system.warnings.
 	Warnings() []warnings.Warning
 	// Readiness says whether a new connection to the MySQL listener would be accepted now, and

@@ -25,7 +25,7 @@ func admissionGauges(t *testing.T, admin *sql.DB) (slots, running, queued int) {
 		}
 		got[name] = n
 	}
-	if len(got) != 4 {
+	if len(got) != 5 {
 		t.Fatalf("admission rows of system.metrics: %q", rows)
 	}
 	return got["AdmissionSlots"], got["AdmissionRunningStatements"], got["AdmissionQueuedStatements"]
@@ -50,6 +50,10 @@ func holdSlot(t *testing.T, db *sql.DB, seconds float64) (wait func() error) {
 	}()
 	return func() error { return <-done }
 }
+
+// noStall turns the stall limit off, for the tests of the queue itself: their slot holders
+// sleep for seconds, and with the stall limit on the next statement would start after 500 ms.
+const noStall = "admission_stall_limit_ms = 0\n"
 
 func want202(t *testing.T, err error, parts ...string) {
 	t.Helper()
@@ -111,7 +115,7 @@ func TestSleepersDoNotHoldTheCPUHostage(t *testing.T) {
 }
 
 func TestQueueTimeoutAndFullQueue(t *testing.T) {
-	s := startServer(t, serverOptions{top: "max_concurrent_statements = 1\nmax_queued_statements = 1\n"})
+	s := startServer(t, serverOptions{top: "max_concurrent_statements = 1\nmax_queued_statements = 1\n" + noStall})
 	admin := s.adminDB()
 	db := s.db()
 	if slots, _, _ := admissionGauges(t, admin); slots != 1 {
@@ -179,7 +183,7 @@ func TestQueueTimeoutAndFullQueue(t *testing.T) {
 // for a client that left covers running statements only, so nothing but the queue's own watch of
 // the socket can free the place before the slot's holder ends.
 func TestDisconnectWhileQueuedFreesThePlace(t *testing.T) {
-	s := startServer(t, serverOptions{top: "max_concurrent_statements = 1\nmax_queued_statements = 1\n"})
+	s := startServer(t, serverOptions{top: "max_concurrent_statements = 1\nmax_queued_statements = 1\n" + noStall})
 	admin := s.adminDB()
 	db := s.db()
 	// The holder ends long after the eventually below gives up: a place that only the end of the
@@ -220,7 +224,7 @@ func TestDisconnectWhileQueuedFreesThePlace(t *testing.T) {
 }
 
 func TestAdmissionSettings(t *testing.T) {
-	s := startServer(t, serverOptions{sections: appUsers + `
+	s := startServer(t, serverOptions{top: noStall, sections: appUsers + `
 [settings]
 queue_max_wait_ms = 1000
 
@@ -268,7 +272,7 @@ max = 1000
 // whatever its queue_max_wait_ms; turned off, a newcomer waits again. The intervals close as
 // the test reads system.metrics.
 func TestStandingQueueRefusesAtOnce(t *testing.T) {
-	s := startServer(t, serverOptions{top: "max_concurrent_statements = 1\nqueue_codel_interval_ms = 100\n"})
+	s := startServer(t, serverOptions{top: "max_concurrent_statements = 1\nqueue_codel_interval_ms = 100\n" + noStall})
 	admin := s.adminDB()
 	db := s.db()
 	rows := queryStrings(t, admin, "SELECT name, value, changeable_without_restart FROM system.server_settings WHERE name LIKE 'queue_codel%' ORDER BY name")

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
+
+	"github.com/prometheus/procfs"
 )
 
 // cgroupDirs are the directories of the own cgroup that hold the memory and
@@ -19,38 +22,42 @@ type cgroupDirs struct {
 	cpuacct  string // cpuacct.usage (v1 only)
 }
 
-// resolveCgroup finds the own cgroup from procRoot/self/cgroup, whose lines
-// are "hierarchy-id:controller,list:/path" (v1) or "0::/path" (v2), under
-// the mount root cgroupRoot.
-func resolveCgroup(procRoot, cgroupRoot string) (cgroupDirs, error) {
-	path := procRoot + "/self/cgroup"
-	content, err := os.ReadFile(path)
+// readCgroups reads the own process's cgroup membership (procfs's
+// Proc.Cgroups): "hierarchy-id:controller,list:/path" lines (v1) or "0::/path"
+// (v2).
+func readCgroups(src *procSource) ([]procfs.Cgroup, error) {
+	p, err := src.proc()
 	if err != nil {
-		return cgroupDirs{}, err
+		return nil, err
 	}
+	cgroups, err := p.Cgroups()
+	if err != nil {
+		return nil, fmt.Errorf("read %s/%d/cgroup: %w", src.root, p.PID, err)
+	}
+	return cgroups, nil
+}
+
+// resolveCgroup finds the directories of the own cgroups under the mount
+// root cgroupRoot.
+func resolveCgroup(cgroups []procfs.Cgroup, cgroupRoot string) (cgroupDirs, error) {
 	var dirs cgroupDirs
 	v2Path, v2 := "", false
-	for _, line := range strings.Split(string(content), "\n") {
-		if line == "" {
+	for _, cg := range cgroups {
+		if !strings.HasPrefix(cg.Path, "/") {
+			return cgroupDirs{}, fmt.Errorf("cgroup of hierarchy %d: %q is not an absolute path", cg.HierarchyID, cg.Path)
+		}
+		if len(cg.Controllers) == 0 {
+			v2Path, v2 = cg.Path, true
 			continue
 		}
-		parts := strings.SplitN(line, ":", 3)
-		if len(parts) != 3 || !strings.HasPrefix(parts[2], "/") {
-			return cgroupDirs{}, fmt.Errorf("parse %s: %q is not id:controllers:/path", path, line)
-		}
-		controllers, cgPath := parts[1], parts[2]
-		if controllers == "" {
-			v2Path, v2 = cgPath, true
-			continue
-		}
-		for _, c := range strings.Split(controllers, ",") {
+		for _, c := range cg.Controllers {
 			switch c {
 			case "memory":
-				dirs.memory = v1Dir(cgroupRoot, cgPath, "memory")
+				dirs.memory = v1Dir(cgroupRoot, cg.Path, "memory")
 			case "cpu":
-				dirs.cpu = v1Dir(cgroupRoot, cgPath, "cpu", "cpu,cpuacct", "cpuacct,cpu")
+				dirs.cpu = v1Dir(cgroupRoot, cg.Path, "cpu", "cpu,cpuacct", "cpuacct,cpu")
 			case "cpuacct":
-				dirs.cpuacct = v1Dir(cgroupRoot, cgPath, "cpuacct", "cpu,cpuacct", "cpuacct,cpu")
+				dirs.cpuacct = v1Dir(cgroupRoot, cg.Path, "cpuacct", "cpu,cpuacct", "cpuacct,cpu")
 			}
 		}
 	}
@@ -67,6 +74,13 @@ func resolveCgroup(procRoot, cgroupRoot string) (cgroupDirs, error) {
 		}
 	}
 	return dirs, nil
+}
+
+// sameCgroups reports whether two readings of the membership agree.
+func sameCgroups(a, b []procfs.Cgroup) bool {
+	return slices.EqualFunc(a, b, func(x, y procfs.Cgroup) bool {
+		return x.HierarchyID == y.HierarchyID && x.Path == y.Path && slices.Equal(x.Controllers, y.Controllers)
+	})
 }
 
 // v1Dir returns the directory of cgPath under the first existing mount of a

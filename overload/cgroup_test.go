@@ -1,6 +1,7 @@
 package overload
 
 import (
+	"os"
 	"testing"
 	"time"
 )
@@ -10,7 +11,7 @@ import (
 // memory warning values.
 func TestCgroups(t *testing.T) {
 	const gib = 1 << 30
-	rss := float64(4096 * 4096) // statm fixture: 4096 resident pages (4 KiB pages here)
+	rss := float64(4096 * os.Getpagesize()) // the fixture process's stat: 4096 resident pages
 	memTotal := float64(16384000 * 1024)
 	tests := []struct {
 		name            string
@@ -47,7 +48,7 @@ func TestCgroups(t *testing.T) {
 		{
 			name: "v1 unlimited with max_server_memory_usage", cgroupCase: "cgroup-v1-unlimited", maxServerMemory: 64 << 20,
 			wantRows:   map[string]float64{},
-			wantMemory: 0.25, wantUsed: rss, wantLimit: 64 << 20,
+			wantMemory: rss / (64 << 20), wantUsed: rss, wantLimit: 64 << 20,
 			wantCPUBusy: 0.4,
 		},
 		{
@@ -95,12 +96,10 @@ func TestCgroups(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t, "proc", tt.cgroupCase)
-			f.write("proc/self/statm", "765 4096 389 5 0 123 0\n")
 			for path, content := range tt.writes {
 				f.write(path, content)
 			}
 			s := f.sampler(Settings{MaxServerMemory: tt.maxServerMemory})
-			s.readers.rss.pageSize = 4096
 			s.Sample()
 			f.now = f.now.Add(time.Second)
 			for path, content := range tt.advance {
@@ -149,7 +148,7 @@ func TestResolveCgroup(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t, "proc", tt.cgroupCase)
-			got, err := resolveCgroup(f.path("proc"), f.path("cgroup"))
+			got, err := resolveFixtureCgroup(f)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -166,17 +165,31 @@ func TestResolveCgroup(t *testing.T) {
 	}
 }
 
+// resolveFixtureCgroup reads the fixture process's cgroup file and resolves it.
+func resolveFixtureCgroup(f *fixture) (cgroupDirs, error) {
+	cgroups, err := readCgroups(newProcSource(f.path("proc")))
+	if err != nil {
+		return cgroupDirs{}, err
+	}
+	return resolveCgroup(cgroups, f.path("cgroup"))
+}
+
 func TestResolveCgroupErrors(t *testing.T) {
 	f := newFixture(t, "", "")
-	if _, err := resolveCgroup(f.path("proc"), f.path("cgroup")); err == nil {
+	f.linkSelf()
+	if _, err := resolveFixtureCgroup(f); err == nil {
 		t.Error("no error without /proc/self/cgroup")
 	}
 	f.write("proc/self/cgroup", "garbage\n")
-	if _, err := resolveCgroup(f.path("proc"), f.path("cgroup")); err == nil {
+	if _, err := resolveFixtureCgroup(f); err == nil {
 		t.Error("no error for a garbage line")
 	}
+	f.write("proc/self/cgroup", "1:memory:x\n")
+	if _, err := resolveFixtureCgroup(f); err == nil {
+		t.Error("no error for a relative path")
+	}
 	f.write("proc/self/cgroup", "1:memory:/x\n0::/x\n")
-	got, err := resolveCgroup(f.path("proc"), f.path("cgroup"))
+	got, err := resolveFixtureCgroup(f)
 	if err != nil || got != (cgroupDirs{}) {
 		t.Errorf("no mounts: got %+v, %v; want no directories", got, err)
 	}

@@ -29,7 +29,10 @@
 //   - Admission queue wait (Config.QueueWait): statements that wait for a CPU
 //     slot are work waiting for a CPU as much as runnable goroutines are, so
 //     with k CPU-bound statements on c processors the three parts still add
-//     up to (k-c)/c, however many statements the slots let run.
+//     up to (k-c)/c, however many statements the slots let run. Statements
+//     past the admission stall limit hold no slot and run beside the others:
+//     their wait is Go run-queue wait (and kernel wait beside a neighbour),
+//     and RunningStatements counts them, so the bounds below allow for it.
 //
 // The parts are published (KernelRunQueueOverload, GoRunQueueOverload,
 // AdmissionQueueOverload) next to their sum (OSCPUOverload), so an operator
@@ -60,15 +63,24 @@
 //
 // # Readers and failure
 //
-// Each kernel file has a small reader over an injectable root (ProcRoot,
-// CgroupRoot), so every parser is tested against fixtures under testdata/.
-// Readers keep their files open and re-read them with pread at offset 0 into
-// reused buffers, and the thread directory is listed again only when its link
-// count says threads came or went: a sample is one system call per thread
-// and per file and allocates only its snapshot. A reader that fails is left out of the sample
-// and listed in Snapshot.Unavailable, and the sample goes on without it (fail
-// open: a blind part of the measurement reads 0, it never sheds work). The
-// failure is logged once, and the recovery once.
+// /proc is read through github.com/prometheus/procfs over an injectable root
+// (ProcRoot): the thread list (FS.AllThreads), /proc/stat (FS.Stat),
+// meminfo (FS.Meminfo), PSI (FS.PSIStatsForResource), the process's stat for
+// its resident set (Proc.Stat) and its cgroup membership (Proc.Cgroups). Two
+// kinds of file are read here instead, kept open and re-read with pread at
+// offset 0 into reused buffers: each thread's schedstat, the one file read
+// once per thread at every sample (procfs opens, reads and closes a file at
+// every call, and parses no bytes it did not open), and the cgroup controller files under
+// CgroupRoot (cpu.stat, cpu.max, cpu.cfs_*, cpuacct.usage, memory.*), which
+// procfs does not read. The thread list is read again only when the task
+// directory's link count says threads came or went. Every reader is tested
+// against fixtures under testdata/ (a /proc whose self links to process
+// 4242, and cgroup v1 and v2 trees).
+//
+// A reader that fails is left out of the sample and listed in
+// Snapshot.Unavailable, and the sample goes on without it (fail open: a blind
+// part of the measurement reads 0, it never sheds work). The failure is
+// logged once, and the recovery once.
 //
 // # Memory guard
 //

@@ -12,8 +12,9 @@ import (
 
 // fixture is a writable copy of testdata/proc (and optionally one cgroup case)
 // under a temporary root, with a fake clock and a synthetic Go run-queue wait.
-// Tests rewrite its files between samples; the readers keep their files open,
-// and os.WriteFile rewrites the same inode, so they see the new content.
+// Its process is fixturePID, and proc/self links to it as in a real /proc.
+// Tests rewrite its files between samples; the readers that keep their files
+// open see the new content, because os.WriteFile rewrites the same inode.
 type fixture struct {
 	t      *testing.T
 	root   string
@@ -32,6 +33,7 @@ func newFixture(t *testing.T, procCase, cgroupCase string) *fixture {
 	f := &fixture{t: t, root: t.TempDir(), now: time.Date(2025, 5, 1, 12, 0, 0, 0, time.UTC), goWait: &fakeGoWait{}}
 	if procCase != "" {
 		copyDir(t, filepath.Join("testdata", procCase), f.path("proc"))
+		f.linkSelf()
 	}
 	if cgroupCase != "" {
 		copyDir(t, filepath.Join("testdata", cgroupCase, "root"), f.path("cgroup"))
@@ -53,10 +55,31 @@ func copyDir(t *testing.T, src, dst string) {
 
 func (f *fixture) path(rel string) string { return filepath.Join(f.root, rel) }
 
+// fixturePID is the process of the fixtures' /proc.
+const fixturePID = "4242"
+
+// linkSelf makes proc/self the link to the fixture's process that procfs
+// follows to find the own process.
+func (f *fixture) linkSelf() {
+	f.t.Helper()
+	if _, err := os.Lstat(f.path("proc/self")); err == nil {
+		return
+	}
+	if err := os.MkdirAll(f.path("proc/"+fixturePID), 0o755); err != nil {
+		f.t.Fatal(err)
+	}
+	if err := os.Symlink(fixturePID, f.path("proc/self")); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
 // write replaces a file's content in place (creating it and its directory if
 // needed).
 func (f *fixture) write(rel, content string) {
 	f.t.Helper()
+	if strings.HasPrefix(rel, "proc/self/") {
+		f.linkSelf()
+	}
 	p := f.path(rel)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		f.t.Fatal(err)

@@ -53,11 +53,12 @@ func measure(base, newest *sample, g *gauges, settings Settings, counters Counte
 
 	hostKnown := span > 0 && base.cpuOK && newest.cpuOK && newest.cpu.total() > base.cpu.total()
 	if hostKnown {
-		total := float64(newest.cpu.total() - base.cpu.total())
-		idle := float64(newest.cpu.idle-base.cpu.idle) / total
+		n, b := newest.cpu, base.cpu
+		total := n.total() - b.total()
+		idle := (n.Idle - b.Idle) / total
 		snap.add("OSIdleTimeNormalized", idle, true)
-		snap.add("OSUserTimeNormalized", float64(newest.cpu.user+newest.cpu.nice-base.cpu.user-base.cpu.nice)/total, true)
-		snap.add("OSSystemTimeNormalized", float64(newest.cpu.system+newest.cpu.irq+newest.cpu.softirq-base.cpu.system-base.cpu.irq-base.cpu.softirq)/total, true)
+		snap.add("OSUserTimeNormalized", (n.User+n.Nice-b.User-b.Nice)/total, true)
+		snap.add("OSSystemTimeNormalized", (n.System+n.IRQ+n.SoftIRQ-b.System-b.IRQ-b.SoftIRQ)/total, true)
 		snap.CPUBusy, snap.CPUBusyKnown = 1-idle, true
 	}
 	if span > 0 && base.cgroupOK && newest.cgroupOK && newest.cgroupUsage >= base.cgroupUsage {

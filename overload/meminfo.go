@@ -1,57 +1,40 @@
 package overload
 
-import (
-	"fmt"
-	"os"
-)
+import "fmt"
 
 // memInfo holds the host memory figures of /proc/meminfo, in bytes.
 type memInfo struct{ total, available uint64 }
 
-// memInfoReader reads /proc/meminfo.
-type memInfoReader struct{ file *procFile }
-
-func newMemInfoReader(procRoot string) *memInfoReader {
-	return &memInfoReader{file: newProcFile(procRoot+"/meminfo", 4096)}
-}
-
-func (r *memInfoReader) read() (memInfo, error) {
-	content, err := r.file.read()
+// readMemInfo reads /proc/meminfo (procfs's FS.Meminfo). MemAvailable exists
+// since Linux 3.14.
+func readMemInfo(src *procSource) (memInfo, error) {
+	fs, err := src.fsys()
 	if err != nil {
 		return memInfo{}, err
 	}
-	total, err := uintKey(content, "MemTotal:", r.file.path)
+	m, err := fs.Meminfo()
 	if err != nil {
 		return memInfo{}, err
 	}
-	available, err := uintKey(content, "MemAvailable:", r.file.path)
-	if err != nil {
-		return memInfo{}, err
+	if m.MemTotalBytes == nil || m.MemAvailableBytes == nil {
+		return memInfo{}, fmt.Errorf("parse %s/meminfo: no MemTotal or MemAvailable line", src.root)
 	}
-	return memInfo{total: total * 1024, available: available * 1024}, nil
+	return memInfo{total: *m.MemTotalBytes, available: *m.MemAvailableBytes}, nil
 }
 
-// rssReader reads the resident set size of the own process from
-// /proc/self/statm (second field, in pages): cheaper than /proc/self/status.
-type rssReader struct {
-	file     *procFile
-	pageSize uint64
-}
-
-func newRSSReader(procRoot string) *rssReader {
-	return &rssReader{file: newProcFile(procRoot+"/self/statm", 128), pageSize: uint64(os.Getpagesize())}
-}
-
-func (r *rssReader) read() (uint64, error) {
-	content, err := r.file.read()
+// readRSS reads the resident set size of the own process from its
+// /proc/<pid>/stat (procfs's Proc.Stat).
+func readRSS(src *procSource) (uint64, error) {
+	p, err := src.proc()
 	if err != nil {
 		return 0, err
 	}
-	_, rest := nextField(content)
-	f, _ := nextField(rest)
-	pages, err := parseUint(f)
+	st, err := p.Stat()
 	if err != nil {
-		return 0, fmt.Errorf("parse %s: resident pages: %w", r.file.path, err)
+		return 0, fmt.Errorf("read %s/%d/stat: %w", src.root, p.PID, err)
 	}
-	return pages * r.pageSize, nil
+	if st.RSS < 0 {
+		return 0, fmt.Errorf("parse %s/%d/stat: resident pages %d", src.root, p.PID, st.RSS)
+	}
+	return uint64(st.ResidentMemory()), nil
 }

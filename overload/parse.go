@@ -1,12 +1,9 @@
 package overload
 
-import (
-	"fmt"
-	"strconv"
-)
+import "fmt"
 
-// The parsers below work on the bytes of a kernel file without allocating:
-// they run on every sample.
+// The parsers below read the cgroup controller files (procfs reads none of
+// them) from their bytes without allocating: they run on every sample.
 
 // nextLine splits b at the first newline.
 func nextLine(b []byte) (line, rest []byte) {
@@ -50,15 +47,6 @@ func parseUint(b []byte) (uint64, error) {
 	return v, nil
 }
 
-// parseFloat parses a decimal number such as a PSI average.
-func parseFloat(b []byte) (float64, error) {
-	v, err := strconv.ParseFloat(string(b), 64)
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a number", b)
-	}
-	return v, nil
-}
-
 // trimSpace removes surrounding white space, including the final newline.
 func trimSpace(b []byte) []byte {
 	for len(b) > 0 && isSpace(b[0]) {
@@ -77,8 +65,8 @@ func hasPrefix(b []byte, p string) bool {
 	return len(b) >= len(p) && string(b[:len(p)]) == p
 }
 
-// lookupKey finds the line "key value" (memory.stat, cpu.stat) or
-// "key: value kB" (meminfo; pass the colon in key) and returns value's field.
+// lookupKey finds the line "key value" (memory.stat, cpu.stat) and returns
+// value's field.
 func lookupKey(content []byte, key string) ([]byte, bool) {
 	for range len(content) + 1 {
 		if len(content) == 0 {

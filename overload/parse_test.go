@@ -3,8 +3,9 @@ package overload
 import (
 	"math"
 	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/prometheus/procfs"
 )
 
 func TestParseSchedstat(t *testing.T) {
@@ -30,33 +31,40 @@ func TestParseSchedstat(t *testing.T) {
 	}
 }
 
-func TestParseStat(t *testing.T) {
-	fixture, err := os.ReadFile(filepath.Join("testdata", "proc", "stat"))
-	if err != nil {
-		t.Fatal(err)
-	}
+// TestReadHostCPU checks what the sampler takes from procfs's reading of
+// /proc/stat: the "cpu" line in seconds (100 ticks a second) and the number
+// of "cpuN" lines, and that a file without cpuN lines is refused.
+func TestReadHostCPU(t *testing.T) {
 	tests := []struct {
 		name    string
-		in      string
+		in      string // "" keeps the fixture
 		want    cpuTimes
 		wantErr bool
 	}{
-		{name: "fixture", in: string(fixture), want: cpuTimes{user: 1000, nice: 100, system: 500, idle: 8000, iowait: 50, irq: 10, softirq: 20, cpus: 4}},
-		{name: "old kernel without steal", in: "cpu 1 2 3 4\ncpu0 1 2 3 4\n", want: cpuTimes{user: 1, nice: 2, system: 3, idle: 4, cpus: 1}},
-		{name: "too few fields", in: "cpu 1 2 3\ncpu0 1 2 3\n", wantErr: true},
-		{name: "no cpu line", in: "intr 1 2 3\n", wantErr: true},
+		{name: "fixture", want: cpuTimes{CPUStat: procfs.CPUStat{User: 10, Nice: 1, System: 5, Idle: 80, Iowait: 0.5, IRQ: 0.1, SoftIRQ: 0.2}, cpus: 4}},
+		{name: "old kernel without steal", in: "cpu 1 2 3 4\ncpu0 1 2 3 4\n", want: cpuTimes{CPUStat: procfs.CPUStat{User: 0.01, Nice: 0.02, System: 0.03, Idle: 0.04}, cpus: 1}},
+		{name: "no cpu lines", in: "intr 1 2 3\n", wantErr: true},
 		{name: "no cpuN lines", in: "cpu 1 2 3 4\n", wantErr: true},
 		{name: "garbage number", in: "cpu 1 x 3 4\ncpu0 1 2 3 4\n", wantErr: true},
 	}
 	for _, tt := range tests {
-		got, err := parseStat([]byte(tt.in))
-		if (err != nil) != tt.wantErr || got != tt.want {
-			t.Errorf("%s: parseStat = %+v, %v; want %+v, error %v", tt.name, got, err, tt.want, tt.wantErr)
+		f := newFixture(t, "proc", "")
+		if tt.in != "" {
+			f.write("proc/stat", tt.in)
+		}
+		got, err := readHostCPU(newProcSource(f.path("proc")))
+		if (err != nil) != tt.wantErr || !nearCPU(got, tt.want) {
+			t.Errorf("%s: readHostCPU = %+v, %v; want %+v, error %v", tt.name, got, err, tt.want, tt.wantErr)
 		}
 	}
 }
 
-func TestParsePSI(t *testing.T) {
+func nearCPU(a, b cpuTimes) bool {
+	return a.cpus == b.cpus && near(a.User, b.User) && near(a.Nice, b.Nice) && near(a.System, b.System) &&
+		near(a.Idle, b.Idle) && near(a.Iowait, b.Iowait) && near(a.IRQ, b.IRQ) && near(a.SoftIRQ, b.SoftIRQ) && near(a.Steal, b.Steal)
+}
+
+func TestReadPressure(t *testing.T) {
 	tests := []struct {
 		name    string
 		in      string
@@ -71,10 +79,49 @@ func TestParsePSI(t *testing.T) {
 		{name: "empty", in: "", wantErr: true},
 	}
 	for _, tt := range tests {
-		got, err := parsePSI([]byte(tt.in))
+		f := newFixture(t, "proc", "")
+		f.write("proc/pressure/io", tt.in)
+		got, err := readPressure(newProcSource(f.path("proc")), "io")
 		if (err != nil) != tt.wantErr || got != tt.want {
-			t.Errorf("%s: parsePSI = %+v, %v; want %+v, error %v", tt.name, got, err, tt.want, tt.wantErr)
+			t.Errorf("%s: readPressure = %+v, %v; want %+v, error %v", tt.name, got, err, tt.want, tt.wantErr)
 		}
+	}
+}
+
+func TestReadMemInfo(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      string // "" keeps the fixture
+		want    memInfo
+		wantErr bool
+	}{
+		{name: "fixture", want: memInfo{total: 16384000 * 1024, available: 12288000 * 1024}},
+		{name: "before Linux 3.14", in: "MemTotal: 100 kB\nMemFree: 50 kB\n", wantErr: true},
+		{name: "garbage number", in: "MemTotal: lots kB\n", wantErr: true},
+	}
+	for _, tt := range tests {
+		f := newFixture(t, "proc", "")
+		if tt.in != "" {
+			f.write("proc/meminfo", tt.in)
+		}
+		got, err := readMemInfo(newProcSource(f.path("proc")))
+		if (err != nil) != tt.wantErr || got != tt.want {
+			t.Errorf("%s: readMemInfo = %+v, %v; want %+v, error %v", tt.name, got, err, tt.want, tt.wantErr)
+		}
+	}
+}
+
+// TestReadRSS checks the resident set from the fixture process's stat
+// (4096 pages) and that a garbage stat is refused.
+func TestReadRSS(t *testing.T) {
+	f := newFixture(t, "proc", "")
+	src := newProcSource(f.path("proc"))
+	if got, err := readRSS(src); err != nil || got != 4096*uint64(os.Getpagesize()) {
+		t.Errorf("readRSS = %d, %v; want %d", got, err, 4096*os.Getpagesize())
+	}
+	f.write("proc/self/stat", "4242 (overloadsql) S 1\n")
+	if got, err := readRSS(src); err == nil {
+		t.Errorf("truncated stat: readRSS = %d, want an error", got)
 	}
 }
 

@@ -54,7 +54,7 @@ func pollUntil(t *testing.T, what string, cond func() bool) {
 // on: a kept-open schedstat file of an exited thread fails with ESRCH (or
 // ENOENT), and the exited thread's time stays in the totals.
 func TestKernelThreadExit(t *testing.T) {
-	r := newThreadReader("/proc")
+	r := newThreadReader(newProcSource("/proc"))
 	defer r.close()
 	// The runtime cannot end the main thread (it parks it instead), so hold
 	// the main thread with another goroutine if the first one lands on it.
@@ -140,7 +140,7 @@ func TestRealGoWaitScaling(t *testing.T) {
 // run-queue wait over the process's busy plus kernel wait time.
 func goWaitRatio(t *testing.T, k int, d time.Duration) float64 {
 	t.Helper()
-	threads := newThreadReader("/proc")
+	threads := newThreadReader(newProcSource("/proc"))
 	defer threads.close()
 	goWait := newGoSchedWait()
 	t0, err := threads.read()
@@ -184,7 +184,7 @@ func realCPU(t *testing.T) {
 // TestKernelThreadStart checks that a thread started between two readings is
 // counted at the next one: the task directory's link count changes.
 func TestKernelThreadStart(t *testing.T) {
-	r := newThreadReader("/proc")
+	r := newThreadReader(newProcSource("/proc"))
 	defer r.close()
 	if _, err := r.read(); err != nil {
 		t.Fatal(err)

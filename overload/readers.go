@@ -1,10 +1,11 @@
 package overload
 
 import (
-	"bytes"
 	"errors"
 	"runtime"
 	"syscall"
+
+	"github.com/prometheus/procfs"
 )
 
 // Source names, as listed in Snapshot.Unavailable and the log.
@@ -37,24 +38,21 @@ type gauges struct {
 	cgroupQuotaOK bool
 }
 
-// readers are the sources of one sample, each a small type over the
-// injectable roots. report is told the outcome of every reader, so the
+// readers are the sources of one sample: procfs over the proc root, and the
+// cgroup controller files under the cgroup root. report is told the outcome of every reader, so the
 // sampler can list and log failures; a failed reader only leaves its values
 // out (fail open).
 type readers struct {
-	procRoot, cgroupRoot string
-	threads              *threadReader
-	goWait               goWaitSource
-	processCPU           func() (uint64, error) // the process's CPU time, ns, without /proc
-	stat                 *statReader
-	memInfo              *memInfoReader
-	rss                  *rssReader
-	psiCPU, psiMemory    *psiReader
-	cgroupResolved       bool
-	// selfCgroup is procRoot/self/cgroup, re-read every cgroupRecheckEvery samples: a process
-	// moved to another cgroup (a new quota) is measured against the new one.
-	selfCgroup    *procFile
-	cgroupSeen    []byte
+	proc           *procSource
+	cgroupRoot     string
+	threads        *threadReader
+	goWait         goWaitSource
+	processCPU     func() (uint64, error) // the process's CPU time, ns, without /proc
+	cgroupResolved bool
+	// cgroupSeen is the membership the cgroup was resolved from, read again every
+	// cgroupRecheckEvery samples: a process moved to another cgroup (a new quota) is measured
+	// against the new one.
+	cgroupSeen    []procfs.Cgroup
 	cgroupSamples int
 	cgroupMemory  *cgroupMemoryReader
 	cgroupCPU     *cgroupCPUReader
@@ -69,19 +67,14 @@ type readers struct {
 }
 
 func newReaders(procRoot, cgroupRoot string, goWait goWaitSource) *readers {
+	proc := newProcSource(procRoot)
 	return &readers{
-		procRoot:   procRoot,
+		proc:       proc,
 		cgroupRoot: cgroupRoot,
-		threads:    newThreadReader(procRoot),
-		selfCgroup: newProcFile(procRoot+"/self/cgroup", 1024),
+		threads:    newThreadReader(proc),
 		busyShare:  func() (float64, int) { return -1, runtime.GOMAXPROCS(0) },
 		goWait:     goWait,
 		processCPU: rusageCPU,
-		stat:       newStatReader(procRoot),
-		memInfo:    newMemInfoReader(procRoot),
-		rss:        newRSSReader(procRoot),
-		psiCPU:     newPSIReader(procRoot, "cpu"),
-		psiMemory:  newPSIReader(procRoot, "memory"),
 	}
 }
 
@@ -99,20 +92,20 @@ func (r *readers) read(s *sample, g *gauges, report func(source string, err erro
 	s.processCPU, err = r.processCPU()
 	s.processCPUOK = err == nil
 
-	s.cpu, err = r.stat.read()
+	s.cpu, err = readHostCPU(r.proc)
 	s.cpuOK = err == nil
 	report(sourceStat, err)
 
-	g.memInfo, err = r.memInfo.read()
+	g.memInfo, err = readMemInfo(r.proc)
 	g.memInfoOK = err == nil
 	report(sourceMemInfo, err)
 
-	g.rss, err = r.rss.read()
+	g.rss, err = readRSS(r.proc)
 	g.rssOK = err == nil
 	report(sourceRSS, err)
 
-	g.psiCPU, g.psiCPUOK = readPSI(r.psiCPU, sourcePSICPU, report)
-	g.psiMemory, g.psiMemoryOK = readPSI(r.psiMemory, sourcePSIMemory, report)
+	g.psiCPU, g.psiCPUOK = r.readPSI("cpu", sourcePSICPU, report)
+	g.psiMemory, g.psiMemoryOK = r.readPSI("memory", sourcePSIMemory, report)
 
 	throttled, throttledOK := r.readCgroup(s, g, report)
 	if s.threadsOK {
@@ -129,8 +122,8 @@ func (r *readers) read(s *sample, g *gauges, report func(source string, err erro
 
 // readPSI treats a kernel without PSI (no file, or psi=0 at boot) as an
 // absent source, not a failure.
-func readPSI(r *psiReader, source string, report func(string, error)) (pressure, bool) {
-	p, err := r.read()
+func (r *readers) readPSI(resource, source string, report func(string, error)) (pressure, bool) {
+	p, err := readPressure(r.proc, resource)
 	if isNotExist(err) || errors.Is(err, syscall.EOPNOTSUPP) {
 		report(source, nil)
 		return pressure{}, false
@@ -147,15 +140,16 @@ func (r *readers) readCgroup(s *sample, g *gauges, report func(string, error)) (
 		r.recheckCgroup()
 	}
 	if !r.cgroupResolved {
-		if content, err := r.selfCgroup.read(); err == nil {
-			r.cgroupSeen = append(r.cgroupSeen[:0], content...)
+		cgroups, err := readCgroups(r.proc)
+		var dirs cgroupDirs
+		if err == nil {
+			dirs, err = resolveCgroup(cgroups, r.cgroupRoot)
 		}
-		dirs, err := resolveCgroup(r.procRoot, r.cgroupRoot)
 		report(sourceCgroup, err)
 		if err != nil {
 			return 0, false
 		}
-		r.cgroupResolved = true
+		r.cgroupResolved, r.cgroupSeen = true, cgroups
 		if dirs.memory != "" {
 			r.cgroupMemory = newCgroupMemoryReader(dirs.memory, dirs.memoryV2)
 		}
@@ -179,15 +173,15 @@ func (r *readers) readCgroup(s *sample, g *gauges, report func(string, error)) (
 	return 0, false
 }
 
-// recheckCgroup forgets the resolved cgroup when /proc/self/cgroup changed.
+// recheckCgroup forgets the resolved cgroup when the membership changed.
 func (r *readers) recheckCgroup() {
 	r.cgroupSamples++
 	if r.cgroupSamples < cgroupRecheckEvery {
 		return
 	}
 	r.cgroupSamples = 0
-	content, err := r.selfCgroup.read()
-	if err != nil || bytes.Equal(content, r.cgroupSeen) {
+	cgroups, err := readCgroups(r.proc)
+	if err != nil || sameCgroups(cgroups, r.cgroupSeen) {
 		return
 	}
 	r.cgroupResolved = false
@@ -207,12 +201,6 @@ const cgroupRecheckEvery = 10
 
 func (r *readers) close() {
 	r.threads.close()
-	r.selfCgroup.close()
-	r.stat.file.close()
-	r.memInfo.file.close()
-	r.rss.file.close()
-	r.psiCPU.file.close()
-	r.psiMemory.file.close()
 	if r.cgroupMemory != nil {
 		r.cgroupMemory.close()
 	}

@@ -2,7 +2,9 @@ package overload
 
 import (
 	"fmt"
+	"os"
 	"strconv"
+	"syscall"
 )
 
 // rescanEvery is how many samples may pass without listing the task
@@ -11,7 +13,7 @@ import (
 const rescanEvery = 10
 
 // threadTimes are a thread's cumulative nanoseconds from
-// /proc/self/task/<tid>/schedstat: on a CPU (busy) and runnable but waiting
+// /proc/<pid>/task/<tid>/schedstat: on a CPU (busy) and runnable but waiting
 // in the kernel's run queue (wait).
 type threadTimes struct{ busy, wait uint64 }
 
@@ -32,16 +34,17 @@ type thread struct {
 // was reused by a new thread: the old thread's values are retired and the new
 // thread contributes from its own start.
 //
-// The files stay open between samples. The directory is listed again only
-// when its link count (2 + threads) changed, when a thread ended (its id may
-// have been reused), or every rescanEvery samples; a thread that ends shows
-// as ESRCH on its open file.
+// The threads are listed with procfs's FS.AllThreads, again only when the
+// task directory's link count (2 + threads) changed, when a thread ended (its
+// id may have been reused), or every rescanEvery samples. Each thread's
+// schedstat is not read through procfs's Proc.Schedstat, which opens, reads
+// and closes the file at every call: it is the one file read once per thread
+// at every sample, so it stays open and is re-read with pread (procFile). A
+// thread that ends shows as ESRCH on its open file.
 type threadReader struct {
-	taskPath string
-	dir      *taskDir
+	src      *procSource
 	threads  map[int]*thread
 	retired  threadTimes
-	tids     []int
 	listing  uint64 // number of listings so far
 	links    uint64 // link count at the last listing
 	unlisted int    // samples since the last listing
@@ -50,16 +53,18 @@ type threadReader struct {
 	interval []threadTimes
 }
 
-func newThreadReader(procRoot string) *threadReader {
-	path := procRoot + "/self/task"
-	return &threadReader{taskPath: path, dir: newTaskDir(path), threads: make(map[int]*thread)}
+func newThreadReader(src *procSource) *threadReader {
+	return &threadReader{src: src, threads: make(map[int]*thread)}
 }
 
 // read returns the cumulative busy and kernel wait of the process. An error
 // other than a thread's exit makes the whole reading unusable, but the
 // per-thread state survives it, so the totals stay monotonic afterwards.
 func (r *threadReader) read() (threadTimes, error) {
-	links, err := r.dir.links()
+	if _, err := r.src.proc(); err != nil {
+		return threadTimes{}, err
+	}
+	links, err := taskLinks(r.src.taskPath())
 	if err != nil {
 		return threadTimes{}, err
 	}
@@ -87,25 +92,37 @@ func (r *threadReader) read() (threadTimes, error) {
 	return total, nil
 }
 
+// taskLinks returns the link count of the task directory: 2 plus the number
+// of threads, computed at every stat, so one stat tells whether threads were
+// created or ended since the last listing.
+func taskLinks(path string) (uint64, error) {
+	var st syscall.Stat_t
+	if err := syscall.Stat(path, &st); err != nil {
+		return 0, &os.PathError{Op: "stat", Path: path, Err: err}
+	}
+	return uint64(st.Nlink), nil
+}
+
 // list reconciles the tracked threads with the directory: new ids are
-// opened, ids no longer listed are retired.
+// added, ids no longer listed are retired.
 func (r *threadReader) list(links uint64) error {
-	tids, err := r.dir.list(r.tids)
-	r.tids = tids
+	fs, err := r.src.fsys()
+	if err != nil {
+		return err
+	}
+	tasks, err := fs.AllThreads(r.src.self.PID)
 	if err != nil {
 		return err
 	}
 	r.listing++
 	r.links, r.unlisted = links, 0
-	for _, tid := range tids {
-		if t, ok := r.threads[tid]; ok {
+	for _, task := range tasks {
+		if t, ok := r.threads[task.PID]; ok {
 			t.seen = r.listing
 			continue
 		}
-		r.threads[tid] = &thread{
-			file: newProcFile(r.taskPath+"/"+strconv.Itoa(tid)+"/schedstat", 64),
-			seen: r.listing,
-		}
+		path := r.src.taskPath() + "/" + strconv.Itoa(task.PID) + "/schedstat"
+		r.threads[task.PID] = &thread{file: newProcFile(path, 64), seen: r.listing}
 	}
 	for tid, t := range r.threads {
 		if t.seen != r.listing {
@@ -124,27 +141,28 @@ func (r *threadReader) readThreads() (exited bool, err error) {
 			exited = true
 			continue
 		}
+		var now threadTimes
 		if readErr == nil {
-			var now threadTimes
-			now, readErr = parseSchedstat(content)
-			if readErr == nil {
-				delta := now
-				if now.busy < t.last.busy || now.wait < t.last.wait {
-					r.retired.add(t.last)
-				} else {
-					delta = threadTimes{busy: now.busy - t.last.busy, wait: now.wait - t.last.wait}
-				}
-				if delta != (threadTimes{}) {
-					r.interval = append(r.interval, delta)
-				}
-				t.last = now
-				continue
+			if now, readErr = parseSchedstat(content); readErr != nil {
+				readErr = fmt.Errorf("parse %s: %w", t.file.path, readErr)
 			}
-			readErr = fmt.Errorf("parse %s: %w", t.file.path, readErr)
 		}
-		if err == nil {
-			err = readErr
+		if readErr != nil {
+			if err == nil {
+				err = readErr
+			}
+			continue
 		}
+		delta := now
+		if now.busy < t.last.busy || now.wait < t.last.wait {
+			r.retired.add(t.last)
+		} else {
+			delta = threadTimes{busy: now.busy - t.last.busy, wait: now.wait - t.last.wait}
+		}
+		if delta != (threadTimes{}) {
+			r.interval = append(r.interval, delta)
+		}
+		t.last = now
 	}
 	return exited, err
 }
@@ -161,7 +179,6 @@ func (r *threadReader) close() {
 	for _, t := range r.threads {
 		t.file.close()
 	}
-	r.dir.close()
 }
 
 func (a *threadTimes) add(b threadTimes) {

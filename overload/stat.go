@@ -1,87 +1,37 @@
 package overload
 
-import "fmt"
+import (
+	"fmt"
 
-// cpuTimes are the host-wide CPU time counters of the "cpu" line of
-// /proc/stat, in clock ticks, and the number of "cpuN" lines.
+	"github.com/prometheus/procfs"
+)
+
+// cpuTimes are the host-wide CPU times of /proc/stat (procfs's FS.Stat, in
+// seconds) and the number of CPUs it lists.
 type cpuTimes struct {
-	user, nice, system, idle, iowait, irq, softirq, steal uint64
-	cpus                                                  int
+	procfs.CPUStat
+	cpus int
 }
 
 // total is the sum of the states a CPU can be in (guest time is already
 // inside user and nice).
-func (c cpuTimes) total() uint64 {
-	return c.user + c.nice + c.system + c.idle + c.iowait + c.irq + c.softirq + c.steal
+func (c cpuTimes) total() float64 {
+	return c.User + c.Nice + c.System + c.Idle + c.Iowait + c.IRQ + c.SoftIRQ + c.Steal
 }
 
-// statReader reads /proc/stat.
-type statReader struct{ file *procFile }
-
-func newStatReader(procRoot string) *statReader {
-	return &statReader{file: newProcFile(procRoot+"/stat", 4096)}
-}
-
-func (r *statReader) read() (cpuTimes, error) {
-	content, err := r.file.read()
+// readHostCPU reads /proc/stat. A file without per-CPU lines is not a
+// kernel's: it is refused rather than read as an idle host.
+func readHostCPU(src *procSource) (cpuTimes, error) {
+	fs, err := src.fsys()
 	if err != nil {
 		return cpuTimes{}, err
 	}
-	c, err := parseStat(content)
+	st, err := fs.Stat()
 	if err != nil {
-		return cpuTimes{}, fmt.Errorf("parse %s: %w", r.file.path, err)
+		return cpuTimes{}, err
 	}
-	return c, nil
-}
-
-func parseStat(content []byte) (cpuTimes, error) {
-	var c cpuTimes
-	found := false
-	for range len(content) + 1 {
-		if len(content) == 0 {
-			break
-		}
-		var line []byte
-		line, content = nextLine(content)
-		if !hasPrefix(line, "cpu") {
-			continue
-		}
-		if len(line) > 3 && line[3] >= '0' && line[3] <= '9' {
-			c.cpus++
-			continue
-		}
-		if err := parseCPULine(line[3:], &c); err != nil {
-			return cpuTimes{}, err
-		}
-		found = true
+	if len(st.CPU) == 0 {
+		return cpuTimes{}, fmt.Errorf("parse %s/stat: no cpuN lines", src.root)
 	}
-	if !found {
-		return cpuTimes{}, fmt.Errorf("no cpu line")
-	}
-	if c.cpus == 0 {
-		return cpuTimes{}, fmt.Errorf("no cpuN lines")
-	}
-	return c, nil
-}
-
-// parseCPULine reads the fields after "cpu"; kernels before 2.6.11 lack
-// steal, so only user, nice, system and idle are required.
-func parseCPULine(b []byte, c *cpuTimes) error {
-	dst := [...]*uint64{&c.user, &c.nice, &c.system, &c.idle, &c.iowait, &c.irq, &c.softirq, &c.steal}
-	for i, p := range dst {
-		var f []byte
-		f, b = nextField(b)
-		if len(f) == 0 {
-			if i < 4 {
-				return fmt.Errorf("cpu line has %d fields, want at least 4", i)
-			}
-			return nil
-		}
-		v, err := parseUint(f)
-		if err != nil {
-			return fmt.Errorf("cpu line: %w", err)
-		}
-		*p = v
-	}
-	return nil
+	return cpuTimes{CPUStat: st.CPUTotal, cpus: len(st.CPU)}, nil
 }

@@ -22,40 +22,47 @@ const errTooManySimultaneousQueries = 202
 // admissionTick is how often the slot count adapts while statements run or wait.
 const admissionTick = time.Millisecond
 
-// takeSlot gives a statement a CPU slot before it runs (see package admission). held says
-// whether the caller must release one when the statement ends. Sessions on the admin listener
-// and exempt statements never wait and take none, nor does any statement with admission_control
-// off; the statement is classified only when no slot
-// is free, so the common case costs a lock and an increment. While the statement waits, a client
-// that closes its connection takes it out of the queue at once.
-func (i *interceptor) takeSlot(ctx context.Context, c *mysql.Conn, stmt *statement.Summary) (held bool, err error) {
+// takeSlot gives a statement a CPU slot in its workload before it runs (see package
+// admission). A non-nil ticket must be released when the statement ends. Sessions on the admin
+// listener and exempt statements never wait and take none, nor does any statement with
+// admission_control off; the statement is classified only when no slot is free, so the common
+// case costs a lock and an increment. While the statement waits, a client that closes its
+// connection takes it out of the queue at once.
+func (i *interceptor) takeSlot(ctx context.Context, c *mysql.Conn, stmt *statement.Summary) (*admission.Ticket, error) {
 	if isAdminConn(c.Conn) || i.s.cfg.Load().AdmissionControl == config.AdmissionOff {
-		return false, nil
+		return nil, nil
+	}
+	workload, err := i.s.statementWorkload(c, stmt)
+	if err != nil {
+		return nil, err
 	}
 	ctrl := i.s.admission
-	if ctrl.TryAcquire() {
-		return true, nil
+	if t, ok := ctrl.TryAcquire(workload); ok {
+		return t, nil
 	}
 	if stmt.Exempt(currentDatabase(c)).Exempt {
-		return false, nil
+		return nil, nil
 	}
 	maxWait := queueMaxWait(c, stmt, i.hintConstraints(c))
 	ctx, stop := cancelWhenPeerCloses(ctx, c.Conn)
-	err = ctrl.Acquire(ctx, maxWait)
+	t, err := ctrl.Acquire(ctx, workload, maxWait)
 	stop()
 	if err == nil {
-		return true, nil
+		return t, nil
 	}
 	var rejected *admission.RejectedError
 	if errors.As(err, &rejected) {
+		if rejected.Reason == admission.UnknownWorkload { // removed by a reload just now
+			return nil, errUnknownWorkload(i.s.cfg.Load(), workload, "")
+		}
 		msg := admissionMessage(rejected)
 		i.s.counters.admissionRejected.Add(1)
 		i.s.counters.failedQueries.Add(1)
 		i.s.admissionLog.note(msg)
-		return false, mysql.NewSQLError(errTooManySimultaneousQueries, mysql.SSUnknownSQLState, "%s", msg)
+		return nil, mysql.NewSQLError(errTooManySimultaneousQueries, mysql.SSUnknownSQLState, "%s", msg)
 	}
 	// The client went away (or the connection is closing): nobody reads an answer.
-	return false, mysql.NewSQLError(mysql.ERQueryInterrupted, "70100", "Query execution was interrupted while waiting for a CPU slot: %v", err)
+	return nil, mysql.NewSQLError(mysql.ERQueryInterrupted, "70100", "Query execution was interrupted while waiting for a CPU slot: %v", err)
 }
 
 // admissionMessage is the text of error 202, in ClickHouse's words with the counts and the
@@ -69,6 +76,13 @@ func admissionMessage(e *admission.RejectedError) string {
 	switch {
 	case e.Reason == admission.QueueFull:
 		why = "the queue is full"
+	case e.Reason == admission.WorkloadQueueFull:
+		why = "the queue of workload " + e.Workload + " is full (its max_queued_statements = " + strconv.Itoa(e.WorkloadMaxQueued) + ")"
+		advice = "Retry later, or raise the workload's max_queued_statements."
+	case e.WorkloadMaxConcurrent > 0 && e.WorkloadRunning >= e.WorkloadMaxConcurrent:
+		why = "workload " + e.Workload + " ran its max_concurrent_statements = " + strconv.Itoa(e.WorkloadMaxConcurrent) +
+			" statements for all of queue_max_wait_ms = " + millis(e.MaxWait)
+		advice = "Retry later, or raise the workload's max_concurrent_statements or queue_max_wait_ms."
 	case e.Reason == admission.StandingQueue:
 		why = "the queue is standing (the shortest wait for a CPU slot stayed over queue_codel_target_ms = " + millis(e.StandingTarget) +
 			" for queue_codel_interval_ms = " + millis(e.StandingInterval) + ") and holds one statement per CPU slot"
@@ -78,8 +92,10 @@ func admissionMessage(e *admission.RejectedError) string {
 	default:
 		why = "no CPU slot came free within queue_max_wait_ms = " + millis(e.MaxWait)
 	}
-	return "Too many simultaneous queries: " + why + ". Running: " + strconv.Itoa(e.Running) +
-		" on " + strconv.Itoa(e.Slots) + " CPU slots (max_concurrent_statements = " + bound + "), queued: " +
+	return "Too many simultaneous queries: " + why + ". Workload " + e.Workload + ": running " + strconv.Itoa(e.WorkloadRunning) +
+		", queued " + strconv.Itoa(e.WorkloadQueued) + ". Running: " + strconv.Itoa(e.Running) +
+		" on " + strconv.Itoa(e.Slots) + " CPU slots (max_concurrent_statements = " + bound + "), " + strconv.Itoa(e.Stalled) +
+		" past admission_stall_limit_ms = " + millis(e.StallLimit) + ", queued: " +
 		strconv.Itoa(e.Queued) + " (max_queued_statements = " + strconv.Itoa(e.MaxQueued) + ")" +
 		". " + advice + " (TOO_MANY_SIMULTANEOUS_QUERIES)"
 }
@@ -109,5 +125,6 @@ func queueMaxWait(c *mysql.Conn, stmt *statement.Summary, constraints map[string
 // admissionLimits are the controller's limits in cfg.
 func admissionLimits(cfg *config.Config) admission.Limits {
 	return admission.Limits{MaxSlots: cfg.MaxConcurrentStatements, MaxQueued: cfg.MaxQueuedStatements,
-		StandingInterval: cfg.QueueCodelInterval, StandingTarget: cfg.QueueCodelTarget}
+		StandingInterval: cfg.QueueCodelInterval, StandingTarget: cfg.QueueCodelTarget,
+		StallLimit: cfg.AdmissionStallLimit, Workloads: admissionWorkloads(cfg)}
 }

@@ -60,6 +60,7 @@ func (c *counters) gauges(activeWarnings int, slots admission.State, writeLockHo
 		{Name: "OverloadWarnings", Value: int64(activeWarnings), Description: "Warnings shown in system.warnings now."},
 		{Name: "AdmissionSlots", Value: int64(slots.Slots), Description: "CPU slots now: how many ordinary statements may run at once (adapts to the Go scheduler's run queue, at most max_concurrent_statements)."},
 		{Name: "AdmissionRunningStatements", Value: int64(slots.Running), Description: "Ordinary statements holding a CPU slot now (admin-listener sessions and exempt statements take none)."},
+		{Name: "AdmissionStalledStatements", Value: int64(slots.Stalled), Description: "Ordinary statements running past admission_stall_limit_ms now: they no longer hold a CPU slot and share the CPU through the Go scheduler."},
 		{Name: "AdmissionQueuedStatements", Value: int64(slots.Queued), Description: "Statements waiting for a CPU slot now (at most max_queued_statements)."},
 		{Name: "AdmissionQueueStanding", Value: boolGauge(slots.Standing), Description: "1 while the admission queue is standing (queue_codel_interval_ms): one statement waits per CPU slot, the others get error 202 at once; else 0."},
 		{Name: "WriteLockHolder", Value: int64(writeLockHolder), Description: "Connection id whose transaction holds the write lock now (0: none): one transaction writes stored tables at a time, from its first writing statement to its end."},

@@ -33,6 +33,25 @@ func (h httpState) Gauges() []overload.Metric {
 	return ms
 }
 
+// Workloads are system.workloads' exported columns, per workload.
+func (h httpState) Workloads() []httpapi.WorkloadValue {
+	var vs []httpapi.WorkloadValue
+	for _, w := range h.s.workloadRows() {
+		for _, c := range []struct {
+			sql string
+			v   float64
+		}{
+			{"running", float64(w.Running)}, {"stalled", float64(w.Stalled)}, {"queued", float64(w.Queued)},
+			{"admitted", float64(w.Admitted)}, {"refused", float64(w.Refused)}, {"overloaded", float64(w.Overloaded)},
+			{"queue_wait_us", float64(w.QueueWaitMicros)}, {"cpu_time_us", float64(w.CPUTimeMicros)},
+			{"weight", w.Weight}, {"priority", float64(w.Priority)}, {"max_memory_usage", float64(w.MaxMemoryUsage)},
+		} {
+			vs = append(vs, httpapi.WorkloadValue{Workload: w.Name, SQL: c.sql, Value: c.v})
+		}
+	}
+	return vs
+}
+
 // gauges are the rows of system.metrics.
 func (s *Server) gauges() []tables.Gauge {
 	holder, waiting := s.writes.state()

@@ -83,12 +83,12 @@ func (i *interceptor) serve(ctx context.Context, c *mysql.Conn, stmt *statement.
 	case turn.autocommitOff:
 		callback = i.s.committingAutocommit(c, turn.cl, callback)
 	}
-	held, err := i.takeSlot(ctx, c, stmt)
+	ticket, err := i.takeSlot(ctx, c, stmt)
 	if err != nil {
 		return err
 	}
-	if held {
-		defer i.s.admission.Release()
+	if ticket != nil {
+		defer i.s.admission.Release(ticket)
 	}
 	// The waits for the write lock and for a slot watch the socket themselves; the statement
 	// that runs checks it now and then.
@@ -194,6 +194,9 @@ func (i *interceptor) admit(c *mysql.Conn, stmt *statement.Summary) error {
 	}
 	i.s.counters.overloadRejected.Add(1)
 	i.s.counters.failedQueries.Add(1)
+	if workload, err := i.s.statementWorkload(c, stmt); err == nil {
+		i.s.admission.NoteOverloaded(workload)
+	}
 	i.s.rejectLog.note(msg)
 	return mysql.NewSQLError(errServerOverloaded, mysql.SSUnknownSQLState, "%s", msg)
 }

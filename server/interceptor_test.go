@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"overloadsql/admission"
 	"strings"
 	"testing"
 
@@ -34,6 +35,7 @@ func decisionServer(t testing.TB, overloadRatio float64, seed uint64) *Server {
 	s.sampler = overload.NewSampler(overload.Config{Logger: logger})
 	s.sampler.Simulate(overload.Simulation{Overload: overloadRatio, CPUBusy: -1, Memory: -1})
 	s.rejectLog = newRateLimitedLog(logger, "statements rejected")
+	s.admission = admission.New(admissionLimits(config.Default()), admission.Options{})
 	return s
 }
 

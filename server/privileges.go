@@ -543,6 +543,9 @@ func ignoredHint(constraints map[string]config.Constraint, h statement.Hint) err
 	if !ok {
 		return nil
 	}
+	if h.Name == config.WorkloadSetting && c.Readonly {
+		return errors.New("setting " + h.Name + " is readonly (constraints." + h.Name + ".readonly)")
+	}
 	f, err := parseHintValue(h.Value)
 	if err != nil {
 		return nil

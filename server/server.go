@@ -300,6 +300,7 @@ func (s *Server) systemDatabase() *tables.Database {
 		tables.WarningLog(s.warningLog),
 		tables.ServerSettings(s.serverSettings),
 		tables.Settings(s.variables.rows),
+		tables.Workloads(s.workloadRows),
 	)
 }
 

@@ -55,6 +55,7 @@ func (vs *variables) register() error {
 			NotifyChanged:     vs.sessionSettingChanged,
 		})
 	}
+	vars = append(vars, vs.workloadVariable())
 	for _, name := range []string{simOverload, simCPUBusy, simMemory} {
 		vars = append(vars, &sql.MysqlSystemVariable{
 			Name:          name,

@@ -3,7 +3,7 @@
 // drives them over the MySQL protocol with go-sql-driver, prints a progress line to stderr once
 // a second and a table (or, with --json, one JSON document) to stdout, and stops the servers.
 //
-//	overloadbench [--scenario overhead|shed|storm|reaction|sleepers|all] [--duration 3s] [--rounds N]
+//	overloadbench [--scenario overhead|shed|storm|reaction|sleepers|tenants|all] [--duration 3s] [--rounds N]
 //	              [--clients 8] [--storm-attempts 20000] [--pin-cpu 0]
 //	              [--server-binary PATH] [--json]
 //
@@ -22,7 +22,8 @@
 //     with sessions with thresholds (min 1 / max 3) and without. Goodput, the latency of the
 //     statements that succeed, the rejection rate, and the latency of an admin's SELECT 1 on the
 //     admin listener. What protection buys; targets against the unprotected mode: p99 at most
-//     half, admin p99 < 50 ms, and with admission goodput >= 0.9 and server CPU >= 0.95 core.
+//     half in the steady state (each phase's first 500 ms left out; the whole phase beside it),
+//     admin p99 < 50 ms, and with admission goodput >= 0.9 and server CPU >= 0.95 core.
 //   - storm: connection attempts as fast as 4 goroutines can make them, with every connection
 //     dropped (simulated overload 7, drop thresholds min 1 / max 2) and with dropping off
 //     (handshake, ping, close). Attempts/s, server CPU per attempt from /proc/<pid>/stat, admin
@@ -35,6 +36,12 @@
 //     SELECT SLEEP(0.1), with admission off, with adaptive slots, and with one fixed slot.
 //     Whether statements that sleep are capped by the slot count; target: the sleepers' rate
 //     with adaptive slots at least 0.9 of their rate with admission off.
+//   - tenants: the server pinned to one core, workload A with 12 closed-loop clients of the
+//     heavy statement and workload B with 2 clients of a light one (a tenth of it), in five
+//     modes: A alone, B alone, equal weights, B at a better priority, and workloads off (both in
+//     the default workload, one FIFO queue). B's steady-state p99 and goodput against B alone,
+//     A's goodput against what the CPU left it; targets: equal weights B p99 <= 3x and goodput
+//     >= 0.9x alone, B first p99 <= 1.5x alone, A >= 0.85x of what was left in both.
 //
 // Why side by side: this machine is shared, and a neighbour's load moves every absolute number.
 // Each comparison is made inside one invocation against one server, with the two modes
@@ -77,13 +84,13 @@ type options struct {
 	scrape        time.Duration // /metrics scrape interval in the overhead scenario, 0 = none
 }
 
-var allScenarios = []string{"overhead", "shed", "storm", "reaction", "sleepers"}
+var allScenarios = []string{"overhead", "shed", "storm", "reaction", "sleepers", "tenants"}
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
 	var o options
 	flags := flag.NewFlagSet("overloadbench", flag.ContinueOnError)
 	flags.SetOutput(stderr)
-	scenario := flags.String("scenario", "all", "overhead, shed, storm, reaction, sleepers or all")
+	scenario := flags.String("scenario", "all", "overhead, shed, storm, reaction, sleepers, tenants or all")
 	flags.DurationVar(&o.phase, "duration", 3*time.Second, "length of one measured phase, 1s..60s")
 	flags.IntVar(&o.rounds, "rounds", 0, "phases per mode (runs for reaction), 1..20; 0: overhead 6, shed 3, storm 3, reaction 3")
 	flags.IntVar(&o.clients, "clients", 8, "connections of the overhead and shed scenarios, 1..64")
@@ -212,6 +219,8 @@ func (b *bench) runScenario(ctx context.Context, name string, rep *report) error
 		rep.Sleepers, err = b.sleepers(ctx)
 	case "reaction":
 		rep.Reaction, err = b.reaction(ctx)
+	case "tenants":
+		rep.Tenants, err = b.tenants(ctx)
 	}
 	return err
 }

@@ -44,6 +44,7 @@ type report struct {
 	Storm         *stormResult    `json:"storm,omitempty"`
 	Reaction      *reactionResult `json:"reaction,omitempty"`
 	Sleepers      *sleepersResult `json:"sleepers,omitempty"`
+	Tenants       *tenantsResult  `json:"tenants,omitempty"`
 	Targets       []targetCheck   `json:"targets"`
 }
 
@@ -66,8 +67,9 @@ func targets(r *report) []targetCheck {
 	}
 	if s := r.Shed; s != nil {
 		for _, m := range s.Modes[1:] {
-			add("shed", m.Settings+": p99 <= 0.5 x unprotected p99", m.P99Ratio, 2, "", m.P99Ratio <= 0.5)
-			add("shed", m.Settings+": the same, steady state (phases' first 500 ms left out)", m.SteadyP99Ratio, 2, "", m.SteadyP99Ratio <= 0.5)
+			// The target is the steady state (issue 25); the whole phase is shown beside it.
+			checks = append(checks, targetCheck{"shed", m.Settings + ": p99 <= 0.5 x unprotected p99, steady state (phases' first 500 ms left out)",
+				m.SteadyP99Ratio.format(2) + " (whole phase " + m.P99Ratio.format(2) + ")", m.SteadyP99Ratio.known() && m.SteadyP99Ratio <= 0.5})
 			admin := measure(m.Admin.P99)
 			add("shed", m.Settings+": admin SELECT 1 p99 < 50 ms", admin, 1, " ms", m.Admin.Count > 0 && admin < 50)
 		}
@@ -85,6 +87,14 @@ func targets(r *report) []targetCheck {
 		off, adaptive := sl.Modes[0], sl.Modes[1]
 		share := ratio(float64(adaptive.SleeperRate), float64(off.SleeperRate))
 		add("sleepers", "sleepers' rate, adaptive slots / admission off >= 0.9", share, 2, "", share >= 0.9)
+	}
+	if t := r.Tenants; t != nil && len(t.Modes) == len(tenantsSettings) {
+		equal, first := t.Modes[2], t.Modes[3]
+		add("tenants", "equal weights: B p99 <= 3 x B alone", equal.BP99Ratio, 2, "", equal.BP99Ratio <= 3)
+		add("tenants", "equal weights: B goodput >= 0.9 x B alone", equal.BGoodputRatio, 2, "", equal.BGoodputRatio >= 0.9)
+		add("tenants", "equal weights: A goodput >= 0.85 x what the CPU left it", equal.AGoodputRatio, 2, "", equal.AGoodputRatio >= 0.85)
+		add("tenants", "B higher priority: B p99 <= 1.5 x B alone", first.BP99Ratio, 2, "", first.BP99Ratio <= 1.5)
+		add("tenants", "B higher priority: A goodput >= 0.85 x what the CPU left it", first.AGoodputRatio, 2, "", first.AGoodputRatio >= 0.85)
 	}
 	if re := r.Reaction; re != nil {
 		windows := measure(float64(re.MedianRejectionMs) / 1000 / re.WindowSeconds)
@@ -119,6 +129,9 @@ func writeTable(w io.Writer, r *report) error {
 	}
 	if r.Sleepers != nil {
 		writeSleepers(tw, r.Sleepers)
+	}
+	if r.Tenants != nil {
+		writeTenants(tw, r.Tenants)
 	}
 	fmt.Fprintf(tw, "\nTARGETS\nscenario\ttarget\tmeasured\tresult\n")
 	for _, c := range r.Targets {
@@ -157,13 +170,13 @@ func writeShed(w io.Writer, s *shedResult) {
 		s.Clients, s.PinnedCPU, s.Rounds, s.PhaseSeconds)
 	fmt.Fprintf(w, "  statement: %s\n  alone: p50 %.1f ms (%s/s on one core)\n",
 		s.Statement, s.SingleClient.P50, ratio(1000, s.SingleClient.P50).format(1))
-	fmt.Fprintf(w, "mode\tgoodput/s\tp50 ms\tp99 ms\tok\t745/s\t745 share\t202/s\t202 share\tother errors\tadmin p50 ms\tadmin p99 ms\tserver CPU cores\toverload (kernel + Go + queue)\tp99 / unprotected\tgoodput / unprotected\n")
+	fmt.Fprintf(w, "  p99 steady: the phases' first 500 ms left out (the target's figure); p99 whole: every statement\n")
+	fmt.Fprintf(w, "mode\tgoodput/s\tp50 ms\tp99 ms steady\tp99 ms whole\tok\t745/s\t745 share\t202/s\t202 share\tother errors\tadmin p50 ms\tadmin p99 ms\tserver CPU cores\toverload (kernel + Go + queue)\tp99 steady / unprotected\tp99 whole / unprotected\tgoodput / unprotected\n")
 	for _, m := range s.Modes {
-		fmt.Fprintf(w, "%s\t%s\t%.1f\t%.1f\t%d\t%s\t%s%%\t%s\t%s%%\t%d\t%.1f\t%.1f\t%s\t%.2f (%.2f + %.2f + %.2f)\t%s\t%.1f\t%s\t%s\n",
-			m.Settings, m.Goodput.format(2), m.Latency.P50, m.Latency.P99, m.Latency.Count, m.RejectedPerS.format(1),
+		fmt.Fprintf(w, "%s\t%s\t%.1f\t%.1f\t%.1f\t%d\t%s\t%s%%\t%s\t%s%%\t%d\t%.1f\t%.1f\t%s\t%.2f (%.2f + %.2f + %.2f)\t%s\t%s\t%s\n",
+			m.Settings, m.Goodput.format(2), m.Latency.P50, m.Steady.P99, m.Latency.P99, m.Latency.Count, m.RejectedPerS.format(1),
 			(100 * m.RejectionRate).format(1), m.RefusedPerS.format(1), (100 * m.RefusedShare).format(1), m.Failed, m.Admin.P50, m.Admin.P99, m.ServerBusy.format(2),
-			m.Overload.Overload, m.Overload.Kernel, m.Overload.Go, m.Overload.Queue, m.P99Ratio.format(2),
-			m.Steady.P99, m.SteadyP99Ratio.format(2), m.GoodputRatio.format(2))
+			m.Overload.Overload, m.Overload.Kernel, m.Overload.Go, m.Overload.Queue, m.SteadyP99Ratio.format(2), m.P99Ratio.format(2), m.GoodputRatio.format(2))
 	}
 }
 

@@ -107,7 +107,7 @@ func (b *bench) runShed(ctx context.Context, s *benchServer, admin *adminSession
 		return nil, err
 	}
 	defer pool.Close()
-	single, err := b.calibrate(ctx, pool)
+	single, err := b.timeAlone(ctx, pool, "shed", heavyStatement)
 	if err != nil {
 		return nil, err
 	}
@@ -161,10 +161,10 @@ func (b *bench) runShed(ctx context.Context, s *benchServer, admin *adminSession
 	return res, nil
 }
 
-// calibrate measures the heavy statement alone on the server (no contention), so the table can
-// say how many of them the core serves per second.
-func (b *bench) calibrate(ctx context.Context, pool *sql.DB) (summary, error) {
-	b.progress.note("shed: timing the heavy statement alone (%d runs)", calibrationRuns)
+// timeAlone measures a statement alone on the server (no contention), so the table can say how
+// many of them the core serves per second.
+func (b *bench) timeAlone(ctx context.Context, pool *sql.DB, scenario, statement string) (summary, error) {
+	b.progress.note("%s: timing %s alone (%d runs)", scenario, statement, calibrationRuns)
 	conn, err := pool.Conn(ctx)
 	if err != nil {
 		return summary{}, fmt.Errorf("calibration session: %w", err)
@@ -173,7 +173,7 @@ func (b *bench) calibrate(ctx context.Context, pool *sql.DB) (summary, error) {
 	samples := make([]time.Duration, 0, calibrationRuns)
 	for range calibrationRuns {
 		start := time.Now()
-		if _, err := queryInt(ctx, conn, heavyStatement); err != nil {
+		if _, err := queryInt(ctx, conn, statement); err != nil {
 			return summary{}, fmt.Errorf("calibration: %w", err)
 		}
 		samples = append(samples, time.Since(start))

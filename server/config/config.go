@@ -43,6 +43,7 @@ type Config struct {
 	MaxQueuedStatements             int           // max_queued_statements
 	QueueCodelInterval              time.Duration // queue_codel_interval_ms, 0 = off
 	QueueCodelTarget                time.Duration // queue_codel_target_ms
+	AdmissionStallLimit             time.Duration // admission_stall_limit_ms, 0 = off
 	OverloadEnforcement             string        // overload_enforcement: EnforcementEnforce | EnforcementDryRun
 	MaxServerMemoryUsage            uint64        // max_server_memory_usage, bytes, 0 = none
 	MaxMemoryUsageForSession        uint64        // max_memory_usage_for_session, bytes, 0 = 25% of the memory limit
@@ -57,6 +58,64 @@ type Config struct {
 	Settings    SessionDefaults          // [settings]
 	Constraints map[string]Constraint    // [constraints.<session setting name>]
 	Users       []User                   // [[users]]
+	Workloads   []Workload               // [[workloads]]; DefaultWorkload is built in
+}
+
+// Workload is one [[workloads]] table: a class of statements with a queue of its own.
+type Workload struct {
+	Name                    string
+	Priority                int     // lower runs first (ClickHouse's sense)
+	Weight                  float64 // share of the CPU among workloads of the same priority, > 0
+	MaxConcurrentStatements int     // 0 = no bound of its own
+	MaxQueuedStatements     int     // 0 = no bound of its own
+	MaxMemoryUsage          uint64  // bytes, 0 = no bound of its own
+}
+
+// DefaultWorkload is the workload of users that name none; it exists whether or not the file
+// defines it (with priority 0, weight 1 and no bounds when it does not).
+const DefaultWorkload = "default"
+
+// WorkloadSetting is the session variable that names a session's workload.
+const WorkloadSetting = "workload"
+
+// AllWorkloads returns the configured workloads with DefaultWorkload added when the file does
+// not define it, in the file's order.
+func (c *Config) AllWorkloads() []Workload {
+	out := slices.Clone(c.Workloads)
+	if !slices.ContainsFunc(out, func(w Workload) bool { return w.Name == DefaultWorkload }) {
+		out = append(out, Workload{Name: DefaultWorkload, Weight: 1})
+	}
+	return out
+}
+
+// LookupWorkload returns the workload named name.
+func (c *Config) LookupWorkload(name string) (Workload, bool) {
+	for _, w := range c.AllWorkloads() {
+		if w.Name == name {
+			return w, true
+		}
+	}
+	return Workload{}, false
+}
+
+// WorkloadNames returns the names of every workload, sorted.
+func (c *Config) WorkloadNames() []string {
+	var names []string
+	for _, w := range c.AllWorkloads() {
+		names = append(names, w.Name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// UserWorkload returns the default workload of the user; DefaultWorkload for an unknown user.
+func (c *Config) UserWorkload(user string) string {
+	for _, u := range c.Users {
+		if u.Name == user && u.Workload != "" {
+			return u.Workload
+		}
+	}
+	return DefaultWorkload
 }
 
 // MaxMetricLogRetention bounds metric_log_retention_s: the history is kept in memory.
@@ -120,6 +179,7 @@ type User struct {
 	PasswordSHA256Hex     string // hex of SHA-256(password), 64 digits
 	PasswordDoubleSHA1Hex string // hex of SHA-1(SHA-1(password)), 40 digits
 	Admin                 bool
+	Workload              string // default workload of the user's sessions; "" = DefaultWorkload
 }
 
 // Default returns the built-in configuration: the one the server runs on without a file.
@@ -144,6 +204,7 @@ func Default() *Config {
 		AdmissionControl:                AdmissionOn,
 		MaxQueuedStatements:             1000,
 		QueueCodelTarget:                5 * time.Millisecond,
+		AdmissionStallLimit:             500 * time.Millisecond,
 		OverloadEnforcement:             EnforcementEnforce,
 		RequireSecureTransport:          SwitchOff,
 		CollationServer:                 DefaultCollation,
@@ -171,6 +232,7 @@ func (c *Config) Clone() *Config {
 		}
 	}
 	n.Users = slices.Clone(c.Users)
+	n.Workloads = slices.Clone(c.Workloads)
 	return &n
 }
 
@@ -205,6 +267,62 @@ const warningsSection = "resource_overload_warnings"
 // maxQueuedStatementsLimit bounds max_queued_statements: a queued statement holds a connection,
 // and a million connections is beyond any server of this kind.
 const maxQueuedStatementsLimit = 1_000_000
+
+// maxStallLimitMillis bounds admission_stall_limit_ms: an hour, as queue_max_wait_ms.
+const maxStallLimitMillis = 3_600_000
+
+// Bounds of a workload's keys.
+const (
+	maxWorkloadPriority = 1_000_000
+	maxWorkloadWeight   = 1_000_000
+)
+
+// workloadName is the form of a workload's name.
+var workloadName = regexp.MustCompile(`^[A-Za-z0-9_]{1,64}$`)
+
+// validateWorkloads checks the [[workloads]] tables and the users' workloads.
+func (c *Config) validateWorkloads() []error {
+	var errs []error
+	first := map[string]int{}
+	for i, w := range c.Workloads {
+		at := func(key string) []string { return []string{"workloads", indexPiece(i), key} }
+		switch j, dup := first[w.Name]; {
+		case !workloadName.MatchString(w.Name):
+			errs = append(errs, keyErrorf(at("name"), "workloads[%d].name (%q) must be 1 to 64 letters, digits or underscores", i, w.Name))
+		case dup:
+			errs = append(errs, keyErrorf(at("name"), "workloads[%d].name: duplicate workload %q (also workloads[%d])", i, w.Name, j))
+		default:
+			first[w.Name] = i
+		}
+		if w.Priority < -maxWorkloadPriority || w.Priority > maxWorkloadPriority {
+			errs = append(errs, keyErrorf(at("priority"), "workloads[%d].priority (%d) must be between %d and %d (lower runs first)",
+				i, w.Priority, -maxWorkloadPriority, maxWorkloadPriority))
+		}
+		if !(w.Weight > 0 && w.Weight <= maxWorkloadWeight) {
+			errs = append(errs, keyErrorf(at("weight"), "workloads[%d].weight (%s) must be a number above 0 and at most %d",
+				i, formatFloat(w.Weight), maxWorkloadWeight))
+		}
+		if w.MaxConcurrentStatements < 0 || w.MaxConcurrentStatements > admission.AdaptiveCeiling {
+			errs = append(errs, keyErrorf(at("max_concurrent_statements"), "workloads[%d].max_concurrent_statements (%d) must be between 0 (no bound of its own) and %d",
+				i, w.MaxConcurrentStatements, admission.AdaptiveCeiling))
+		}
+		if w.MaxQueuedStatements < 0 || w.MaxQueuedStatements > maxQueuedStatementsLimit {
+			errs = append(errs, keyErrorf(at("max_queued_statements"), "workloads[%d].max_queued_statements (%d) must be between 0 (no bound of its own) and %d",
+				i, w.MaxQueuedStatements, maxQueuedStatementsLimit))
+		}
+	}
+	names := c.WorkloadNames()
+	for i, u := range c.Users {
+		if u.Workload != "" && !slices.Contains(names, u.Workload) {
+			errs = append(errs, keyErrorf([]string{"users", indexPiece(i), "workload"}, "users[%d].workload: unknown workload %q (known: %s)",
+				i, u.Workload, strings.Join(names, ", ")))
+		}
+	}
+	if k, ok := c.Constraints[WorkloadSetting]; ok && (k.Min != nil || k.Max != nil) {
+		errs = append(errs, keyErrorf([]string{"constraints", WorkloadSetting}, "constraints.%s: only readonly applies to a workload name", WorkloadSetting))
+	}
+	return errs
+}
 
 // maxQueueCodelMillis bounds queue_codel_interval_ms and queue_codel_target_ms: a queue that
 // stands for a minute is long past any burst.
@@ -274,6 +392,10 @@ func (c *Config) Validate() error {
 			c.MaxQueuedStatements, maxQueuedStatementsLimit))
 	}
 	add(c.validateQueueCodel())
+	if d := c.AdmissionStallLimit; d < 0 || d > maxStallLimitMillis*time.Millisecond {
+		add(keyErrorf([]string{"admission_stall_limit_ms"}, "admission_stall_limit_ms (%s) must be between 0 (off) and %d",
+			formatMillis(d), maxStallLimitMillis))
+	}
 	add(checkRatio([]string{"min_os_cpu_wait_time_ratio_to_drop_connection"}, c.MinDropRatio))
 	add(checkRatio([]string{"max_os_cpu_wait_time_ratio_to_drop_connection"}, c.MaxDropRatio))
 	if c.OverloadEnforcement != EnforcementEnforce && c.OverloadEnforcement != EnforcementDryRun {
@@ -303,6 +425,7 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.Warnings.validate()...)
 	errs = append(errs, c.validateSessionSettings()...)
 	errs = append(errs, validateUsers(c.Users)...)
+	errs = append(errs, c.validateWorkloads()...)
 	return errors.Join(errs...)
 }
 
@@ -400,6 +523,9 @@ func (c *Config) validateSessionSettings() []error {
 	for _, name := range sortedKeys(c.Constraints) {
 		k := c.Constraints[name]
 		path := []string{"constraints", name}
+		if name == WorkloadSetting {
+			continue // readonly only: validateWorkloads
+		}
 		if _, ok := lookupSessionSetting(name); !ok {
 			errs = append(errs, keyErrorf(path, "constraints.%s: unknown session setting %q (known: %s)",
 				name, name, strings.Join(sessionSettingNames(), ", ")))

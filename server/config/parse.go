@@ -156,6 +156,8 @@ func (d *decoder) decode(raw map[string]any) {
 			}
 		case "users":
 			d.users(path, v)
+		case "workloads":
+			d.workloads(path, v)
 		default:
 			d.serverSettings(nil, map[string]any{key: v})
 		}
@@ -237,22 +239,74 @@ func (d *decoder) constraints(section []string, t map[string]any) {
 	}
 }
 
-func (d *decoder) users(path []string, v any) {
-	var tables []map[string]any
+// arrayOfTables returns the tables of [[name]]; ok is false (and the problem recorded) when v
+// is something else.
+func (d *decoder) arrayOfTables(path []string, v any) (tables []map[string]any, ok bool) {
 	switch arr := v.(type) {
 	case []map[string]any:
-		tables = arr
+		return arr, true
 	case []any:
 		for i, e := range arr {
 			t, ok := e.(map[string]any)
 			if !ok {
 				d.fail(append(slices.Clone(path), indexPiece(i)), fmt.Errorf("expected a table, got %s", describe(e)))
-				return
+				return nil, false
 			}
 			tables = append(tables, t)
 		}
-	default:
-		d.fail(path, fmt.Errorf("expected an array of tables ([[users]]), got %s", describe(v)))
+		return tables, true
+	}
+	d.fail(path, fmt.Errorf("expected an array of tables ([[%s]]), got %s", path[0], describe(v)))
+	return nil, false
+}
+
+func (d *decoder) workloads(path []string, v any) {
+	tables, ok := d.arrayOfTables(path, v)
+	if !ok {
+		return
+	}
+	workloads := make([]Workload, len(tables))
+	for i, t := range tables {
+		w := &workloads[i]
+		w.Weight = 1
+		for _, key := range sortedKeys(t) {
+			keyPath := []string{path[0], indexPiece(i), key}
+			var err error
+			var n int64
+			switch key {
+			case "name":
+				w.Name, err = toString(t[key])
+			case "priority":
+				n, err = toInt(t[key])
+				w.Priority = int(max(min(n, 1<<31), -(1 << 31)))
+			case "weight":
+				w.Weight, err = toFloat(t[key])
+			case "max_concurrent_statements":
+				n, err = toInt(t[key])
+				w.MaxConcurrentStatements = int(max(min(n, 1<<31), -1))
+			case "max_queued_statements":
+				n, err = toInt(t[key])
+				w.MaxQueuedStatements = int(max(min(n, 1<<31), -1))
+			case "max_memory_usage":
+				n, err = toInt(t[key])
+				if err == nil && n < 0 {
+					err = fmt.Errorf("must be >= 0 bytes (0 = no bound of its own), got %d", n)
+				}
+				w.MaxMemoryUsage = uint64(max(n, 0))
+			default:
+				d.unknown(keyPath)
+			}
+			if err != nil {
+				d.fail(keyPath, err)
+			}
+		}
+	}
+	d.c.Workloads = workloads
+}
+
+func (d *decoder) users(path []string, v any) {
+	tables, ok := d.arrayOfTables(path, v)
+	if !ok {
 		return
 	}
 	users := make([]User, len(tables))
@@ -272,6 +326,8 @@ func (d *decoder) users(path []string, v any) {
 				u.PasswordDoubleSHA1Hex, err = toString(t[key])
 			case "admin":
 				u.Admin, err = toBool(t[key])
+			case "workload":
+				u.Workload, err = toString(t[key])
 			default:
 				d.unknown(keyPath)
 			}
@@ -283,7 +339,9 @@ func (d *decoder) users(path []string, v any) {
 	d.c.Users = users
 }
 
-var userKeys = []string{"name", "password", "password_sha256_hex", "password_double_sha1_hex", "admin"}
+var userKeys = []string{"name", "password", "password_sha256_hex", "password_double_sha1_hex", "admin", "workload"}
+
+var workloadKeys = []string{"name", "priority", "weight", "max_concurrent_statements", "max_queued_statements", "max_memory_usage"}
 
 // indexPiece is the path piece of the i-th table of an array of tables.
 func indexPiece(i int) string { return "[" + strconv.Itoa(i) + "]" }
@@ -332,7 +390,7 @@ func knownKeys(parent []string) []string {
 				keys = append(keys, s.name)
 			}
 		}
-		keys = append(keys, warningsSection, "settings", "constraints", "users")
+		keys = append(keys, warningsSection, "settings", "constraints", "users", "workloads")
 	case len(parent) == 1 && parent[0] == warningsSection:
 		for _, s := range serverSettings {
 			if s.section == warningsSection {
@@ -343,10 +401,15 @@ func knownKeys(parent []string) []string {
 		for _, s := range sessionSettings {
 			keys = append(keys, s.Name)
 		}
+		if parent[0] == "constraints" {
+			keys = append(keys, WorkloadSetting)
+		}
 	case len(parent) == 2 && parent[0] == "constraints":
 		keys = []string{"min", "max", "readonly"}
 	case len(parent) == 2 && parent[0] == "users":
 		keys = userKeys
+	case len(parent) == 2 && parent[0] == "workloads":
+		keys = workloadKeys
 	}
 	return keys
 }

@@ -522,3 +522,74 @@ func TestConstraintCheck(t *testing.T) {
 		}
 	}
 }
+
+func TestParseWorkloads(t *testing.T) {
+	file := `admission_stall_limit_ms = 250
+
+[constraints.workload]
+readonly = true
+
+[[users]]
+name = "app"
+workload = "web"
+
+[[workloads]]
+name = "web"
+weight = 3
+
+[[workloads]]
+name = "reports"
+priority = 1
+max_concurrent_statements = 2
+max_queued_statements = 10
+max_memory_usage = 1073741824
+`
+	c, err := Parse([]byte(file), "config.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Workload{
+		{Name: "web", Weight: 3},
+		{Name: "reports", Priority: 1, Weight: 1, MaxConcurrentStatements: 2, MaxQueuedStatements: 10, MaxMemoryUsage: 1 << 30},
+	}
+	if !reflect.DeepEqual(c.Workloads, want) {
+		t.Errorf("workloads %+v, want %+v", c.Workloads, want)
+	}
+	if got := c.AllWorkloads(); len(got) != 3 || got[2] != (Workload{Name: DefaultWorkload, Weight: 1}) {
+		t.Errorf("AllWorkloads %+v, want the default added last", got)
+	}
+	if c.AdmissionStallLimit != 250*time.Millisecond || c.UserWorkload("app") != "web" || c.UserWorkload("nobody") != DefaultWorkload {
+		t.Errorf("stall limit %v, app's workload %q", c.AdmissionStallLimit, c.UserWorkload("app"))
+	}
+	if !c.Constraints[WorkloadSetting].Readonly {
+		t.Error("constraints.workload.readonly not read")
+	}
+	if got := c.Clone(); !reflect.DeepEqual(got.Workloads, c.Workloads) {
+		t.Errorf("Clone lost the workloads: %+v", got.Workloads)
+	}
+	for _, tc := range []struct{ name, file, want string }{
+		{"duplicate", "[[workloads]]\nname = \"a\"\n\n[[workloads]]\nname = \"a\"\n",
+			`config.toml:5: workloads[1].name: duplicate workload "a" (also workloads[0])`},
+		{"bad name", "[[workloads]]\nname = \"a b\"\n",
+			`config.toml:2: workloads[0].name ("a b") must be 1 to 64 letters, digits or underscores`},
+		{"weight 0", "[[workloads]]\nname = \"a\"\nweight = 0\n",
+			`config.toml:3: workloads[0].weight (0) must be a number above 0 and at most 1000000`},
+		{"negative memory", "[[workloads]]\nname = \"a\"\nmax_memory_usage = -1\n",
+			`config.toml:3: workloads[0].max_memory_usage: must be >= 0 bytes (0 = no bound of its own), got -1`},
+		{"unknown key", "[[workloads]]\nname = \"a\"\nwieght = 2\n",
+			`config.toml:3: unknown key "workloads[0].wieght" (did you mean "weight"?)`},
+		{"a user's unknown workload", "[[users]]\nname = \"u\"\nworkload = \"etl\"\n",
+			`config.toml:3: users[0].workload: unknown workload "etl" (known: default)`},
+		{"a range on the workload name", "[constraints.workload]\nmin = 1\n",
+			`config.toml:1: constraints.workload: only readonly applies to a workload name`},
+		{"stall limit over an hour", "admission_stall_limit_ms = 3600001\n",
+			`config.toml:1: admission_stall_limit_ms (3600001) must be between 0 (off) and 3600000`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse([]byte(tc.file), "config.toml")
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("got %v\nwant %s", err, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,79 @@
+package admission
+
+import "time"
+
+// Tick is the Controller's periodic work, every tick while statements run or wait (Run):
+//
+//   - CPU accounting: the process's CPU time since the last tick (l.CPU; when unknown, each
+//     running statement's share of the processors, at most one) is shared among the running
+//     statements' workloads, for system.workloads and the fair share.
+//   - Stall limit: a statement that has held its slot for StallLimit stops counting against
+//     the slot count, and the slot goes to the next waiter. While any statement runs stalled,
+//     a waiter that has waited StallLimit starts too, stalled, if its workload's own bound
+//     allows.
+//   - Adaptation: the slot count moves by at most one (Adjust), when l is known (Procs > 0).
+func (c *Controller) Tick(l Load) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := c.sinceEpoch()
+	dt := now - c.lastTick
+	if c.lastTick == 0 {
+		dt = 0
+	}
+	var cpu float64
+	switch {
+	case l.CPU > 0 && c.lastCPU > 0 && l.CPU >= c.lastCPU:
+		cpu = float64(l.CPU - c.lastCPU)
+	case l.CPU <= 0 && dt > 0:
+		procs := max(l.Procs, 1)
+		cpu = float64(dt) * float64(min(c.running+c.stalled, procs))
+	}
+	c.account(cpu, float64(dt))
+	c.lastTick, c.lastCPU = now, l.CPU
+	c.stall(now)
+	if l.Procs > 0 {
+		c.adjust(l)
+	}
+}
+
+// stall applies the stall limit at now. Called with mu held.
+func (c *Controller) stall(now int64) {
+	limit := int64(c.limits.StallLimit)
+	if limit <= 0 {
+		return
+	}
+	for t := c.holders.head; t != nil && now-t.granted >= limit; t = c.holders.head {
+		c.holders.remove(t)
+		c.running--
+		t.stalled = true
+		c.stalled++
+		t.w.stalled++
+		c.stats.Stalled++
+	}
+	c.grant()
+	if c.stalled == 0 {
+		return
+	}
+	// Statements run past the stall limit, so the slot count no longer bounds how many share
+	// the CPU: a waiter held longer than the limit would only be delayed behind them.
+	for _, w := range c.order {
+		for wt := w.queue.head; wt != nil && now-wt.at >= limit && !w.capped(); wt = w.queue.head {
+			c.dequeue(wt)
+			t := &Ticket{w: w, granted: now, stalled: true}
+			c.stalled++
+			w.running++
+			w.stalled++
+			w.admitted++
+			c.stats.Stalled++
+			wt.ticket, wt.state = t, granted
+			close(wt.ready)
+		}
+	}
+}
+
+// StallLimit is the stall limit in force.
+func (c *Controller) StallLimit() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.limits.StallLimit
+}
