@@ -25,12 +25,12 @@ import (
 // GROUP BY writes it: strings by their collation's weights, other values by their text (a
 // DECIMAL's has no trailing zeros). Values equal in SQL get one key; a collision only lets the
 // join condition, still evaluated on every pair found, reject a row.
-func hashJoinKeys(lookup *plan.HashLookup) (sql.Node, transform.TreeIdentity, error) {
+func hashJoinKeys(ctx *sql.Context, lookup *plan.HashLookup) (sql.Node, transform.TreeIdentity, error) {
 	if _, done := lookup.LeftProbeKey.(hashKey); done {
 		return lookup, transform.SameTree, nil
 	}
-	probe := lookup.LeftProbeKey.Type()
-	keyed, err := lookup.WithExpressions(hashKey{lookup.RightEntryKey, probe}, hashKey{lookup.LeftProbeKey, probe})
+	probe := lookup.LeftProbeKey.Type(ctx)
+	keyed, err := lookup.WithExpressions(ctx, hashKey{lookup.RightEntryKey, probe}, hashKey{lookup.LeftProbeKey, probe})
 	if err != nil {
 		return nil, transform.SameTree, err
 	}
@@ -47,13 +47,13 @@ type hashKey struct {
 	probe sql.Type
 }
 
-func (k hashKey) Resolved() bool             { return k.key.Resolved() }
-func (k hashKey) String() string             { return k.key.String() }
-func (k hashKey) Type() sql.Type             { return types.Uint64 }
-func (k hashKey) IsNullable() bool           { return k.key.IsNullable() }
-func (k hashKey) Children() []sql.Expression { return []sql.Expression{k.key} }
+func (k hashKey) Resolved() bool                   { return k.key.Resolved() }
+func (k hashKey) String() string                   { return k.key.String() }
+func (k hashKey) Type(ctx *sql.Context) sql.Type   { return types.Uint64 }
+func (k hashKey) IsNullable(ctx *sql.Context) bool { return k.key.IsNullable(ctx) }
+func (k hashKey) Children() []sql.Expression       { return []sql.Expression{k.key} }
 
-func (k hashKey) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+func (k hashKey) WithChildren(ctx *sql.Context, children ...sql.Expression) (sql.Expression, error) {
 	if len(children) != 1 {
 		return nil, sql.ErrInvalidChildrenNumber.New(k, len(children), 1)
 	}
