@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cockroachdb/apd/v3"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/transform"
@@ -414,6 +415,12 @@ func literalDecimal(ctx *sql.Context, e sql.Expression) (decimal.Decimal, bool) 
 		return decimal.Decimal{}, false
 	}
 	switch v := value.(type) {
+	case *apd.Decimal: // the engine's DECIMAL values
+		d, err := decimal.NewFromString(v.Text('f'))
+		if err != nil {
+			return decimal.Decimal{}, false
+		}
+		return trimZeros(d), true
 	case decimal.Decimal:
 		return trimZeros(v), true
 	case int8:

@@ -440,16 +440,19 @@ func size(v any) uint64 {
 	return 64
 }
 
-// count is a numeric argument as a non-negative count (0 for NULL, negative or not a number).
+// count is a numeric argument as a non-negative count (0 for NULL, negative or not a number),
+// read as the engine reads it: text up to its first non-digit ('1e9' is 1, with an error the
+// engine reports itself).
 func count(ctx *sql.Context, v any) uint64 {
 	if v == nil {
 		return 0
 	}
-	n, _, err := types.Int64.Convert(ctx, v)
-	if err != nil {
+	n, _, _ := types.Int64.Convert(ctx, v)
+	i, ok := n.(int64)
+	if !ok {
 		return 0
 	}
-	return uint64(max(n.(int64), 0))
+	return uint64(max(i, 0))
 }
 
 // padSize bounds LPAD/RPAD(str, n, pad): n characters, each as wide as the widest of str and

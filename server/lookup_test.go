@@ -291,7 +291,7 @@ func (f *lookupFixture) planLookup(q string) (*scanLookup, sql.Node) {
 		f.t.Fatalf("%s: %v", q, err)
 	}
 	var lookup *scanLookup
-	transform.Inspect(node, func(n sql.Node) bool {
+	transform.InspectWithOpaque(f.ctx, node, func(_ *sql.Context, n sql.Node) bool {
 		if ita, ok := n.(*plan.IndexedTableAccess); ok {
 			lookup, _ = ita.Table.(*scanLookup)
 		}

@@ -23,7 +23,13 @@ import (
 // table instead of the index (the column wrapped in unindexed, defined in exactcompare.go), where
 // the engine evaluates it on every row. A not-equal reads about every row anyway.
 func notEqualUnindexed(ctx *sql.Context, not *expression.Not) (sql.Expression, transform.TreeIdentity, error) {
-	number := func(e sql.Expression) bool { _, ok := literalDecimal(ctx, e); return ok }
+	number := func(e sql.Expression) bool {
+		if c, ok := e.(*expression.Convert); ok && types.IsFloat(c.Type(ctx)) {
+			e = c.Child // exactComparison's DOUBLE of the literal
+		}
+		_, ok := literalDecimal(ctx, e)
+		return ok
+	}
 	switch c := not.Child.(type) {
 	case *expression.Equals:
 		left, right := c.Left(), c.Right()

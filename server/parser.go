@@ -78,10 +78,12 @@ type parsed struct {
 	end         int
 }
 
-// parseSettled parses query with parse, after the `system` rewrite (statement.RewriteSystem),
+// parseSettled parses query with parse, after MariaDB's executable comments are made plain
+// (statement.PlainMariaDBComments) and the `system` rewrite (statement.RewriteSystem),
 // and again with its column expressions parenthesized when that fails (columnExpressions), and
 // settles the statement; it returns the text that was parsed.
 func parseSettled(query string, parse func(text string) (parsed, error)) (parsed, string, error) {
+	query = statement.PlainMariaDBComments(query) // the same length: offsets stay the caller's
 	rewritten := statement.RewriteSystem(query)
 	out, err := parse(rewritten)
 	if err != nil {
@@ -209,6 +211,7 @@ func (p systemParser) ParseOneWithOptions(ctx context.Context, query string, opt
 	if err := checkSize(query); err != nil {
 		return nil, 0, err
 	}
+	query = statement.PlainMariaDBComments(query)
 	out, rewritten, err := parseSettled(query, func(text string) (parsed, error) {
 		stmt, end, err := p.next.ParseOneWithOptions(ctx, text, options)
 		return parsed{stmt: stmt, end: end}, err

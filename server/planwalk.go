@@ -24,8 +24,8 @@ import (
 // changes only what the later ones do not look at.
 //
 // correctExecution runs after the engine's rules, on the joins they chose and the assignments
-// they left: hashJoinKeys (hashjoin.go), mergeJoinNulls (mergejoin.go) and
-// rangeCheckedAssignments (outofrange.go), each on its own kind of node.
+// they left: mergeJoinNulls (mergejoin.go) and rangeCheckedAssignments (outofrange.go), each on
+// its own kind of node.
 var (
 	correctComparisons = planRule(comparison, nullSafeNotIn)
 	correctExecution   = planRule(nil, execution)
@@ -53,8 +53,6 @@ func comparison(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.T
 // execution corrects one node of a planned statement.
 func execution(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 	switch n := n.(type) {
-	case *plan.HashLookup:
-		return hashJoinKeys(ctx, n)
 	case *plan.JoinNode:
 		return mergeJoinNulls(ctx, n)
 	case *plan.UpdateSource, *plan.InsertInto:

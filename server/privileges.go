@@ -320,7 +320,7 @@ func (c *checkedPlans) forget(session uint32) { c.last.Delete(session) }
 // ... SELECT, the statement of PREPARE, and subqueries. It stops when a function returns false.
 func inspectPlan(ctx *sql.Context, n sql.Node, node func(sql.Node) bool, expr func(sql.Expression) bool) bool {
 	ok := true
-	transform.Inspect(n, func(n sql.Node) bool {
+	transform.InspectWithOpaque(ctx, n, func(_ *sql.Context, n sql.Node) bool {
 		if !ok {
 			return false
 		}

@@ -33,8 +33,8 @@ func keepVirtualColumnTables(a *analyzer.Analyzer) {
 // with virtual columns.
 func readsVirtualColumns(ctx *sql.Context, n sql.Node) bool {
 	found := false
-	var node func(sql.Node) bool
-	node = func(n sql.Node) bool {
+	var node func(*sql.Context, sql.Node) bool
+	node = func(ctx *sql.Context, n sql.Node) bool {
 		if n == nil || found {
 			return false
 		}
@@ -47,7 +47,7 @@ func readsVirtualColumns(ctx *sql.Context, n sql.Node) bool {
 			for _, e := range ex.Expressions() {
 				transform.InspectExpr(ctx, e, func(ctx *sql.Context, e sql.Expression) bool {
 					if sub, ok := e.(*plan.Subquery); ok && sub.Query != nil && !found {
-						transform.Inspect(sub.Query, node)
+						transform.InspectWithOpaque(ctx, sub.Query, node)
 					}
 					return found
 				})
@@ -55,7 +55,7 @@ func readsVirtualColumns(ctx *sql.Context, n sql.Node) bool {
 		}
 		return !found
 	}
-	transform.Inspect(n, node)
+	transform.InspectWithOpaque(ctx, n, node)
 	return found
 }
 
