@@ -270,13 +270,14 @@ max = 1000
 // stayed over queue_codel_target_ms for a whole interval keeps one waiting statement per slot:
 // of two statements already waiting the older is refused, and a newcomer is refused at once,
 // whatever its queue_max_wait_ms; turned off, a newcomer waits again. The intervals close as
-// the test reads system.metrics.
+// the test reads system.metrics. The interval (1 s) outlasts the second waiter's connection
+// and SET on a loaded machine: a queue that stood before it arrived would refuse it at once.
 func TestStandingQueueRefusesAtOnce(t *testing.T) {
-	s := startServer(t, serverOptions{top: "max_concurrent_statements = 1\nqueue_codel_interval_ms = 100\n" + noStall})
+	s := startServer(t, serverOptions{top: "max_concurrent_statements = 1\nqueue_codel_interval_ms = 1000\n" + noStall})
 	admin := s.adminDB()
 	db := s.db()
 	rows := queryStrings(t, admin, "SELECT name, value, changeable_without_restart FROM system.server_settings WHERE name LIKE 'queue_codel%' ORDER BY name")
-	if want := []string{"queue_codel_interval_ms\t100\tYes", "queue_codel_target_ms\t5\tYes"}; strings.Join(rows, "|") != strings.Join(want, "|") {
+	if want := []string{"queue_codel_interval_ms\t1000\tYes", "queue_codel_target_ms\t5\tYes"}; strings.Join(rows, "|") != strings.Join(want, "|") {
 		t.Errorf("system.server_settings: %q, want %q", rows, want)
 	}
 
@@ -313,7 +314,7 @@ func TestStandingQueueRefusesAtOnce(t *testing.T) {
 			return false, fmt.Sprintf("running %d, queued %d", r, q)
 		}
 	})
-	want202(t, olderErr, "the queue is standing (the shortest wait for a CPU slot stayed over queue_codel_target_ms = 5 for queue_codel_interval_ms = 100)",
+	want202(t, olderErr, "the queue is standing (the shortest wait for a CPU slot stayed over queue_codel_target_ms = 5 for queue_codel_interval_ms = 1000)",
 		"Running: 1 on 1 CPU slots", "queue_codel_interval_ms = 0 lets statements wait up to queue_max_wait_ms.")
 	waitForGauges(t, admin, 1, 1)
 	standing := "SELECT value FROM system.metrics WHERE metric = 'AdmissionQueueStanding'"

@@ -179,4 +179,3 @@ func TestRealStallSelfContention(t *testing.T) {
 		})
 	}
 }
-

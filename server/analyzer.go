@@ -15,7 +15,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/analyzer/analyzererrors"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
-	"github.com/dolthub/go-mysql-server/sql/rowexec"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 )
 
@@ -80,7 +79,7 @@ func appendAnalyzerRules() {
 // writes each value into its text column, and it writes a negative float wrong (without its
 // minus sign, or a stray byte of its buffer instead): the simulation variables' -1 showed as
 // "1" or "s".
-func showVariablesAsText(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+func showVariablesAsText(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	if sv, ok := n.(*plan.ShowVariables); ok {
 		return textVariables{sv}, transform.NewTree, nil
 	}
@@ -92,11 +91,11 @@ type textVariables struct {
 	*plan.ShowVariables
 }
 
-var _ sql.ExecSourceRel = textVariables{}
+var _ sql.ExecBuilderNode = textVariables{}
 
-// RowIter runs the engine's SHOW VARIABLES and formats its float values.
-func (t textVariables) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error) {
-	iter, err := rowexec.DefaultBuilder.Build(ctx, t.ShowVariables, row)
+// BuildRowIter runs the engine's SHOW VARIABLES and formats its float values.
+func (t textVariables) BuildRowIter(ctx *sql.Context, b sql.NodeExecBuilder, row sql.Row) (sql.RowIter, error) {
+	iter, err := b.Build(ctx, t.ShowVariables, row)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +135,7 @@ func readGlobalOnlyVariablesGlobally(ctx *sql.Context, _ *analyzer.Analyzer, n s
 	if _, ok := n.(*plan.Set); ok {
 		return n, transform.SameTree, nil
 	}
-	return transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+	return transform.NodeExprs(ctx, n, func(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 		v, ok := e.(*expression.SystemVar)
 		if !ok || v.SpecifiedScope != "" {
 			return e, transform.SameTree, nil
@@ -161,7 +160,7 @@ func readGlobalOnlyVariablesGlobally(ctx *sql.Context, _ *analyzer.Analyzer, n s
 // reads it as a schema inside the current database (falling back to a database only when that
 // database has no schemas), so it failed with "no database selected" in a session without a
 // current database, e.g. after DROP DATABASE of it (mariadb-slap --iterations=2).
-func createSchemaAsDatabase(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+func createSchemaAsDatabase(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	if cs, ok := n.(*plan.CreateSchema); ok {
 		return cs.CreateDB, transform.NewTree, nil
 	}

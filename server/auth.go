@@ -5,7 +5,6 @@ import (
 	"crypto/sha1"
 	"crypto/sha256"
 	"crypto/subtle"
-	"crypto/x509"
 	"encoding/hex"
 	"net"
 
@@ -173,7 +172,7 @@ func (n nativeStorage) HandleUser(user string, _ net.Addr) bool {
 	return !ok || a.empty || a.doubleSHA1 != nil
 }
 
-func (n nativeStorage) UserEntryWithHash(_ []*x509.Certificate, salt []byte, user string, response []byte, remote net.Addr) (mysql.Getter, error) {
+func (n nativeStorage) UserEntryWithHash(_ *mysql.Conn, salt []byte, user string, response []byte, remote net.Addr) (mysql.Getter, error) {
 	a, err := n.s.lookup(user)
 	if err != nil {
 		return nil, err
@@ -192,7 +191,7 @@ func (c cachingStorage) HandleUser(user string, _ net.Addr) bool {
 	return !ok || a.empty || a.sha256 != nil
 }
 
-func (c cachingStorage) UserEntryWithCacheHash(_ []*x509.Certificate, salt []byte, user string, response []byte, remote net.Addr) (mysql.Getter, mysql.CacheState, error) {
+func (c cachingStorage) UserEntryWithCacheHash(_ *mysql.Conn, salt []byte, user string, response []byte, remote net.Addr) (mysql.Getter, mysql.CacheState, error) {
 	a, err := c.s.lookup(user)
 	if err != nil {
 		return nil, mysql.AuthRejected, err
@@ -207,7 +206,7 @@ func (c cachingStorage) UserEntryWithCacheHash(_ []*x509.Certificate, salt []byt
 
 // UserEntryWithPassword checks the password that full authentication of caching_sha2_password
 // received over TLS.
-func (c cachingStorage) UserEntryWithPassword(_ []*x509.Certificate, user, password string, remote net.Addr) (mysql.Getter, error) {
+func (c cachingStorage) UserEntryWithPassword(_ *mysql.Conn, user, password string, remote net.Addr) (mysql.Getter, error) {
 	a, err := c.s.lookup(user)
 	if err != nil {
 		return nil, err

@@ -335,8 +335,8 @@ func (d committedDatabase) CreateTable(ctx *sql.Context, name string, schema sql
 }
 
 // CreateIndexedTable implements sql.IndexedTableCreator.
-func (d committedDatabase) CreateIndexedTable(ctx *sql.Context, name string, schema sql.PrimaryKeySchema, def sql.IndexDef, collation sql.CollationID) error {
-	if err := d.Database.CreateIndexedTable(ctx, name, schema, def, collation); err != nil {
+func (d committedDatabase) CreateIndexedTable(ctx *sql.Context, name string, schema sql.PrimaryKeySchema, def sql.IndexDef, collation sql.CollationID, comment string) error {
+	if err := d.Database.CreateIndexedTable(ctx, name, schema, def, collation, comment); err != nil {
 		return err
 	}
 	d.created(ctx, name)

@@ -18,16 +18,16 @@ const erDupFieldName = 1060
 // (compared without case): SELECT * FROM (SELECT a, a FROM t) d, WITH c AS (SELECT 1, 1) ...,
 // CREATE VIEW v AS SELECT a, a FROM t UNION .... The engine took them, and a later reference to
 // the column failed with 1105 (`ambiguous column name "a"`), or not at all.
-func refuseDuplicateDerivedColumns(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+func refuseDuplicateDerivedColumns(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	var err error
-	inspectPlan(n, func(n sql.Node) bool {
+	inspectPlan(ctx, n, func(n sql.Node) bool {
 		sq, ok := n.(*plan.SubqueryAlias)
 		if !ok {
 			return true
 		}
 		names := sq.ColumnNames
 		if len(names) == 0 {
-			names = columnNames(sq.Child)
+			names = columnNames(ctx, sq.Child)
 		}
 		seen := make(map[string]bool, len(names))
 		for _, name := range names {
@@ -50,7 +50,7 @@ func refuseDuplicateDerivedColumns(_ *sql.Context, _ *analyzer.Analyzer, n sql.N
 // a set operation for its schema: the engine computes that from both sides at every level, and
 // each projection of a side asks its own child again per column, so the schema of a derived
 // table over a long UNION chain took seconds (320 SELECTs of 5 columns: over 20 s).
-func columnNames(n sql.Node) []string {
+func columnNames(ctx *sql.Context, n sql.Node) []string {
 	for {
 		switch m := n.(type) {
 		case *plan.SetOp:
@@ -69,12 +69,12 @@ func columnNames(n sql.Node) []string {
 				if named, ok := e.(sql.Nameable); ok {
 					names[i] = named.Name()
 				} else {
-					names[i] = plan.AliasSubqueryString(e)
+					names[i] = plan.AliasSubqueryString(ctx, e)
 				}
 			}
 			return names
 		default:
-			sch := n.Schema()
+			sch := n.Schema(ctx)
 			names := make([]string, len(sch))
 			for i, c := range sch {
 				names[i] = c.Name

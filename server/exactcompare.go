@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cockroachdb/apd/v3"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/transform"
@@ -139,7 +140,7 @@ func exactCheckLiterals(ddl *ast.DDL) {
 // procedure, a trigger or an event their exact type: in its statements, and in the conditions of
 // its IF, CASE, WHILE and REPEAT and its RETURN, which the parser's walk does not visit. The
 // engine parses a procedure's body again on each CALL, and a trigger's when it fires, with the
-// same parser (installSystemParser), so the body it runs is the one so rewritten.
+// same parser (newSystemParser, the catalog's override), so the body it runs is the one so rewritten.
 func exactRoutineLiterals(ddl *ast.DDL) {
 	if body := routineBody(ddl); body != nil {
 		_ = ast.Walk(exactRoutineNode, body)
@@ -216,12 +217,12 @@ func exactComparison(ctx *sql.Context, e sql.Expression) (sql.Expression, transf
 	}
 	sides, read := textReadAsNumber(ctx, sides)
 	if doubles, ok := asDoubles(ctx, sides); ok {
-		out, err := withSides(e, doubles)
+		out, err := withSides(ctx, e, doubles)
 		return out, transform.NewTree, err
 	}
 	if read {
 		var err error
-		if e, err = withSides(e, sides); err != nil {
+		if e, err = withSides(ctx, e, sides); err != nil {
 			return nil, transform.SameTree, err
 		}
 	}
@@ -273,7 +274,7 @@ func exactSides(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.T
 	for i, side := range sides {
 		exact[i] = asExactDecimal(side, scale)
 	}
-	out, err := e.WithChildren(exact...)
+	out, err := e.WithChildren(ctx, exact...)
 	if err != nil {
 		return nil, transform.SameTree, err
 	}
@@ -308,7 +309,7 @@ func numericDigits(ctx *sql.Context, e sql.Expression) (digits, bool) {
 	if v, ok := literalDecimal(ctx, e); ok {
 		return valueDigits(v), true
 	}
-	return typeDigits(e.Type())
+	return typeDigits(e.Type(ctx))
 }
 
 func valueDigits(v decimal.Decimal) digits {
@@ -349,18 +350,18 @@ func typeDigits(t sql.Type) (digits, bool) {
 // clampedKey reports whether an index lookup on column would clamp or round other: other is a
 // literal that the column's type cannot hold exactly (the lookup converts its key to that type).
 func clampedKey(ctx *sql.Context, column, other sql.Expression) bool {
-	if _, ok := column.(*expression.GetField); !ok || !types.IsInteger(column.Type()) && !types.IsDecimal(column.Type()) {
+	if _, ok := column.(*expression.GetField); !ok || !types.IsInteger(column.Type(ctx)) && !types.IsDecimal(column.Type(ctx)) {
 		return false // holds would say yes: no literal to read (reading a text one allocates)
 	}
 	v, ok := literalDecimal(ctx, other)
-	return ok && !holds(column.Type(), v)
+	return ok && !holds(column.Type(ctx), v)
 }
 
 // rounded reports whether the engine's comparison of left with right would round or clamp one
 // of them: it compares in left's type when that is a DECIMAL, else in right's when that is, and
 // that type has fewer digits than the other side has.
 func rounded(ctx *sql.Context, left, right sql.Expression) bool {
-	lt, rt := left.Type(), right.Type()
+	lt, rt := left.Type(ctx), right.Type(ctx)
 	switch {
 	case types.TypesEqual(lt, rt):
 		return false
@@ -402,7 +403,7 @@ func literalDecimal(ctx *sql.Context, e sql.Expression) (decimal.Decimal, bool) 
 	case *expression.Literal:
 		value = e.Value()
 	case *expression.Convert:
-		if _, ok := e.Child.(*expression.Literal); !ok || !types.IsDecimal(e.Type()) {
+		if _, ok := e.Child.(*expression.Literal); !ok || !types.IsDecimal(e.Type(ctx)) {
 			return decimal.Decimal{}, false
 		}
 		v, err := e.Eval(ctx, nil)
@@ -414,6 +415,12 @@ func literalDecimal(ctx *sql.Context, e sql.Expression) (decimal.Decimal, bool) 
 		return decimal.Decimal{}, false
 	}
 	switch v := value.(type) {
+	case *apd.Decimal: // the engine's DECIMAL values
+		d, err := decimal.NewFromString(v.Text('f'))
+		if err != nil {
+			return decimal.Decimal{}, false
+		}
+		return trimZeros(d), true
 	case decimal.Decimal:
 		return trimZeros(v), true
 	case int8:
@@ -479,10 +486,10 @@ func asDoubles(ctx *sql.Context, sides []sql.Expression) ([]sql.Expression, bool
 	var text, number, decimal, float bool
 	for _, side := range sides {
 		_, literal := side.(*expression.Literal)
-		text = text || types.IsText(side.Type()) && !literal
-		number = number || types.IsNumber(side.Type())
-		decimal = decimal || types.IsDecimal(side.Type())
-		float = float || types.IsFloat(side.Type()) && !literal
+		text = text || types.IsText(side.Type(ctx)) && !literal
+		number = number || types.IsNumber(side.Type(ctx))
+		decimal = decimal || types.IsDecimal(side.Type(ctx))
+		float = float || types.IsFloat(side.Type(ctx)) && !literal
 	}
 	if !(text && number) && !(decimal && float) {
 		return sides, false
@@ -491,9 +498,9 @@ func asDoubles(ctx *sql.Context, sides []sql.Expression) ([]sql.Expression, bool
 	for i, side := range sides {
 		_, literal := side.(*expression.Literal)
 		switch {
-		case types.IsText(side.Type()) && !literal:
+		case types.IsText(side.Type(ctx)) && !literal:
 			doubles[i] = textAsDouble{text: side}
-		case types.IsFloat(side.Type()) || literal:
+		case types.IsFloat(side.Type(ctx)) || literal:
 			doubles[i] = side
 		default:
 			doubles[i] = expression.NewConvert(side, expression.ConvertToDouble)
@@ -526,14 +533,14 @@ func comparisonSides(e sql.Expression) ([]sql.Expression, bool) {
 }
 
 // withSides is comparison e, as comparisonSides reads it, of sides instead.
-func withSides(e sql.Expression, sides []sql.Expression) (sql.Expression, error) {
+func withSides(ctx *sql.Context, e sql.Expression, sides []sql.Expression) (sql.Expression, error) {
 	switch e.(type) {
 	case *expression.Between:
 		return expression.NewBetween(sides[0], sides[1], sides[2]), nil
 	case *expression.InTuple:
 		return expression.NewInTuple(sides[0], expression.Tuple(sides[1:])), nil
 	}
-	return e.WithChildren(sides...)
+	return e.WithChildren(ctx, sides...)
 }
 
 // textAsDouble is text read as MySQL reads text compared with a number, or CAST(text AS DOUBLE):
@@ -544,11 +551,11 @@ func withSides(e sql.Expression, sides []sql.Expression) (sql.Expression, error)
 // the engine plans as textAsDouble again (castTextAsDouble).
 type textAsDouble struct{ text sql.Expression }
 
-func (t textAsDouble) Resolved() bool             { return t.text.Resolved() }
-func (t textAsDouble) String() string             { return fmt.Sprintf("convert(%v, double)", t.text) }
-func (t textAsDouble) Type() sql.Type             { return types.Float64 }
-func (t textAsDouble) IsNullable() bool           { return t.text.IsNullable() }
-func (t textAsDouble) Children() []sql.Expression { return []sql.Expression{t.text} }
+func (t textAsDouble) Resolved() bool                   { return t.text.Resolved() }
+func (t textAsDouble) String() string                   { return fmt.Sprintf("convert(%v, double)", t.text) }
+func (t textAsDouble) Type(ctx *sql.Context) sql.Type   { return types.Float64 }
+func (t textAsDouble) IsNullable(ctx *sql.Context) bool { return t.text.IsNullable(ctx) }
+func (t textAsDouble) Children() []sql.Expression       { return []sql.Expression{t.text} }
 func (t textAsDouble) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	v, err := t.text.Eval(ctx, row)
 	if err != nil || v == nil {
@@ -568,14 +575,14 @@ func (t textAsDouble) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 
 // castTextAsDouble is CAST(text AS DOUBLE) read as MySQL reads it: the engine read '2x' as 0,
 // MySQL as 2.
-func castTextAsDouble(c *expression.Convert) (sql.Expression, transform.TreeIdentity, error) {
-	if c.Type() != types.Float64 || !types.IsText(c.Child.Type()) {
+func castTextAsDouble(ctx *sql.Context, c *expression.Convert) (sql.Expression, transform.TreeIdentity, error) {
+	if c.Type(ctx) != types.Float64 || !types.IsText(c.Child.Type(ctx)) {
 		return c, transform.SameTree, nil
 	}
 	return textAsDouble{text: c.Child}, transform.NewTree, nil
 }
 
-func (t textAsDouble) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+func (t textAsDouble) WithChildren(ctx *sql.Context, children ...sql.Expression) (sql.Expression, error) {
 	if len(children) != 1 {
 		return nil, sql.ErrInvalidChildrenNumber.New(t, len(children), 1)
 	}
@@ -593,13 +600,13 @@ func (t textAsDouble) WithChildren(children ...sql.Expression) (sql.Expression, 
 // textReadAsNumber is the sides of a comparison with its text literals that are not numbers as
 // a whole read as numbers, when a side is a number; whether it read any.
 func textReadAsNumber(ctx *sql.Context, sides []sql.Expression) ([]sql.Expression, bool) {
-	if !slices.ContainsFunc(sides, func(side sql.Expression) bool { return types.IsNumber(side.Type()) }) {
+	if !slices.ContainsFunc(sides, func(side sql.Expression) bool { return types.IsNumber(side.Type(ctx)) }) {
 		return sides, false
 	}
 	var read []sql.Expression // a copy of sides, made at the first change
 	for i, side := range sides {
 		lit, ok := side.(*expression.Literal)
-		if !ok || !types.IsText(lit.Type()) {
+		if !ok || !types.IsText(lit.Type(ctx)) {
 			continue
 		}
 		text, ok := lit.Value().(string)
@@ -680,12 +687,12 @@ var _ sql.CollationCoercible = unindexed{}
 
 func (u unindexed) Resolved() bool                                  { return u.column.Resolved() }
 func (u unindexed) String() string                                  { return u.column.String() }
-func (u unindexed) Type() sql.Type                                  { return u.column.Type() }
-func (u unindexed) IsNullable() bool                                { return u.column.IsNullable() }
+func (u unindexed) Type(ctx *sql.Context) sql.Type                  { return u.column.Type(ctx) }
+func (u unindexed) IsNullable(ctx *sql.Context) bool                { return u.column.IsNullable(ctx) }
 func (u unindexed) Eval(ctx *sql.Context, row sql.Row) (any, error) { return u.column.Eval(ctx, row) }
 func (u unindexed) Children() []sql.Expression                      { return []sql.Expression{u.column} }
 
-func (u unindexed) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+func (u unindexed) WithChildren(ctx *sql.Context, children ...sql.Expression) (sql.Expression, error) {
 	if len(children) != 1 {
 		return nil, sql.ErrInvalidChildrenNumber.New(u, len(children), 1)
 	}

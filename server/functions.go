@@ -83,8 +83,8 @@ func newBoundedProvider(p *memory.DbProvider, limit func() int) boundedProvider 
 		if !ok {
 			panic(fmt.Sprintf("server: the engine has no function %s to bound", name))
 		}
-		fns[name] = sql.FunctionN{Name: name, Fn: func(args ...sql.Expression) (sql.Expression, error) {
-			call, err := orig.NewInstance(args)
+		fns[name] = sql.FunctionN{Name: name, Fn: func(ctx *sql.Context, args ...sql.Expression) (sql.Expression, error) {
+			call, err := orig.NewInstance(ctx, args)
 			if err != nil {
 				return nil, err
 			}
@@ -96,8 +96,8 @@ func newBoundedProvider(p *memory.DbProvider, limit func() int) boundedProvider 
 		if !ok {
 			panic(fmt.Sprintf("server: the engine has no aggregate %s to bound", name))
 		}
-		fns[name] = sql.FunctionN{Name: name, Fn: func(args ...sql.Expression) (sql.Expression, error) {
-			call, err := orig.NewInstance(args)
+		fns[name] = sql.FunctionN{Name: name, Fn: func(ctx *sql.Context, args ...sql.Expression) (sql.Expression, error) {
+			call, err := orig.NewInstance(ctx, args)
 			if err != nil {
 				return nil, err
 			}
@@ -113,16 +113,16 @@ func newBoundedProvider(p *memory.DbProvider, limit func() int) boundedProvider 
 		if !ok {
 			continue
 		}
-		fns[name] = sql.FunctionN{Name: name, Fn: func(args ...sql.Expression) (sql.Expression, error) {
+		fns[name] = sql.FunctionN{Name: name, Fn: func(ctx *sql.Context, args ...sql.Expression) (sql.Expression, error) {
 			if len(args) > 0 {
 				args = append([]sql.Expression{&geometryInput{value: args[0], function: name, check: check}}, args[1:]...)
 			}
-			return orig.NewInstance(args)
+			return orig.NewInstance(ctx, args)
 		}}
 	}
 	search := builtin["json_search"]
-	fns["json_search"] = sql.FunctionN{Name: "json_search", Fn: func(args ...sql.Expression) (sql.Expression, error) {
-		e, err := search.NewInstance(args)
+	fns["json_search"] = sql.FunctionN{Name: "json_search", Fn: func(ctx *sql.Context, args ...sql.Expression) (sql.Expression, error) {
+		e, err := search.NewInstance(ctx, args)
 		if s, ok := e.(*gmsjson.JSONSearch); ok && err == nil {
 			return cancellableJSONSearch{s}, nil
 		}
@@ -133,7 +133,7 @@ func newBoundedProvider(p *memory.DbProvider, limit func() int) boundedProvider 
 
 // Function implements sql.FunctionProvider: the bounded functions; the engine's built-ins for
 // every other name.
-func (p boundedProvider) Function(_ *sql.Context, name string) (sql.Function, bool) {
+func (p boundedProvider) Function(_ *sql.Context, _, name string) (sql.Function, bool) {
 	f, ok := p.functions[strings.ToLower(name)]
 	return f, ok
 }
@@ -153,12 +153,12 @@ var (
 	_ sql.CollationCoercible = (*boundedCall)(nil)
 )
 
-func (b *boundedCall) Resolved() bool             { return b.call.Resolved() }
-func (b *boundedCall) String() string             { return b.call.String() }
-func (b *boundedCall) Type() sql.Type             { return b.call.Type() }
-func (b *boundedCall) IsNullable() bool           { return true }
-func (b *boundedCall) Children() []sql.Expression { return b.call.Children() }
-func (b *boundedCall) FunctionName() string       { return b.name }
+func (b *boundedCall) Resolved() bool                 { return b.call.Resolved() }
+func (b *boundedCall) String() string                 { return b.call.String() }
+func (b *boundedCall) Type(ctx *sql.Context) sql.Type { return b.call.Type(ctx) }
+func (b *boundedCall) IsNullable(*sql.Context) bool   { return true }
+func (b *boundedCall) Children() []sql.Expression     { return b.call.Children() }
+func (b *boundedCall) FunctionName() string           { return b.name }
 
 func (b *boundedCall) Description() string {
 	if f, ok := b.call.(sql.FunctionExpression); ok {
@@ -174,8 +174,8 @@ func (b *boundedCall) CollationCoercibility(ctx *sql.Context) (sql.CollationID, 
 	return sql.Collation_binary, 5
 }
 
-func (b *boundedCall) WithChildren(children ...sql.Expression) (sql.Expression, error) {
-	call, err := b.call.WithChildren(children...)
+func (b *boundedCall) WithChildren(ctx *sql.Context, children ...sql.Expression) (sql.Expression, error) {
+	call, err := b.call.WithChildren(ctx, children...)
 	if err != nil {
 		return nil, err
 	}
@@ -201,9 +201,9 @@ func (b *boundedCall) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	}
 	literals := make([]sql.Expression, len(args))
 	for i, v := range args {
-		literals[i] = expression.NewLiteral(v, children[i].Type())
+		literals[i] = expression.NewLiteral(v, children[i].Type(ctx))
 	}
-	call, err := b.call.WithChildren(literals...)
+	call, err := b.call.WithChildren(ctx, literals...)
 	if err != nil {
 		return nil, err
 	}
@@ -235,8 +235,8 @@ type boundedAggregate struct {
 
 var _ sql.FunctionExpression = (*boundedAggregate)(nil)
 
-func (b *boundedAggregate) FunctionName() string { return b.name }
-func (b *boundedAggregate) IsNullable() bool     { return true }
+func (b *boundedAggregate) FunctionName() string         { return b.name }
+func (b *boundedAggregate) IsNullable(*sql.Context) bool { return true }
 
 func (b *boundedAggregate) Description() string {
 	if f, ok := b.Aggregation.(sql.FunctionExpression); ok {
@@ -253,8 +253,8 @@ func (b *boundedAggregate) with(e sql.Expression) (sql.Expression, error) {
 	return &boundedAggregate{Aggregation: agg, name: b.name, size: b.size, limit: b.limit}, nil
 }
 
-func (b *boundedAggregate) WithChildren(children ...sql.Expression) (sql.Expression, error) {
-	e, err := b.Aggregation.WithChildren(children...)
+func (b *boundedAggregate) WithChildren(ctx *sql.Context, children ...sql.Expression) (sql.Expression, error) {
+	e, err := b.Aggregation.WithChildren(ctx, children...)
 	if err != nil {
 		return nil, err
 	}
@@ -269,8 +269,8 @@ func (b *boundedAggregate) WithId(id sql.ColumnId) sql.IdExpression {
 	return e.(sql.IdExpression)
 }
 
-func (b *boundedAggregate) WithWindow(w *sql.WindowDefinition) sql.WindowAdaptableExpression {
-	e, err := b.with(b.Aggregation.WithWindow(w))
+func (b *boundedAggregate) WithWindow(ctx *sql.Context, w *sql.WindowDefinition) sql.WindowAdaptableExpression {
+	e, err := b.with(b.Aggregation.WithWindow(ctx, w))
 	if err != nil {
 		panic(err) // the engine's aggregates keep their type
 	}
@@ -279,7 +279,7 @@ func (b *boundedAggregate) WithWindow(w *sql.WindowDefinition) sql.WindowAdaptab
 
 // NewBuffer gives the engine's buffer of a copy of the aggregate whose arguments are the
 // values this buffer evaluated.
-func (b *boundedAggregate) NewBuffer() (sql.AggregationBuffer, error) {
+func (b *boundedAggregate) NewBuffer(ctx *sql.Context) (sql.AggregationBuffer, error) {
 	children := b.Aggregation.Children()
 	values := make([]any, len(children))
 	held := make([]sql.Expression, len(children))
@@ -287,17 +287,17 @@ func (b *boundedAggregate) NewBuffer() (sql.AggregationBuffer, error) {
 	for i, c := range children {
 		held[i] = heldValue{Expression: c, value: &values[i]}
 		// An argument may keep state (DISTINCT): each buffer evaluates its own copy.
-		clone, err := transform.Clone(c)
+		clone, err := transform.Clone(ctx, c)
 		if err != nil {
 			return nil, err
 		}
 		own[i] = clone
 	}
-	inner, err := b.Aggregation.WithChildren(held...)
+	inner, err := b.Aggregation.WithChildren(ctx, held...)
 	if err != nil {
 		return nil, err
 	}
-	buf, err := inner.(sql.Aggregation).NewBuffer()
+	buf, err := inner.(sql.Aggregation).NewBuffer(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -312,7 +312,7 @@ type heldValue struct {
 
 func (h heldValue) Eval(*sql.Context, sql.Row) (any, error) { return *h.value, nil }
 
-func (h heldValue) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+func (h heldValue) WithChildren(_ *sql.Context, children ...sql.Expression) (sql.Expression, error) {
 	if len(children) != 0 {
 		return nil, sql.ErrInvalidChildrenNumber.New(h, len(children), 0)
 	}
@@ -344,7 +344,7 @@ func (b *boundedBuffer) Update(ctx *sql.Context, row sql.Row) error {
 	b.total = add(b.total, b.agg.size(ctx, b.values))
 	if b.total > uint64(b.agg.limit()) {
 		b.over = true
-		b.buf.Dispose()
+		b.buf.Dispose(ctx)
 		return nil
 	}
 	return b.buf.Update(ctx, row)
@@ -359,9 +359,9 @@ func (b *boundedBuffer) Eval(ctx *sql.Context) (any, error) {
 	return b.buf.Eval(ctx)
 }
 
-func (b *boundedBuffer) Dispose() {
+func (b *boundedBuffer) Dispose(ctx *sql.Context) {
 	if !b.over {
-		b.buf.Dispose()
+		b.buf.Dispose(ctx)
 	}
 }
 
@@ -440,16 +440,19 @@ func size(v any) uint64 {
 	return 64
 }
 
-// count is a numeric argument as a non-negative count (0 for NULL, negative or not a number).
+// count is a numeric argument as a non-negative count (0 for NULL, negative or not a number),
+// read as the engine reads it: text up to its first non-digit ('1e9' is 1, with an error the
+// engine reports itself).
 func count(ctx *sql.Context, v any) uint64 {
 	if v == nil {
 		return 0
 	}
-	n, _, err := types.Int64.Convert(ctx, v)
-	if err != nil {
+	n, _, _ := types.Int64.Convert(ctx, v)
+	i, ok := n.(int64)
+	if !ok {
 		return 0
 	}
-	return uint64(max(n.(int64), 0))
+	return uint64(max(i, 0))
 }
 
 // padSize bounds LPAD/RPAD(str, n, pad): n characters, each as wide as the widest of str and

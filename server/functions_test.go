@@ -16,7 +16,8 @@ func TestBoundedFunctionSizes(t *testing.T) {
 		{"repeat", []any{"ab", int64(3)}, 6},
 		{"repeat", []any{"ab", int64(-3)}, 0},
 		{"repeat", []any{"ab", nil}, 0},
-		{"repeat", []any{"ab", "1e9"}, 2_000_000_000},
+		{"repeat", []any{"ab", "1e9"}, 2}, // the engine reads text up to its first non-digit
+		{"repeat", []any{"ab", "12abc"}, 24},
 		{"repeat", []any{"abc", float64(1e9)}, 3_000_000_000},
 		{"repeat", []any{"x", int64(1) << 62}, 1 << 62},
 		{"repeat", []any{"xxxxxxxx", int64(1) << 62}, saturated},

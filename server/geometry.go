@@ -10,7 +10,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
-	"github.com/dolthub/go-mysql-server/sql/rowexec"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
@@ -199,13 +198,13 @@ func (g *geometryInput) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	return v, nil
 }
 
-func (g *geometryInput) Resolved() bool             { return g.value.Resolved() }
-func (g *geometryInput) String() string             { return g.value.String() }
-func (g *geometryInput) Type() sql.Type             { return g.value.Type() }
-func (g *geometryInput) IsNullable() bool           { return g.value.IsNullable() }
-func (g *geometryInput) Children() []sql.Expression { return []sql.Expression{g.value} }
+func (g *geometryInput) Resolved() bool                   { return g.value.Resolved() }
+func (g *geometryInput) String() string                   { return g.value.String() }
+func (g *geometryInput) Type(ctx *sql.Context) sql.Type   { return g.value.Type(ctx) }
+func (g *geometryInput) IsNullable(ctx *sql.Context) bool { return g.value.IsNullable(ctx) }
+func (g *geometryInput) Children() []sql.Expression       { return []sql.Expression{g.value} }
 
-func (g *geometryInput) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+func (g *geometryInput) WithChildren(ctx *sql.Context, children ...sql.Expression) (sql.Expression, error) {
 	if len(children) != 1 {
 		return nil, sql.ErrInvalidChildrenNumber.New(g, len(children), 1)
 	}
@@ -230,8 +229,8 @@ func isSpatial(t sql.Type) bool {
 }
 
 // storedGeometry is value, checked as the EWKB a spatial column stores.
-func storedGeometry(value sql.Expression) sql.Expression {
-	if _, ok := value.(*geometryInput); ok || isSpatial(value.Type()) {
+func storedGeometry(ctx *sql.Context, value sql.Expression) sql.Expression {
+	if _, ok := value.(*geometryInput); ok || isSpatial(value.Type(ctx)) {
 		return value
 	}
 	return &geometryInput{value: value, function: "st_geomfromwkb", check: checkEWKB}
@@ -240,15 +239,15 @@ func storedGeometry(value sql.Expression) sql.Expression {
 // checkedGeometryWrites, an analyzer rule, checks each value that an INSERT (its rows, and the
 // assignments of ON DUPLICATE KEY UPDATE) or an UPDATE stores in a spatial column, and refuses
 // ALTER TABLE statements that would read the values of another type as geometries.
-func checkedGeometryWrites(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	return transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+func checkedGeometryWrites(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	return transform.Node(ctx, n, func(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 		switch n := n.(type) {
 		case *plan.InsertInto:
-			return checkedInsert(n)
+			return checkedInsert(ctx, n)
 		case *plan.UpdateSource:
-			exprs, same := checkedGeometryAssignments(n.UpdateExprs)
+			exprs, same := checkedGeometryAssignments(ctx, n.UpdateExprs.AllExpressions())
 			for i, e := range exprs { // stored generated columns
-				checked, sameDefault, err := checkedDefaults(e)
+				checked, sameDefault, err := checkedDefaults(ctx, e)
 				if err != nil {
 					return nil, transform.SameTree, err
 				}
@@ -262,7 +261,7 @@ func checkedGeometryWrites(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *
 			if same {
 				return n, transform.SameTree, nil
 			}
-			out, err := n.WithExpressions(exprs...)
+			out, err := n.WithExpressions(ctx, exprs...)
 			return out, transform.NewTree, err
 		case *plan.ModifyColumn:
 			old := n.TargetSchema().IndexOfColName(n.Column())
@@ -270,9 +269,9 @@ func checkedGeometryWrites(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *
 				return nil, transform.SameTree, mysql.NewSQLError(mysql.ERNotSupportedYet, "42000",
 					"This version of overloadsql doesn't yet support 'changing a column of another type to a spatial type'")
 			}
-			checkedColumnExpressions(n.NewColumn())
+			checkedColumnExpressions(ctx, n.NewColumn())
 		case *plan.AddColumn:
-			checkedColumnExpressions(n.Column())
+			checkedColumnExpressions(ctx, n.Column())
 		}
 		return n, transform.SameTree, nil
 	})
@@ -280,16 +279,16 @@ func checkedGeometryWrites(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *
 
 // checkedDefaults checks the values of the defaults and generated values of spatial columns
 // in e, which the engine converts to the column's type as it evaluates them.
-func checkedDefaults(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+func checkedDefaults(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 	if e == nil { // a column without a default, in CREATE TABLE
 		return e, transform.SameTree, nil
 	}
-	return transform.Expr(e, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+	return transform.Expr(ctx, e, func(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 		d, ok := e.(*sql.ColumnDefaultValue)
 		if !ok || d == nil || d.Expr == nil || d.OutType == nil || !isSpatial(d.OutType) {
 			return e, transform.SameTree, nil
 		}
-		checked := storedGeometry(d.Expr)
+		checked := storedGeometry(ctx, d.Expr)
 		if checked == d.Expr {
 			return e, transform.SameTree, nil
 		}
@@ -301,7 +300,7 @@ func checkedDefaults(e sql.Expression) (sql.Expression, transform.TreeIdentity, 
 
 // checkedColumnExpressions checks the values that a spatial column's default and generation
 // expressions give the rows an ALTER TABLE fills.
-func checkedColumnExpressions(c *sql.Column) {
+func checkedColumnExpressions(ctx *sql.Context, c *sql.Column) {
 	if c == nil || !isSpatial(c.Type) {
 		return
 	}
@@ -310,23 +309,23 @@ func checkedColumnExpressions(c *sql.Column) {
 			continue
 		}
 		checked := **d
-		checked.Expr = storedGeometry(checked.Expr)
+		checked.Expr = storedGeometry(ctx, checked.Expr)
 		*d = &checked
 	}
 }
 
 // checkedGeometryAssignments is exprs with each value assigned to a spatial column checked.
-func checkedGeometryAssignments(exprs []sql.Expression) ([]sql.Expression, bool) {
+func checkedGeometryAssignments(ctx *sql.Context, exprs []sql.Expression) ([]sql.Expression, bool) {
 	var out []sql.Expression // a copy of exprs, made at the first change
 	for i, e := range exprs {
 		set, ok := e.(*expression.SetField)
-		if !ok || !isSpatial(set.LeftChild.Type()) {
+		if !ok || !isSpatial(set.LeftChild.Type(ctx)) {
 			continue
 		}
 		if _, ok := set.RightChild.(*sql.ColumnDefaultValue); ok {
 			continue // SET g = DEFAULT: the engine looks for it; its rows are checked on insert
 		}
-		if checked := storedGeometry(set.RightChild); checked != set.RightChild {
+		if checked := storedGeometry(ctx, set.RightChild); checked != set.RightChild {
 			if out == nil {
 				out = slices.Clone(exprs)
 			}
@@ -340,28 +339,32 @@ func checkedGeometryAssignments(exprs []sql.Expression) ([]sql.Expression, bool)
 }
 
 // checkedInsert has the rows an INSERT stores checked in its spatial columns.
-func checkedInsert(n *plan.InsertInto) (sql.Node, transform.TreeIdentity, error) {
+func checkedInsert(ctx *sql.Context, n *plan.InsertInto) (sql.Node, transform.TreeIdentity, error) {
 	if n.Source == nil {
 		return n, transform.SameTree, nil
 	}
 	if _, done := n.Source.(geometryRows); done {
 		return n, transform.SameTree, nil
 	}
-	schema := n.Destination.Schema()
+	schema := n.Destination.Schema(ctx)
 	var columns []int
 	for i, c := range schema {
 		if isSpatial(c.Type) {
 			columns = append(columns, i)
 		}
 	}
-	exprs, sameDup := checkedGeometryAssignments(n.OnDupExprs)
+	exprs, sameDup := checkedGeometryAssignments(ctx, n.OnDupExprs.AllExpressions())
 	if len(columns) == 0 && sameDup {
 		return n, transform.SameTree, nil
 	}
 	out := *n
-	out.OnDupExprs = exprs
+	dup, err := n.OnDupExprs.WithExpressions(exprs)
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	out.OnDupExprs = dup
 	// The source's defaults and generated values (INSERT ... SELECT reads no VALUES).
-	source, _, err := transform.NodeExprs(n.Source, checkedDefaults)
+	source, _, err := transform.NodeExprs(ctx, n.Source, checkedDefaults)
 	if err != nil {
 		return nil, transform.SameTree, err
 	}
@@ -381,28 +384,28 @@ type geometryRows struct {
 }
 
 var (
-	_ sql.Node          = geometryRows{}
-	_ sql.ExecSourceRel = geometryRows{}
+	_ sql.Node            = geometryRows{}
+	_ sql.ExecBuilderNode = geometryRows{}
 )
 
-func (g geometryRows) Resolved() bool       { return g.child.Resolved() }
-func (g geometryRows) String() string       { return g.child.String() }
-func (g geometryRows) Schema() sql.Schema   { return g.child.Schema() }
-func (g geometryRows) Children() []sql.Node { return []sql.Node{g.child} }
-func (g geometryRows) IsReadOnly() bool     { return g.child.IsReadOnly() }
+func (g geometryRows) Resolved() bool                     { return g.child.Resolved() }
+func (g geometryRows) String() string                     { return g.child.String() }
+func (g geometryRows) Schema(ctx *sql.Context) sql.Schema { return g.child.Schema(ctx) }
+func (g geometryRows) Children() []sql.Node               { return []sql.Node{g.child} }
+func (g geometryRows) IsReadOnly() bool                   { return g.child.IsReadOnly() }
 func (g geometryRows) CheckPrivileges(ctx *sql.Context, op sql.PrivilegedOperationChecker) bool {
 	return true // the source's own nodes are checked
 }
 
-func (g geometryRows) WithChildren(children ...sql.Node) (sql.Node, error) {
+func (g geometryRows) WithChildren(ctx *sql.Context, children ...sql.Node) (sql.Node, error) {
 	if len(children) != 1 {
 		return nil, sql.ErrInvalidChildrenNumber.New(g, len(children), 1)
 	}
 	return geometryRows{child: children[0], width: g.width, columns: g.columns}, nil
 }
 
-func (g geometryRows) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error) {
-	iter, err := rowexec.DefaultBuilder.Build(ctx, g.child, row)
+func (g geometryRows) BuildRowIter(ctx *sql.Context, b sql.NodeExecBuilder, row sql.Row) (sql.RowIter, error) {
+	iter, err := b.Build(ctx, g.child, row)
 	if err != nil {
 		return nil, err
 	}
@@ -446,7 +449,7 @@ func (it *geometryRowIter) Close(ctx *sql.Context) error { return it.iter.Close(
 // before the engine's, checks the values of an IN list whose left side is spatial: the engine
 // converts each of them to the left side's type (a hashed list while it plans the statement). A
 // row (g, 1) IN ((..., 1)) is checked in the spatial places of its rows.
-func checkedGeometryList(in *expression.InTuple) (sql.Expression, transform.TreeIdentity, error) {
+func checkedGeometryList(ctx *sql.Context, in *expression.InTuple) (sql.Expression, transform.TreeIdentity, error) {
 	list, ok := in.Right().(expression.Tuple)
 	if !ok {
 		return in, transform.SameTree, nil
@@ -455,11 +458,11 @@ func checkedGeometryList(in *expression.InTuple) (sql.Expression, transform.Tree
 	var spatial []int // places of a row's spatial values; -1: the left side itself
 	if row, isRow := left.(expression.Tuple); isRow {
 		for i, x := range row {
-			if isSpatial(x.Type()) {
+			if isSpatial(x.Type(ctx)) {
 				spatial = append(spatial, i)
 			}
 		}
-	} else if isSpatial(left.Type()) {
+	} else if isSpatial(left.Type(ctx)) {
 		spatial = []int{-1}
 	}
 	if len(spatial) == 0 {
@@ -469,7 +472,7 @@ func checkedGeometryList(in *expression.InTuple) (sql.Expression, transform.Tree
 	for i, x := range list {
 		checked[i] = x
 		if spatial[0] == -1 {
-			checked[i] = storedGeometry(x)
+			checked[i] = storedGeometry(ctx, x)
 			continue
 		}
 		row, isRow := x.(expression.Tuple)
@@ -479,7 +482,7 @@ func checkedGeometryList(in *expression.InTuple) (sql.Expression, transform.Tree
 		values := slices.Clone(row)
 		for _, at := range spatial {
 			if at < len(values) {
-				values[at] = storedGeometry(values[at])
+				values[at] = storedGeometry(ctx, values[at])
 			}
 		}
 		checked[i] = expression.NewTuple(values...)

@@ -48,11 +48,11 @@ var (
 func (u unindexedList) Eval(ctx *sql.Context, row sql.Row) (any, error) { return u.in.Eval(ctx, row) }
 func (u unindexedList) Resolved() bool                                  { return u.in.Resolved() }
 func (u unindexedList) String() string                                  { return u.in.String() }
-func (u unindexedList) Type() sql.Type                                  { return u.in.Type() }
-func (u unindexedList) IsNullable() bool                                { return u.in.IsNullable() }
+func (u unindexedList) Type(ctx *sql.Context) sql.Type                  { return u.in.Type(ctx) }
+func (u unindexedList) IsNullable(ctx *sql.Context) bool                { return u.in.IsNullable(ctx) }
 func (u unindexedList) Children() []sql.Expression                      { return []sql.Expression{u.in} }
 
-func (u unindexedList) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+func (u unindexedList) WithChildren(ctx *sql.Context, children ...sql.Expression) (sql.Expression, error) {
 	if len(children) != 1 {
 		return nil, sql.ErrInvalidChildrenNumber.New(u, len(children), 1)
 	}

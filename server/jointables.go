@@ -31,8 +31,8 @@ func tooManyTables() error {
 
 // refuseTooManyTables is the analyzer rule that refuses a statement with a join of more than
 // maxJoinTables relations.
-func refuseTooManyTables(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	if largestJoin(n) > maxJoinTables {
+func refuseTooManyTables(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	if largestJoin(ctx, n) > maxJoinTables {
 		return nil, transform.SameTree, tooManyTables()
 	}
 	return n, transform.SameTree, nil
@@ -41,7 +41,7 @@ func refuseTooManyTables(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *pl
 // largestJoin returns the number of relations of the largest join in the plan n, its
 // subqueries' plans included: what the engine's join planner (memo.joinOrderBuilder) takes
 // for the vertices of one join graph.
-func largestJoin(n sql.Node) int {
+func largestJoin(ctx *sql.Context, n sql.Node) int {
 	largest := 0
 	var node func(sql.Node)
 	var joinLeaves func(sql.Node) int
@@ -52,7 +52,7 @@ func largestJoin(n sql.Node) int {
 			return
 		}
 		for _, e := range ex.Expressions() {
-			transform.InspectExpr(e, func(e sql.Expression) bool {
+			transform.InspectExpr(ctx, e, func(ctx *sql.Context, e sql.Expression) bool {
 				if sub, ok := e.(*plan.Subquery); ok && sub.Query != nil {
 					node(sub.Query)
 				}
@@ -85,7 +85,7 @@ func largestJoin(n sql.Node) int {
 			exprs(n)
 			return joinLeaves(n.Left()) + joinLeaves(n.Right())
 		case *plan.Filter, *plan.Having, *plan.Limit, *plan.Project, *plan.Sort, *plan.Distinct,
-			*plan.Max1Row, *plan.StripRowNode, *plan.CachedResults:
+			*plan.Max1Row, *plan.CachedResults:
 			exprs(n)
 			return joinLeaves(n.Children()[0])
 		}
@@ -102,7 +102,7 @@ func limitUnnesting(a *analyzer.Analyzer) {
 	wrap := func(unnest ruleFunc) ruleFunc {
 		return func(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 			out, same, err := unnest(ctx, a, n, scope, sel, qFlags)
-			if err != nil || same || largestJoin(out) <= maxJoinTables {
+			if err != nil || same || largestJoin(ctx, out) <= maxJoinTables {
 				return out, same, err
 			}
 			return n, transform.SameTree, nil

@@ -86,8 +86,8 @@ var (
 	_ sql.CollationCoercible = cancellableLike{}
 )
 
-func (l cancellableLike) WithChildren(children ...sql.Expression) (sql.Expression, error) {
-	e, err := l.Like.WithChildren(children...)
+func (l cancellableLike) WithChildren(ctx *sql.Context, children ...sql.Expression) (sql.Expression, error) {
+	e, err := l.Like.WithChildren(ctx, children...)
 	if err != nil {
 		return nil, err
 	}
@@ -371,8 +371,8 @@ type cancellableJSONSearch struct {
 
 var _ sql.FunctionExpression = cancellableJSONSearch{}
 
-func (j cancellableJSONSearch) WithChildren(children ...sql.Expression) (sql.Expression, error) {
-	e, err := j.JSONSearch.WithChildren(children...)
+func (j cancellableJSONSearch) WithChildren(ctx *sql.Context, children ...sql.Expression) (sql.Expression, error) {
+	e, err := j.JSONSearch.WithChildren(ctx, children...)
 	if err != nil {
 		return nil, err
 	}
@@ -397,7 +397,7 @@ func (j cancellableJSONSearch) Eval(ctx *sql.Context, row sql.Row) (any, error) 
 	case string:
 		err = json.Unmarshal([]byte(d), &value)
 	case sql.JSONWrapper:
-		value, err = d.ToInterface()
+		value, err = d.ToInterface(ctx)
 	default:
 		err = errors.New("not a document")
 	}
@@ -467,7 +467,7 @@ func (j cancellableJSONSearch) Eval(ctx *sql.Context, row sql.Row) (any, error) 
 		children[1],
 		expression.NewLiteral("1", types.LongText),
 	}, children[3:]...)
-	call, err := gmsjson.NewJSONSearch(args...)
+	call, err := gmsjson.NewJSONSearch(ctx, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -85,7 +85,7 @@ func (p *scanPartitions) Close(ctx *sql.Context) error { return p.parts.Close(ct
 func (t *scanLookup) LookupPartitions(ctx *sql.Context, lookup sql.IndexLookup) (sql.PartitionIter, error) {
 	index, ranges, ok := t.handles(lookup)
 	if !ok && t.side {
-		return nil, t.unsupported(lookup.Index, lookup.Ranges)
+		return nil, t.unsupported(ctx, lookup.Index, lookup.Ranges)
 	}
 	if !ok {
 		return t.IndexedTable.LookupPartitions(ctx, lookup)
@@ -129,8 +129,8 @@ func (t *scanLookup) handles(lookup sql.IndexLookup) (*memory.Index, sql.MySQLRa
 
 // unsupported is the error of a lookup scanLookup must answer (one in a side index, which the
 // engine cannot) but whose ranges it cannot read.
-func (t *scanLookup) unsupported(index sql.Index, ranges sql.RangeCollection) error {
-	return fmt.Errorf("lookup in index %s of %s: ranges %s not supported", index.ID(), t.Name(), ranges.DebugString())
+func (t *scanLookup) unsupported(ctx *sql.Context, index sql.Index, ranges sql.RangeCollection) error {
+	return fmt.Errorf("lookup in index %s of %s: ranges %s not supported", index.ID(), t.Name(), ranges.DebugString(ctx))
 }
 
 // lookupKeys are the columns the lookup's ranges are over: the index's, followed by the primary
@@ -175,18 +175,21 @@ func (t *scanLookup) PartitionRows(ctx *sql.Context, partition sql.Partition) (s
 		return t.IndexedTable.PartitionRows(ctx, partition)
 	}
 	// The rows are read whole (the key columns may not be projected) and projected at the end.
-	whole, ok := t.Table.WithProjections(nil).(*memory.Table)
+	table, err := t.Table.WithProjections(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	whole, ok := table.(*memory.Table)
 	if !ok {
-		return nil, fmt.Errorf("rows of %s: unexpected table type %T", t.Name(), t.Table.WithProjections(nil))
+		return nil, fmt.Errorf("rows of %s: unexpected table type %T", t.Name(), table)
 	}
 	keys, ok := lookupKeys(p.index, p.ranges)
 	if !ok {
-		return nil, t.unsupported(p.index, p.ranges)
+		return nil, t.unsupported(ctx, p.index, p.ranges)
 	}
 	ranges := keyRanges(p.ranges, keys)
 	var matched []sql.Row
 	var done bool
-	var err error
 	if !t.side {
 		matched, done, err = fromCommitted(ctx, p, ranges, whole)
 	}
@@ -205,7 +208,7 @@ func (t *scanLookup) PartitionRows(ctx *sql.Context, partition sql.Partition) (s
 		return nil, fmt.Errorf("order of index %s of %s: %w", p.index.ID(), t.Name(), err)
 	}
 	if cols := t.Projections(); cols != nil {
-		if matched, err = project(whole.Schema(), cols, matched); err != nil {
+		if matched, err = project(whole.Schema(ctx), cols, matched); err != nil {
 			return nil, fmt.Errorf("columns of %s: %w", t.Name(), err)
 		}
 	}
@@ -259,7 +262,7 @@ func fromCommitted(ctx *sql.Context, p *scanPartition, ranges [][]keyRange, whol
 			return nil, false, nil
 		}
 	}
-	for _, c := range whole.Schema() {
+	for _, c := range whole.Schema(ctx) {
 		if c.Virtual {
 			return nil, false, nil // stored rows lack the virtual columns
 		}
@@ -457,7 +460,7 @@ func sortByKey(ctx *sql.Context, rows []sql.Row, keys []*expression.GetField, re
 	var failed error
 	slices.SortStableFunc(rows, func(a, b sql.Row) int {
 		for _, k := range keys {
-			cmp, err := compareNullsFirst(ctx, k.Type(), a[k.Index()], b[k.Index()])
+			cmp, err := compareNullsFirst(ctx, k.Type(ctx), a[k.Index()], b[k.Index()])
 			if err != nil {
 				failed = err
 				return 0
@@ -506,8 +509,8 @@ func project(schema sql.Schema, cols []string, rows []sql.Row) ([]sql.Row, error
 
 // fastPrimaryKeyLookups gives every indexed access to an in-memory table the cheaper PRIMARY
 // lookup of scanLookup.
-func fastPrimaryKeyLookups(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	return transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+func fastPrimaryKeyLookups(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	return transform.Node(ctx, n, func(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 		ita, ok := n.(*plan.IndexedTableAccess)
 		if !ok {
 			return n, transform.SameTree, nil

@@ -31,7 +31,6 @@ type lookupFixture struct {
 func newLookupFixture(t testing.TB) *lookupFixture {
 	addAnalyzerRules()
 	db := memory.NewDatabase(mainDatabase)
-	db.EnablePrimaryKeyIndexes()
 	provider := memory.NewDBProvider(db)
 	engine := sqle.NewDefault(provider)
 	ctx := sql.NewContext(t.Context(), sql.WithSession(memory.NewSession(sql.NewBaseSession(), provider)))
@@ -102,19 +101,19 @@ func (f *lookupFixture) compareWithEngine(name string, lookups []sql.IndexLookup
 	table, _ := f.table(name)
 	found := 0
 	for _, cols := range projections {
-		projected := table.WithProjections(cols).(*memory.Table)
+		projected := projection(f.t, f.ctx, table, cols)
 		for _, lookup := range lookups {
 			engine := projected.IndexedAccess(f.ctx, lookup).(*memory.IndexedTable)
 			want, err := lookupRows(f.ctx, engine, lookup)
 			if err != nil {
-				f.t.Fatalf("engine lookup %s: %v", lookup.Ranges.DebugString(), err)
+				f.t.Fatalf("engine lookup %s: %v", lookup.Ranges.DebugString(f.ctx), err)
 			}
 			got, err := lookupRows(f.ctx, &scanLookup{IndexedTable: engine}, lookup)
 			if err != nil {
-				f.t.Fatalf("lookup %s: %v", lookup.Ranges.DebugString(), err)
+				f.t.Fatalf("lookup %s: %v", lookup.Ranges.DebugString(f.ctx), err)
 			}
 			if !reflect.DeepEqual(got, want) {
-				f.t.Errorf("%s columns %v reverse=%v %s:\n got %v\nwant %v", name, cols, lookup.IsReverse, lookup.Ranges.DebugString(), got, want)
+				f.t.Errorf("%s columns %v reverse=%v %s:\n got %v\nwant %v", name, cols, lookup.IsReverse, lookup.Ranges.DebugString(f.ctx), got, want)
 			}
 			found += len(got)
 		}
@@ -172,7 +171,7 @@ func TestPrimaryKeyLookupMatchesEngine(t *testing.T) {
 	check := func(stage string) {
 		t.Helper()
 		_, i1 := f.table("t1")
-		int32Type := i1.Exprs[0].Type()
+		int32Type := i1.Exprs[0].Type(f.ctx)
 		var r1 []sql.MySQLRange
 		for range 10 {
 			v := int32(rng.Intn(1200) - 300)
@@ -182,7 +181,7 @@ func TestPrimaryKeyLookupMatchesEngine(t *testing.T) {
 		r1 = append(r1,
 			sql.MySQLRange{sql.ClosedRangeColumnExpr(lo, lo+100, int32Type)},
 			sql.MySQLRange{sql.OpenRangeColumnExpr(lo, lo+100, int32Type)},
-			sql.MySQLRange{sql.CustomRangeColumnExpr(lo, lo+50, sql.Open, sql.Closed, int32Type)},
+			sql.MySQLRange{sql.MySQLRangeColumnExpr{LowerBound: sql.Above{Key: lo, Typ: int32Type}, UpperBound: sql.Above{Key: lo + 50, Typ: int32Type}, Typ: int32Type}},
 			sql.MySQLRange{sql.LessThanRangeColumnExpr(lo, int32Type)},
 			sql.MySQLRange{sql.LessOrEqualRangeColumnExpr(lo, int32Type)},
 			sql.MySQLRange{sql.GreaterThanRangeColumnExpr(lo, int32Type)},
@@ -194,7 +193,7 @@ func TestPrimaryKeyLookupMatchesEngine(t *testing.T) {
 		found := f.compareWithEngine("t1", lookups(i1, r1...), [][]string{nil, {"c"}, {"c", "id"}})
 
 		_, i2 := f.table("t2")
-		aType, bType := i2.Exprs[0].Type(), i2.Exprs[1].Type()
+		aType, bType := i2.Exprs[0].Type(f.ctx), i2.Exprs[1].Type(f.ctx)
 		a := int32(rng.Intn(20))
 		r2 := []sql.MySQLRange{
 			{sql.ClosedRangeColumnExpr(a, a, aType)},
@@ -206,7 +205,7 @@ func TestPrimaryKeyLookupMatchesEngine(t *testing.T) {
 		found += f.compareWithEngine("t2", lookups(i2, r2...), [][]string{nil, {"v"}})
 
 		_, i3 := f.table("t3")
-		nameType := i3.Exprs[0].Type()
+		nameType := i3.Exprs[0].Type(f.ctx)
 		r3 := []sql.MySQLRange{
 			{sql.ClosedRangeColumnExpr("ab", "ab", nameType)},
 			{sql.ClosedRangeColumnExpr("AB", "AB", nameType)},
@@ -278,7 +277,7 @@ func TestPrimaryKeyLookupThroughSQL(t *testing.T) {
 
 	for _, q := range []string{"SELECT c FROM t1 WHERE id = 17", "SELECT id FROM t1 WHERE id BETWEEN 1 AND 9"} {
 		if lookup, node := f.planLookup(q); lookup == nil {
-			t.Errorf("%s: the plan does not use scanLookup:\n%s", q, sql.DebugString(node))
+			t.Errorf("%s: the plan does not use scanLookup:\n%s", q, sql.DebugString(f.ctx, node))
 		}
 	}
 }
@@ -292,7 +291,7 @@ func (f *lookupFixture) planLookup(q string) (*scanLookup, sql.Node) {
 		f.t.Fatalf("%s: %v", q, err)
 	}
 	var lookup *scanLookup
-	transform.Inspect(node, func(n sql.Node) bool {
+	transform.InspectWithOpaque(f.ctx, node, func(_ *sql.Context, n sql.Node) bool {
 		if ita, ok := n.(*plan.IndexedTableAccess); ok {
 			lookup, _ = ita.Table.(*scanLookup)
 		}
@@ -316,8 +315,8 @@ func BenchmarkPrimaryKeyLookup(b *testing.B) {
 		f.query("INSERT INTO sb VALUES " + strings.Join(values, ", "))
 	}
 	table, index := f.table("sb")
-	table = table.WithProjections([]string{"c"}).(*memory.Table)
-	typ := index.Exprs[0].Type()
+	table = projection(b, f.ctx, table, []string{"c"})
+	typ := index.Exprs[0].Type(f.ctx)
 	for _, width := range []int32{1, 100} {
 		for _, path := range []string{"engine", "overloadsql"} {
 			b.Run(fmt.Sprintf("keys=%d/path=%s", width, path), func(b *testing.B) {
@@ -381,8 +380,8 @@ func TestCommittedKeysAnswerLikeTheScan(t *testing.T) {
 	check := func(ctx *sql.Context, wantDone bool) int {
 		t.Helper()
 		table, index := f.table("t1")
-		whole := table.WithProjections(nil).(*memory.Table)
-		typ := index.Exprs[0].Type()
+		whole := projection(t, ctx, table, nil)
+		typ := index.Exprs[0].Type(ctx)
 		key := []*expression.GetField{index.Exprs[0].(*expression.GetField)}
 		if wantDone {
 			// A committed version is mapped at its second lookup; the first scans.
@@ -408,7 +407,7 @@ func TestCommittedKeysAnswerLikeTheScan(t *testing.T) {
 				p := &scanPartition{key: firstPartition(t, ctx, whole), index: index, ranges: r}
 				got, done, err := fromCommitted(ctx, p, ranges, whole)
 				if err != nil || done != wantDone {
-					t.Fatalf("%s: done = %v, %v; want done = %v", r.DebugString(), done, err, wantDone)
+					t.Fatalf("%s: done = %v, %v; want done = %v", r.DebugString(ctx), done, err, wantDone)
 				}
 				if !done {
 					continue
@@ -425,7 +424,7 @@ func TestCommittedKeysAnswerLikeTheScan(t *testing.T) {
 				sortRows(got)
 				sortRows(want)
 				if !reflect.DeepEqual(got, want) {
-					t.Errorf("%s:\n got %v\nwant %v", r.DebugString(), got, want)
+					t.Errorf("%s:\n got %v\nwant %v", r.DebugString(ctx), got, want)
 				}
 				found += len(got)
 			}
@@ -439,7 +438,7 @@ func TestCommittedKeysAnswerLikeTheScan(t *testing.T) {
 	_, index := f.table("t1")
 	plain := f.ctx
 	f.ctx = f.claimed(keys)
-	typ := index.Exprs[0].Type()
+	typ := index.Exprs[0].Type(f.ctx)
 	f.compareWithEngine("t1", lookups(index,
 		sql.MySQLRange{sql.ClosedRangeColumnExpr(int32(3), int32(90), typ)},
 		sql.MySQLRange{sql.ClosedRangeColumnExpr(int32(-20), int32(-20), typ)},
@@ -530,4 +529,14 @@ func TestKeyRowsLimit(t *testing.T) {
 			t.Errorf("limit %d: %d rows, mapped %v, %v; want mapped %v", c.limit, len(rows), ok, err, c.mapped)
 		}
 	}
+}
+
+// projection is table with only cols projected (all of them for nil).
+func projection(t testing.TB, ctx *sql.Context, table *memory.Table, cols []string) *memory.Table {
+	t.Helper()
+	projected, err := table.WithProjections(ctx, cols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return projected.(*memory.Table)
 }

@@ -21,11 +21,11 @@ import (
 // columns (a.x = b.x, a.y = b.y) to the join's condition; the engine evaluates those on every pair
 // the tuples match, as SQL does, and a NULL among them rejects the pair (a LEFT JOIN keeps its
 // left row, without a match).
-func mergeJoinNulls(join *plan.JoinNode) (sql.Node, transform.TreeIdentity, error) {
+func mergeJoinNulls(ctx *sql.Context, join *plan.JoinNode) (sql.Node, transform.TreeIdentity, error) {
 	if !join.Op.IsMerge() || join.Filter == nil {
 		return join, transform.SameTree, nil
 	}
-	conds := expression.SplitConjunction(join.Filter)
+	conds := expression.SplitConjunction(ctx, join.Filter)
 	eq, ok := conds[0].(*expression.Equals) // not yet a nullsFirst
 	if !ok {
 		return join, transform.SameTree, nil
@@ -40,7 +40,7 @@ func mergeJoinNulls(join *plan.JoinNode) (sql.Node, transform.TreeIdentity, erro
 	for _, p := range cmp.pairs {
 		conds = append(conds, p)
 	}
-	paired, err := join.WithExpressions(expression.JoinAnd(conds...))
+	paired, err := join.WithExpressions(ctx, expression.JoinAnd(conds...))
 	if err != nil {
 		return nil, transform.SameTree, err
 	}
@@ -67,8 +67,8 @@ func newNullsFirst(eq *expression.Equals) nullsFirst {
 	return nullsFirst{Equals: eq, pairs: pairs}
 }
 
-func (c nullsFirst) WithChildren(children ...sql.Expression) (sql.Expression, error) {
-	eq, err := c.Equals.WithChildren(children...)
+func (c nullsFirst) WithChildren(ctx *sql.Context, children ...sql.Expression) (sql.Expression, error) {
+	eq, err := c.Equals.WithChildren(ctx, children...)
 	if err != nil {
 		return nil, err
 	}

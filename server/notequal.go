@@ -23,14 +23,20 @@ import (
 // table instead of the index (the column wrapped in unindexed, defined in exactcompare.go), where
 // the engine evaluates it on every row. A not-equal reads about every row anyway.
 func notEqualUnindexed(ctx *sql.Context, not *expression.Not) (sql.Expression, transform.TreeIdentity, error) {
-	number := func(e sql.Expression) bool { _, ok := literalDecimal(ctx, e); return ok }
+	number := func(e sql.Expression) bool {
+		if c, ok := e.(*expression.Convert); ok && types.IsFloat(c.Type(ctx)) {
+			e = c.Child // exactComparison's DOUBLE of the literal
+		}
+		_, ok := literalDecimal(ctx, e)
+		return ok
+	}
 	switch c := not.Child.(type) {
 	case *expression.Equals:
 		left, right := c.Left(), c.Right()
 		switch {
-		case fractionalColumn(left) && number(right):
+		case fractionalColumn(ctx, left) && number(right):
 			left = unindexed{column: left}
-		case fractionalColumn(right) && number(left):
+		case fractionalColumn(ctx, right) && number(left):
 			right = unindexed{column: right}
 		default:
 			return not, transform.SameTree, nil
@@ -38,7 +44,7 @@ func notEqualUnindexed(ctx *sql.Context, not *expression.Not) (sql.Expression, t
 		return expression.NewNot(expression.NewEquals(left, right)), transform.NewTree, nil
 	case *expression.InTuple:
 		list, ok := c.Right().(expression.Tuple)
-		if !ok || !fractionalColumn(c.Left()) || !slices.ContainsFunc(list, number) {
+		if !ok || !fractionalColumn(ctx, c.Left()) || !slices.ContainsFunc(list, number) {
 			return not, transform.SameTree, nil
 		}
 		return expression.NewNot(expression.NewInTuple(unindexed{column: c.Left()}, list)), transform.NewTree, nil
@@ -47,7 +53,7 @@ func notEqualUnindexed(ctx *sql.Context, not *expression.Not) (sql.Expression, t
 }
 
 // fractionalColumn reports whether e is a DECIMAL, FLOAT or DOUBLE column.
-func fractionalColumn(e sql.Expression) bool {
+func fractionalColumn(ctx *sql.Context, e sql.Expression) bool {
 	_, ok := e.(*expression.GetField)
-	return ok && (types.IsDecimal(e.Type()) || types.IsFloat(e.Type()))
+	return ok && (types.IsDecimal(e.Type(ctx)) || types.IsFloat(e.Type(ctx)))
 }

@@ -18,27 +18,27 @@ import (
 // as `(...) IS TRUE` when either side may be NULL: the same rows pass a WHERE, and the planner
 // leaves the condition to be evaluated (the subquery's result is read once when it does not
 // depend on the row). Where neither side can be NULL the anti join is right and stays.
-func nullSafeNotIn(_ *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+func nullSafeNotIn(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 	filter, ok := n.(*plan.Filter)
 	if !ok {
 		return n, transform.SameTree, nil
 	}
-	conjuncts := expression.SplitConjunction(filter.Expression)
+	conjuncts := expression.SplitConjunction(ctx, filter.Expression)
 	changed := false
 	for i, c := range conjuncts {
-		if nullableNotIn(c) {
+		if nullableNotIn(ctx, c) {
 			conjuncts[i], changed = expression.NewIsTrue(c), true
 		}
 	}
 	if !changed {
 		return n, transform.SameTree, nil
 	}
-	return plan.NewFilter(expression.JoinAnd(conjuncts...), filter.Child), transform.NewTree, nil
+	return plan.NewFilter(ctx, expression.JoinAnd(conjuncts...), filter.Child), transform.NewTree, nil
 }
 
 // nullableNotIn reports whether e is NOT (x IN (subquery)) or NOT (x op (subquery)) whose x or
 // whose subquery's column may be NULL.
-func nullableNotIn(e sql.Expression) bool {
+func nullableNotIn(ctx *sql.Context, e sql.Expression) bool {
 	not, ok := e.(*expression.Not)
 	if !ok {
 		return false
@@ -56,10 +56,10 @@ func nullableNotIn(e sql.Expression) bool {
 	if !ok {
 		return false
 	}
-	if left.IsNullable() {
+	if left.IsNullable(ctx) {
 		return true
 	}
-	for _, col := range sub.Query.Schema() {
+	for _, col := range sub.Query.Schema(ctx) {
 		if col.Nullable {
 			return true
 		}

@@ -33,22 +33,26 @@ func rangeCheckedAssignments(ctx *sql.Context, n sql.Node) (sql.Node, transform.
 		if n.Ignore || !strictMode(ctx) {
 			return n, transform.SameTree, nil
 		}
-		exprs, same := checkedAssignments(n.UpdateExprs)
+		exprs, same := checkedAssignments(ctx, n.UpdateExprs.AllExpressions())
 		if same {
 			return n, transform.SameTree, nil
 		}
-		out, err := n.WithExpressions(exprs...)
+		out, err := n.WithExpressions(ctx, exprs...)
 		return out, transform.NewTree, err
 	case *plan.InsertInto:
-		if n.Ignore || len(n.OnDupExprs) == 0 || !strictMode(ctx) {
+		if n.Ignore || !n.OnDupExprs.HasUpdates() || !strictMode(ctx) {
 			return n, transform.SameTree, nil
 		}
-		exprs, same := checkedAssignments(n.OnDupExprs)
+		exprs, same := checkedAssignments(ctx, n.OnDupExprs.AllExpressions())
 		if same {
 			return n, transform.SameTree, nil
 		}
 		out := *n
-		out.OnDupExprs = exprs
+		dup, err := n.OnDupExprs.WithExpressions(exprs)
+		if err != nil {
+			return nil, transform.SameTree, err
+		}
+		out.OnDupExprs = dup
 		return &out, transform.NewTree, nil
 	}
 	return n, transform.SameTree, nil
@@ -62,7 +66,7 @@ func strictMode(ctx *sql.Context) bool {
 }
 
 // checkedAssignments is exprs with the value of each assignment to an integer column checked.
-func checkedAssignments(exprs []sql.Expression) ([]sql.Expression, bool) {
+func checkedAssignments(ctx *sql.Context, exprs []sql.Expression) ([]sql.Expression, bool) {
 	var out []sql.Expression // a copy of exprs, made at the first change
 	for i, e := range exprs {
 		set, ok := e.(*expression.SetField)
@@ -70,7 +74,7 @@ func checkedAssignments(exprs []sql.Expression) ([]sql.Expression, bool) {
 			continue
 		}
 		column, ok := set.LeftChild.(*expression.GetField)
-		if !ok || !types.IsInteger(column.Type()) {
+		if !ok || !types.IsInteger(column.Type(ctx)) {
 			continue
 		}
 		switch set.RightChild.(type) {
@@ -100,19 +104,19 @@ func (c checkedValue) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	if err != nil || v == nil {
 		return v, err
 	}
-	if _, inRange, err := c.column.Type().Convert(ctx, v); err == nil && inRange == sql.OutOfRange {
+	if _, inRange, err := c.column.Type(ctx).Convert(ctx, v); err == nil && inRange != sql.InRange {
 		return nil, mysql.NewSQLError(erWarnDataOutOfRange, "22003", "Out of range value for column '%s'", c.column.Name())
 	}
 	return v, nil
 }
 
-func (c checkedValue) Resolved() bool             { return c.value.Resolved() }
-func (c checkedValue) String() string             { return c.value.String() }
-func (c checkedValue) Type() sql.Type             { return c.value.Type() }
-func (c checkedValue) IsNullable() bool           { return c.value.IsNullable() }
-func (c checkedValue) Children() []sql.Expression { return []sql.Expression{c.value} }
+func (c checkedValue) Resolved() bool                   { return c.value.Resolved() }
+func (c checkedValue) String() string                   { return c.value.String() }
+func (c checkedValue) Type(ctx *sql.Context) sql.Type   { return c.value.Type(ctx) }
+func (c checkedValue) IsNullable(ctx *sql.Context) bool { return c.value.IsNullable(ctx) }
+func (c checkedValue) Children() []sql.Expression       { return []sql.Expression{c.value} }
 
-func (c checkedValue) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+func (c checkedValue) WithChildren(ctx *sql.Context, children ...sql.Expression) (sql.Expression, error) {
 	if len(children) != 1 {
 		return nil, sql.ErrInvalidChildrenNumber.New(c, len(children), 1)
 	}

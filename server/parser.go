@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"strings"
-	"sync"
 
 	"overloadsql/server/statement"
 
@@ -29,20 +28,15 @@ type systemParser struct {
 
 var _ sql.Parser = systemParser{}
 
-// installSystemParser makes the systemParser the engine's process-wide parser too, and returns
-// it. The engine parses some text with that one instead of its own engine's: the body of a
-// stored procedure on every CALL, the body of a trigger, and the statements of events. With the
-// engine's default parser there, a procedure's `DELETE FROM t WHERE d = 1.499` deleted the row
-// holding 1.50 of a DECIMAL(8,2) column, which the same statement sent by a client does not
-// (exactDecimalLiterals), and a procedure's `PREPARE S ...; EXECUTE s` missed its statement
-// (foldPreparedNames). Like the analyzer rules (addAnalyzerRules) it is set once per process,
-// before an engine is built; servers started at the same time (tests) share it.
-func installSystemParser() sql.Parser {
-	systemParserInstalled.Do(func() { sql.GlobalParser = systemParser{next: sql.NewMysqlParser()} })
-	return sql.GlobalParser
+// newSystemParser is the parser of one engine: the engine parses every text through its
+// catalog's parser override, the handler's and the planner's parses and also the body of a
+// stored procedure on every CALL, the body of a trigger, and the statements of events (a
+// procedure's `DELETE FROM t WHERE d = 1.499` must delete what the same statement sent by a
+// client deletes (exactDecimalLiterals), and a procedure's `PREPARE S ...; EXECUTE s` must find
+// its statement (foldPreparedNames)).
+func newSystemParser() sql.Parser {
+	return systemParser{next: sql.NewMysqlParser()}
 }
-
-var systemParserInstalled sync.Once
 
 func (p systemParser) ParseSimple(query string) (ast.Statement, error) {
 	out, _, err := parseSettled(query, func(text string) (parsed, error) {
@@ -84,10 +78,12 @@ type parsed struct {
 	end         int
 }
 
-// parseSettled parses query with parse, after the `system` rewrite (statement.RewriteSystem),
+// parseSettled parses query with parse, after MariaDB's executable comments are made plain
+// (statement.PlainMariaDBComments) and the `system` rewrite (statement.RewriteSystem),
 // and again with its column expressions parenthesized when that fails (columnExpressions), and
 // settles the statement; it returns the text that was parsed.
 func parseSettled(query string, parse func(text string) (parsed, error)) (parsed, string, error) {
+	query = statement.PlainMariaDBComments(query) // the same length: offsets stay the caller's
 	rewritten := statement.RewriteSystem(query)
 	out, err := parse(rewritten)
 	if err != nil {
@@ -215,6 +211,7 @@ func (p systemParser) ParseOneWithOptions(ctx context.Context, query string, opt
 	if err := checkSize(query); err != nil {
 		return nil, 0, err
 	}
+	query = statement.PlainMariaDBComments(query)
 	out, rewritten, err := parseSettled(query, func(text string) (parsed, error) {
 		stmt, end, err := p.next.ParseOneWithOptions(ctx, text, options)
 		return parsed{stmt: stmt, end: end}, err

@@ -24,8 +24,8 @@ import (
 // changes only what the later ones do not look at.
 //
 // correctExecution runs after the engine's rules, on the joins they chose and the assignments
-// they left: hashJoinKeys (hashjoin.go), mergeJoinNulls (mergejoin.go) and
-// rangeCheckedAssignments (outofrange.go), each on its own kind of node.
+// they left: mergeJoinNulls (mergejoin.go) and rangeCheckedAssignments (outofrange.go), each on
+// its own kind of node.
 var (
 	correctComparisons = planRule(comparison, nullSafeNotIn)
 	correctExecution   = planRule(nil, execution)
@@ -41,11 +41,11 @@ func comparison(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.T
 			return rowComparison(ctx, pairs)
 		}
 	case *expression.InTuple:
-		if out, same, err := checkedGeometryList(e); !same || err != nil {
+		if out, same, err := checkedGeometryList(ctx, e); !same || err != nil {
 			return out, same, err
 		}
 	case *expression.Convert:
-		return castTextAsDouble(e)
+		return castTextAsDouble(ctx, e)
 	}
 	return exactComparison(ctx, e)
 }
@@ -53,10 +53,8 @@ func comparison(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.T
 // execution corrects one node of a planned statement.
 func execution(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 	switch n := n.(type) {
-	case *plan.HashLookup:
-		return hashJoinKeys(n)
 	case *plan.JoinNode:
-		return mergeJoinNulls(n)
+		return mergeJoinNulls(ctx, n)
 	case *plan.UpdateSource, *plan.InsertInto:
 		return rangeCheckedAssignments(ctx, n)
 	}
@@ -78,9 +76,9 @@ type (
 func planRule(expr exprFunc, node nodeFunc) ruleFunc {
 	var rule ruleFunc
 	rule = func(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-		return transform.NodeWithOpaque(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
-			n, sameExprs, err := transform.OneNodeExpressions(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-				return transform.Expr(e, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		return transform.NodeWithOpaque(ctx, n, func(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+			n, sameExprs, err := transform.OneNodeExpressions(ctx, n, func(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+				return transform.Expr(ctx, e, func(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 					if sub, ok := e.(*plan.Subquery); ok {
 						q, same, err := rule(ctx, a, sub.Query, scope, sel, qFlags)
 						if same || err != nil {

@@ -43,10 +43,12 @@ package server
 // 1227 (42000) for a global privilege, 1044 (42000) for a database, 1142 (42000) for a table.
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"overloadsql/server/config"
 	"overloadsql/server/statement"
@@ -56,6 +58,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression/function"
 	"github.com/dolthub/go-mysql-server/sql/mysql_db"
 	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/rowexec"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
@@ -213,19 +216,40 @@ func errUsersInConfig() error {
 }
 
 // guard checks every plan just before it runs, for what the engine's privilege tables cannot
-// express; see the table at the top of this file.
+// express; see the table at the top of this file. It is the engine's priority builder, asked
+// first for the iterator of every node: it checks a statement's whole plan at the first node of
+// the statement (checkedPlans), builds it with the engine's builder, and for every other node
+// only yields (yielder).
 type guard struct {
-	next sql.NodeExecBuilder
-	s    *Server
+	yielder yielder
+	base    *rowexec.BaseBuilder
+	s       *Server
 }
 
 var _ sql.NodeExecBuilder = guard{}
 
 func (g guard) Build(ctx *sql.Context, n sql.Node, r sql.Row) (sql.RowIter, error) {
+	if !g.s.checkedPlans.first(ctx) {
+		return g.yielder.Build(ctx, n, r)
+	}
+	n, ctx, variables, err := g.check(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	ctx = checkedPlan(ctx)
+	if variables {
+		return g.s.sessionAccounts.build(ctx, n, func(n sql.Node) (sql.RowIter, error) { return g.base.Build(ctx, n, r) })
+	}
+	return g.base.Build(ctx, n, r)
+}
+
+// check checks a statement's plan, and gives the plan and the context to build it with, and
+// whether the plan sets user variables (whose memory the session's account charges).
+func (g guard) check(ctx *sql.Context, n sql.Node) (sql.Node, *sql.Context, bool, error) {
 	admin := g.s.auth.isAdmin(ctx.Session.Client().User)
 	var err error
 	files, calls, variables := false, false, false
-	inspectPlan(n, func(n sql.Node) bool {
+	inspectPlan(ctx, n, func(n sql.Node) bool {
 		if _, ok := n.(*plan.Call); ok {
 			calls = true
 		}
@@ -243,7 +267,7 @@ func (g guard) Build(ctx *sql.Context, n sql.Node, r sql.Row) (sql.RowIter, erro
 		n, err = g.withFileContents(ctx, n)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, false, err
 	}
 	if !admin {
 		g.warnIgnoredHints(ctx)
@@ -251,18 +275,58 @@ func (g guard) Build(ctx *sql.Context, n sql.Node, r sql.Row) (sql.RowIter, erro
 	if calls {
 		ctx = enteringCall(ctx) // see procedureRunner
 	}
-	if variables {
-		return g.s.sessionAccounts.build(ctx, n, func(n sql.Node) (sql.RowIter, error) { return g.next.Build(ctx, n, r) })
-	}
-	return g.next.Build(ctx, n, r)
+	return n, ctx, variables, nil
 }
+
+// checkedPlans remembers, for each session, the statement whose plan the guard checked, by its
+// process id (the engine gives each statement its own): the engine builds the iterators of
+// joins and subqueries again while it runs, from the statement's context. A statement of a
+// stored procedure is checked as its own (procedureRunner calls again).
+type checkedPlans struct {
+	last sync.Map // session id -> process id
+}
+
+// checkedPlanKey marks the context the guard builds a checked plan with.
+type checkedPlanKey struct{}
+
+func checkedPlan(ctx *sql.Context) *sql.Context {
+	return ctx.WithContext(context.WithValue(ctx.Context, checkedPlanKey{}, true))
+}
+
+// first says whether the plan built in ctx is the first of its statement, and then remembers it.
+func (c *checkedPlans) first(ctx *sql.Context) bool {
+	if ctx.Value(checkedPlanKey{}) != nil {
+		return false
+	}
+	pid := ctx.Pid()
+	if pid == 0 || ctx.Session == nil { // a context the server did not build: check every plan
+		return true
+	}
+	prev, seen := c.last.Swap(ctx.Session.ID(), pid)
+	return !seen || prev.(uint64) != pid
+}
+
+// again is ctx for a statement of its own inside the one ctx runs (a stored procedure's): the
+// next plan built in it is a first one.
+func (c *checkedPlans) again(ctx *sql.Context) *sql.Context {
+	if ctx.Session != nil {
+		c.last.Delete(ctx.Session.ID())
+	}
+	if ctx.Value(checkedPlanKey{}) == nil {
+		return ctx
+	}
+	return ctx.WithContext(context.WithValue(ctx.Context, checkedPlanKey{}, nil))
+}
+
+// forget drops a closed connection's session.
+func (c *checkedPlans) forget(session uint32) { c.last.Delete(session) }
 
 // inspectPlan calls node for every node of a plan and expr for every expression, also where the
 // engine's own walk does not look: the source of INSERT ... SELECT, the SELECT of CREATE TABLE
 // ... SELECT, the statement of PREPARE, and subqueries. It stops when a function returns false.
-func inspectPlan(n sql.Node, node func(sql.Node) bool, expr func(sql.Expression) bool) bool {
+func inspectPlan(ctx *sql.Context, n sql.Node, node func(sql.Node) bool, expr func(sql.Expression) bool) bool {
 	ok := true
-	transform.Inspect(n, func(n sql.Node) bool {
+	transform.InspectWithOpaque(ctx, n, func(_ *sql.Context, n sql.Node) bool {
 		if !ok {
 			return false
 		}
@@ -272,20 +336,20 @@ func inspectPlan(n sql.Node, node func(sql.Node) bool, expr func(sql.Expression)
 		switch n := n.(type) {
 		case *plan.InsertInto:
 			if n.Source != nil {
-				ok = inspectPlan(n.Source, node, expr)
+				ok = inspectPlan(ctx, n.Source, node, expr)
 			}
 		case *plan.CreateTable:
 			if s := n.Select(); s != nil {
-				ok = inspectPlan(s, node, expr)
+				ok = inspectPlan(ctx, s, node, expr)
 			}
 		case *plan.TableCopier:
-			ok = inspectPlan(n.Source, node, expr) && inspectPlan(n.Destination, node, expr)
+			ok = inspectPlan(ctx, n.Source, node, expr) && inspectPlan(ctx, n.Destination, node, expr)
 		case *plan.PrepareQuery:
-			ok = inspectPlan(n.Child, node, expr)
+			ok = inspectPlan(ctx, n.Child, node, expr)
 		}
 		if e, isExpr := n.(sql.Expressioner); isExpr && ok {
 			for _, x := range e.Expressions() {
-				if ok = inspectExpr(x, node, expr); !ok {
+				if ok = inspectExpr(ctx, x, node, expr); !ok {
 					break
 				}
 			}
@@ -295,12 +359,12 @@ func inspectPlan(n sql.Node, node func(sql.Node) bool, expr func(sql.Expression)
 	return ok
 }
 
-func inspectExpr(x sql.Expression, node func(sql.Node) bool, expr func(sql.Expression) bool) bool {
+func inspectExpr(ctx *sql.Context, x sql.Expression, node func(sql.Node) bool, expr func(sql.Expression) bool) bool {
 	ok := true
-	transform.InspectExpr(x, func(e sql.Expression) bool {
+	transform.InspectExpr(ctx, x, func(ctx *sql.Context, e sql.Expression) bool {
 		if ok = expr(e); ok {
 			if sq, isSubquery := e.(*plan.Subquery); isSubquery && sq.Query != nil {
-				ok = inspectPlan(sq.Query, node, expr)
+				ok = inspectPlan(ctx, sq.Query, node, expr)
 			}
 		}
 		return !ok
@@ -336,7 +400,7 @@ func (g guard) checkNode(ctx *sql.Context, n sql.Node, admin bool) error {
 			return errDatabaseDenied(ctx, n.DbName, "")
 		}
 	case *plan.CreateUser, *plan.AlterUser, *plan.DropUser, *plan.RenameUser, *plan.Grant, *plan.Revoke,
-		*plan.RevokeAll, *plan.GrantRole, *plan.RevokeRole, *plan.GrantProxy, *plan.RevokeProxy,
+		*plan.GrantRole, *plan.RevokeRole, *plan.GrantProxy, *plan.RevokeProxy,
 		*plan.CreateRole, *plan.DropRole:
 		return errUsersInConfig()
 	case *plan.CreateTrigger, *plan.CreateProcedure, *plan.CreateEvent:
@@ -451,7 +515,7 @@ func (g guard) checkLoadFile(lf *function.LoadFile, admin bool) error {
 // server's max_allowed_packet. Like MySQL's, the value is NULL for a missing file or one larger
 // than max_allowed_packet.
 func (g guard) withFileContents(ctx *sql.Context, n sql.Node) (sql.Node, error) {
-	n, _, err := transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+	n, _, err := transform.Node(ctx, n, func(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 		switch x := n.(type) {
 		case *plan.InsertInto:
 			src, err := g.withFileContents(ctx, x.Source)
@@ -467,7 +531,7 @@ func (g guard) withFileContents(ctx *sql.Context, n sql.Node) (sql.Node, error) 
 	if err != nil {
 		return nil, err
 	}
-	n, _, err = transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+	n, _, err = transform.NodeExprs(ctx, n, func(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 		lf, ok := e.(*function.LoadFile)
 		if !ok {
 			return e, transform.SameTree, nil

@@ -50,6 +50,7 @@ func enteringCall(ctx *sql.Context) *sql.Context {
 
 // QueryWithBindings implements sql.StatementRunner.
 func (r procedureRunner) QueryWithBindings(ctx *sql.Context, query string, parsed sqlparser.Statement, bindings map[string]sqlparser.Expr, qFlags *sql.QueryFlags) (sql.Schema, sql.RowIter, *sql.QueryFlags, error) {
+	ctx = r.s.checkedPlans.again(ctx)
 	sess, inMemory := ctx.Session.(*memory.Session)
 	if !inMemory {
 		return r.next.QueryWithBindings(ctx, query, parsed, bindings, qFlags)

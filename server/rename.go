@@ -64,7 +64,7 @@ func atomicRenames(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.S
 		if len(renames) == 0 {
 			return n, transform.SameTree, nil
 		}
-		block, err := n.WithChildren(append(others, renames...)...)
+		block, err := n.WithChildren(ctx, append(others, renames...)...)
 		if err != nil {
 			return nil, transform.SameTree, err
 		}

@@ -19,9 +19,9 @@ import (
 
 const maxRowPairs = 1000
 
-func boundRowComparisons(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+func boundRowComparisons(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	pairs := 0
-	inspectPlan(n, func(sql.Node) bool { return true }, func(e sql.Expression) bool {
+	inspectPlan(ctx, n, func(sql.Node) bool { return true }, func(e sql.Expression) bool {
 		if eq, ok := e.(*expression.Equals); ok {
 			pairs += rowPairCount(eq.Left(), eq.Right())
 		}

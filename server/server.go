@@ -22,7 +22,7 @@ import (
 	"github.com/dolthub/go-mysql-server/memory"
 	gms "github.com/dolthub/go-mysql-server/server"
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/rowexec"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/vitess/go/mysql"
 )
 
@@ -38,12 +38,13 @@ type Options struct {
 
 // Server is an overloadsql server: listeners, engine, sampler and warnings.
 type Server struct {
-	logger   *slog.Logger
-	cfg      atomic.Pointer[config.Config]
-	persist  *persistence
-	random   func() float64
-	started  time.Time
-	counters counters
+	logger       *slog.Logger
+	checkedPlans checkedPlans
+	cfg          atomic.Pointer[config.Config]
+	persist      *persistence
+	random       func() float64
+	started      time.Time
+	counters     counters
 
 	engine    *sqle.Engine
 	protocol  *gms.Server
@@ -173,7 +174,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.engine = s.buildEngine(running, collation)
-	s.sessionAccounts.uncache = s.engine.PreparedDataCache.UncacheStmt
+	s.sessionAccounts.uncache = func(sess sql.Session, key string) { sess.UnprepareQuery(key) }
 	if err := s.variables.register(); err != nil {
 		return nil, err
 	}
@@ -259,32 +260,31 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 }
 
 func (s *Server) buildEngine(cfg *config.Config, collation sql.CollationID) *sqle.Engine {
-	// Primary keys are indexes (as in MySQL): foreign keys may reference them, SHOW INDEX lists
-	// PRIMARY, and `WHERE id = ?` is a lookup instead of a scan. The provider option does the
-	// same for databases made by CREATE DATABASE.
+	// The engine's in-memory tables index their primary keys (as in MySQL): foreign keys may
+	// reference them, SHOW INDEX lists PRIMARY, and `WHERE id = ?` is a lookup, not a scan.
 	main := memory.NewDatabase(mainDatabase)
-	main.EnablePrimaryKeyIndexes()
 	main.SetCollation(nil, collation)
 	provider := memory.NewDBProvider(main, s.systemDatabase())
-	provider.WithOption(memory.NativeIndexProvider(true))
 	s.keys = newCommittedKeys(provider, &s.writes)
 	s.databases = provider
 	s.side = newSideIndexes()
 	addAnalyzerRules()
-	engine := sqle.NewDefault(committedProvider{
+	overrides := sql.EngineOverrides{Builder: sql.BuilderOverrides{Parser: newSystemParser()}}
+	engine := sqle.New(analyzer.NewBuilder(committedProvider{
 		boundedProvider: newBoundedProvider(provider, func() int { return s.cfg.Load().MaxAllowedPacket }),
 		lock:            &s.writes,
 		side:            s.side,
-	})
-	engine.Parser = installSystemParser()
+	}).AddOverrides(overrides).Build(), nil)
 	allowViewsOverReadOnlyTables(engine.Analyzer)
 	limitUnnesting(engine.Analyzer)
 	keepVirtualColumnTables(engine.Analyzer)
 	grantPrivileges(engine.Analyzer.Catalog.MySQLDb, cfg.Users)
 	engine.Analyzer.Catalog.AuthHandler = mysqlAuthorization{engine.Analyzer.Catalog.AuthHandler}
 	yielder := newYielder(func() int { return int(s.counters.running.Load()) })
-	engine.Analyzer.ExecBuilder = guard{next: rowexec.NewOverrideBuilder(yielder), s: s}
-	engine.Analyzer.Runner = procedureRunner{next: engine, s: s}
+	engine.Analyzer.ExecBuilder.PriorityBuilder = guard{yielder: yielder, s: s, base: engine.Analyzer.ExecBuilder}
+	runner := procedureRunner{next: engine, s: s}
+	engine.Analyzer.Runner = runner
+	engine.Analyzer.ExecBuilder.Runner = runner
 	return engine
 }
 

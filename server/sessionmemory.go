@@ -87,8 +87,9 @@ type sessionAccounts struct {
 	// refused counts the statements refused for a quota (system.events MemoryQuotaExceededQueries).
 	refused atomic.Uint64
 
-	// uncache drops a statement the engine cached for PREPARE (session id, name).
-	uncache func(session uint32, name string)
+	// uncache drops a statement the engine keeps in the session for PREPARE (by name) or for
+	// COM_STMT_PREPARE (by text).
+	uncache func(sess sql.Session, key string)
 
 	mu        sync.Mutex
 	bySession map[sql.Session]*sessionMemory
@@ -280,14 +281,14 @@ func (a *sessionAccounts) build(ctx *sql.Context, n sql.Node, next func(sql.Node
 	if m == nil {
 		return next(n)
 	}
-	names, duringRows, calls := userVariablesNamed(n)
+	names, duringRows, calls := userVariablesNamed(ctx, n)
 	prepared, deallocated := preparedNamed(ctx, n)
 	saved := make(map[string]savedVariable, len(names))
 	for _, name := range names {
 		typ, v := variable(ctx, name)
 		saved[name] = savedVariable{typ, v}
 	}
-	charged, err := chargeAssignments(n, m)
+	charged, err := chargeAssignments(ctx, n, m)
 	if err != nil {
 		return nil, err
 	}
@@ -309,7 +310,7 @@ func (a *sessionAccounts) build(ctx *sql.Context, n sql.Node, next func(sql.Node
 				// The engine cached the statement while it planned the PREPARE; a statement
 				// prepared again under the same name was dropped then too, as in MySQL.
 				if a.uncache != nil {
-					a.uncache(ctx.Session.ID(), name)
+					a.uncache(ctx.Session, name)
 				}
 				_ = m.keep(preparedKey(name), 0, false)
 				err, refused = perr, true
@@ -439,7 +440,7 @@ func keepsSessionMemory(n sql.Node) bool {
 // SET, the variables of INTO, a CALL's parameters and every @name in the called procedure's
 // text. duringRows says whether some may be set while the rows are read (in a trigger); calls,
 // whether the plan calls a procedure.
-func userVariablesNamed(n sql.Node) (names []string, duringRows, calls bool) {
+func userVariablesNamed(ctx *sql.Context, n sql.Node) (names []string, duringRows, calls bool) {
 	seen := map[string]bool{}
 	add := func(name string) {
 		name = strings.ToLower(name)
@@ -448,7 +449,7 @@ func userVariablesNamed(n sql.Node) (names []string, duringRows, calls bool) {
 			names = append(names, name)
 		}
 	}
-	inspectPlan(n, func(n sql.Node) bool {
+	inspectPlan(ctx, n, func(n sql.Node) bool {
 		switch n := n.(type) {
 		case *plan.Set:
 			for _, e := range n.Exprs {
@@ -543,7 +544,7 @@ func (a *sessionAccounts) keepPrepared(sess sql.Session, open map[uint32]*mysql.
 	for text, size := range m.protocol {
 		if !inUse[text] {
 			if a.uncache != nil {
-				a.uncache(sess.ID(), text)
+				a.uncache(sess, text)
 			}
 			m.account.Release(size)
 			delete(m.protocol, text)
@@ -558,7 +559,7 @@ func (a *sessionAccounts) keepPrepared(sess sql.Session, open map[uint32]*mysql.
 		errors.As(err, &e)
 		a.refused.Add(1)
 		if a.uncache != nil {
-			a.uncache(sess.ID(), query)
+			a.uncache(sess, query)
 		}
 		return a.quotaSQLError("(a prepared statement)", size, e)
 	}
@@ -629,14 +630,14 @@ func isNameByte(c byte) bool {
 
 // chargeAssignments is n with the value of each SET of a user variable measured and reserved
 // before it is stored (chargedValue), in the statement and in the triggers of an INSERT.
-func chargeAssignments(n sql.Node, m *sessionMemory) (sql.Node, error) {
-	out, _, err := transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+func chargeAssignments(ctx *sql.Context, n sql.Node, m *sessionMemory) (sql.Node, error) {
+	out, _, err := transform.Node(ctx, n, func(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 		switch n := n.(type) {
 		case *plan.InsertInto:
 			if n.Source == nil {
 				return n, transform.SameTree, nil
 			}
-			src, err := chargeAssignments(n.Source, m)
+			src, err := chargeAssignments(ctx, n.Source, m)
 			if err != nil {
 				return nil, transform.SameTree, err
 			}
@@ -655,7 +656,7 @@ func chargeAssignments(n sql.Node, m *sessionMemory) (sql.Node, error) {
 			if !changed {
 				return n, transform.SameTree, nil
 			}
-			set, err := n.WithExpressions(exprs...)
+			set, err := n.WithExpressions(ctx, exprs...)
 			return set, transform.NewTree, err
 		}
 		return n, transform.SameTree, nil
@@ -683,8 +684,8 @@ func (c *chargedValue) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	return v, nil
 }
 
-func (c *chargedValue) WithChildren(children ...sql.Expression) (sql.Expression, error) {
-	e, err := c.Expression.WithChildren(children...)
+func (c *chargedValue) WithChildren(ctx *sql.Context, children ...sql.Expression) (sql.Expression, error) {
+	e, err := c.Expression.WithChildren(ctx, children...)
 	if err != nil {
 		return nil, err
 	}

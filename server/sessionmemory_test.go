@@ -2,6 +2,7 @@ package server
 
 import (
 	"cmp"
+	"context"
 	"reflect"
 	"strings"
 	"testing"
@@ -11,9 +12,9 @@ import (
 	sqle "github.com/dolthub/go-mysql-server"
 	"github.com/dolthub/go-mysql-server/memory"
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/rowexec"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
+	"github.com/dolthub/vitess/go/vt/sqlparser"
 )
 
 // accountedBuilder builds plans as guard.Build does for the memory quotas: a plan that may set
@@ -23,9 +24,25 @@ type accountedBuilder struct {
 	accounts *sessionAccounts
 }
 
+// statementRunner runs a statement of a stored procedure as a statement of its own, whose plan
+// accountedBuilder looks at, as the server's procedureRunner does.
+type statementRunner struct{ next sql.StatementRunner }
+
+func (r statementRunner) QueryWithBindings(ctx *sql.Context, query string, parsed sqlparser.Statement, bindings map[string]sqlparser.Expr, qFlags *sql.QueryFlags) (sql.Schema, sql.RowIter, *sql.QueryFlags, error) {
+	return r.next.QueryWithBindings(ctx.WithContext(context.WithValue(ctx.Context, accountedPlan{}, nil)), query, parsed, bindings, qFlags)
+}
+
+// accountedPlan marks the context a statement's plan is built with once it was looked at: the
+// engine asks the priority builder again for every node below.
+type accountedPlan struct{}
+
 func (b accountedBuilder) Build(ctx *sql.Context, n sql.Node, r sql.Row) (sql.RowIter, error) {
+	if ctx.Value(accountedPlan{}) != nil {
+		return nil, nil
+	}
+	ctx = ctx.WithContext(context.WithValue(ctx.Context, accountedPlan{}, true))
 	variables := false
-	inspectPlan(n, func(n sql.Node) bool {
+	inspectPlan(ctx, n, func(n sql.Node) bool {
 		variables = variables || keepsSessionMemory(n)
 		return true
 	}, func(sql.Expression) bool { return true })
@@ -51,8 +68,11 @@ func newQuotaFixture(t testing.TB, sessionLimit, serverLimit int64) *quotaFixtur
 	a := newSessionAccounts()
 	a.sessionLimit.Store(sessionLimit)
 	a.serverLimit.Store(serverLimit)
-	engine.Analyzer.ExecBuilder = accountedBuilder{next: rowexec.DefaultBuilder, accounts: a}
-	a.uncache = engine.PreparedDataCache.UncacheStmt
+	engine.Analyzer.ExecBuilder.PriorityBuilder = accountedBuilder{next: engine.Analyzer.ExecBuilder, accounts: a}
+	runner := statementRunner{next: engine}
+	engine.Analyzer.Runner = runner
+	engine.Analyzer.ExecBuilder.Runner = runner
+	a.uncache = func(sess sql.Session, key string) { sess.UnprepareQuery(key) }
 	return &quotaFixture{t: t, engine: engine, provider: provider, accounts: a}
 }
 
@@ -338,7 +358,7 @@ func TestMemoryQuotaCountsProtocolPreparedStatements(t *testing.T) {
 	ctx := f.session()
 	m := f.accounts.of(ctx)
 	var uncached []string
-	f.accounts.uncache = func(_ uint32, text string) { uncached = append(uncached, text) }
+	f.accounts.uncache = func(_ sql.Session, text string) { uncached = append(uncached, text) }
 	a, b := "SELECT '"+strings.Repeat("a", 1000)+"'", "SELECT '"+strings.Repeat("b", 1000)+"'"
 	open := map[uint32]*mysql.PrepareData{1: {PrepareStmt: a}}
 	if err := f.accounts.keepPrepared(ctx.Session, open, a); err != nil {
@@ -427,7 +447,7 @@ func BenchmarkSetUserVariable(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			f := newQuotaFixture(b, 1<<30, 0)
 			if !accounted {
-				f.engine.Analyzer.ExecBuilder = rowexec.DefaultBuilder
+				f.engine.Analyzer.ExecBuilder.PriorityBuilder = nil
 			}
 			ctx := f.session()
 			for b.Loop() {

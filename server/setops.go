@@ -113,7 +113,7 @@ func balancedTree(typ string, operands []ast.SelectStatement) ast.SelectStatemen
 // same operation, without clauses of its own.
 func chainable(op *ast.SetOp, kind string) bool {
 	return setOpKind(op.Type) == kind && len(op.OrderBy) == 0 && op.Limit == nil && op.With == nil &&
-		op.Into == nil && op.Lock == ""
+		op.Into == nil && op.Lock == nil
 }
 
 // setOpKind names the associative set operations, UNION DISTINCT and UNION as one; "" for the

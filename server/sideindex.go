@@ -344,7 +344,7 @@ func (t *sideTable) GetIndexes(ctx *sql.Context) ([]sql.Index, error) {
 	if len(side) == 0 {
 		return indexes, nil
 	}
-	schema := t.wholeSchema()
+	schema := t.wholeSchema(ctx)
 	for _, ix := range side {
 		exprs := make([]sql.Expression, 0, len(ix.columns))
 		for _, name := range ix.columns {
@@ -367,7 +367,9 @@ func (t *sideTable) GetIndexes(ctx *sql.Context) ([]sql.Index, error) {
 
 // wholeSchema is the table's schema, all of its columns whatever the projection: what index
 // definitions name and their expressions' positions count in.
-func (t *sideTable) wholeSchema() sql.Schema { return t.Table.PrimaryKeySchema().Schema }
+func (t *sideTable) wholeSchema(ctx *sql.Context) sql.Schema {
+	return t.Table.PrimaryKeySchema(ctx).Schema
+}
 
 // engineIndexNames are the names of the table's indexes in the engine's storage, PRIMARY too.
 func (t *sideTable) engineIndexNames(ctx *sql.Context) ([]string, error) {
@@ -392,7 +394,7 @@ func (t *sideTable) CreateIndex(ctx *sql.Context, def sql.IndexDef) error {
 	if !eligibleForSide(def) {
 		return t.Table.CreateIndex(ctx, def)
 	}
-	schema := t.wholeSchema()
+	schema := t.wholeSchema(ctx)
 	ix := sideIndex{name: def.Name, comment: def.Comment}
 	for _, c := range def.Columns {
 		ord := schema.IndexOfColName(c.Name)
@@ -580,12 +582,16 @@ func (r *sideRewrite) Close(ctx *sql.Context) error {
 }
 
 // WithProjections implements sql.ProjectedTable.
-func (t *sideTable) WithProjections(cols []string) sql.Table {
-	projected, ok := t.Table.WithProjections(cols).(*memory.Table)
-	if !ok {
-		panic(fmt.Sprintf("projection of %s: unexpected table type %T", t.Name(), t.Table.WithProjections(cols)))
+func (t *sideTable) WithProjections(ctx *sql.Context, cols []string) (sql.Table, error) {
+	table, err := t.Table.WithProjections(ctx, cols)
+	if err != nil {
+		return nil, err
 	}
-	return &sideTable{Table: projected, side: t.side}
+	projected, ok := table.(*memory.Table)
+	if !ok {
+		return nil, fmt.Errorf("projection of %s: unexpected table type %T", t.Name(), table)
+	}
+	return &sideTable{Table: projected, side: t.side}, nil
 }
 
 // IndexedAccess implements sql.IndexAddressableTable.

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	sqle "github.com/dolthub/go-mysql-server"
-	"github.com/dolthub/go-mysql-server/memory"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
 )
@@ -18,7 +17,6 @@ import (
 // through committedProvider, with side indexes.
 func newSideFixture(t testing.TB) *lookupFixture {
 	f := newLookupFixture(t)
-	f.provider.WithOption(memory.NativeIndexProvider(true))
 	f.engine = sqle.NewDefault(committedProvider{
 		boundedProvider: newBoundedProvider(f.provider, func() int { return 1 << 20 }),
 		lock:            &writeLock{},
@@ -119,7 +117,7 @@ func TestSideIndexesAnswerLikeScans(t *testing.T) {
 		"SELECT id, k FROM s ORDER BY k LIMIT 40", "SELECT id, k FROM s WHERE k BETWEEN 3 AND 9 ORDER BY k", "SELECT id FROM s WHERE c = 'ab'"} {
 		lookup, node := f.planLookup(q)
 		if side := lookup != nil && lookup.side; !side {
-			t.Errorf("%s: the plan does not read a side index:\n%s", q, sql.DebugString(node))
+			t.Errorf("%s: the plan does not read a side index:\n%s", q, sql.DebugString(f.ctx, node))
 		}
 	}
 	engineTable, _ := f.table("s")

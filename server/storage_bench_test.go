@@ -32,7 +32,6 @@ func BenchmarkMainTable(b *testing.B) {
 func benchmarkTable(b *testing.B, wiring string, secondary bool, query string) {
 	db := memory.NewDatabase(mainDatabase)
 	if wiring != "engine" {
-		db.EnablePrimaryKeyIndexes()
 	}
 	provider := memory.NewDBProvider(db)
 	engine := sqle.NewDefault(provider)

@@ -22,23 +22,23 @@ const (
 	erTooManyFields    = 1117      // ER_TOO_MANY_FIELDS
 )
 
-func boundTableWidth(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+func boundTableWidth(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	switch n := n.(type) {
 	case *plan.CreateTable:
 		if len(n.PkSchema().Schema) > maxTableColumns {
 			return nil, transform.SameTree, tooManyColumns()
 		}
 	case *plan.AddColumn:
-		return n, transform.SameTree, checkAddedColumns([]sql.Node{n})
+		return n, transform.SameTree, checkAddedColumns(ctx, []sql.Node{n})
 	case *plan.Block:
-		return n, transform.SameTree, checkAddedColumns(n.Children())
+		return n, transform.SameTree, checkAddedColumns(ctx, n.Children())
 	}
 	return n, transform.SameTree, nil
 }
 
 // checkAddedColumns refuses the ADD COLUMN clauses of one ALTER TABLE (the engine's nodes of
 // one statement) that make the table too wide or cost too much to plan.
-func checkAddedColumns(nodes []sql.Node) error {
+func checkAddedColumns(ctx *sql.Context, nodes []sql.Node) error {
 	added, columns := 0, 0
 	for _, node := range nodes {
 		add, ok := node.(*plan.AddColumn)
@@ -47,7 +47,7 @@ func checkAddedColumns(nodes []sql.Node) error {
 		}
 		added++
 		if columns == 0 {
-			columns = len(add.Table.Schema())
+			columns = len(add.Table.Schema(ctx))
 		}
 	}
 	if added == 0 {

@@ -166,7 +166,7 @@ func (s *Server) commitsImplicitly(cl *client, stmt *statement.Summary) bool {
 	if !ok || s.engine == nil {
 		return false
 	}
-	prepared, ok := s.engine.PreparedDataCache.GetCachedStmt(cl.session.ID(), preparedName(name))
+	prepared, ok := cl.session.GetPreparedQuery(preparedName(name))
 	return ok && parsedCommitsImplicitly(prepared)
 }
 
@@ -335,6 +335,7 @@ func (s *Server) enterPrepare(c *mysql.Conn) {
 // forgetConnection releases the write lock of a connection that closed: the engine drops its
 // session and with it the transaction's writes.
 func (s *Server) forgetConnection(c *mysql.Conn) {
+	s.checkedPlans.forget(c.ConnectionID)
 	if s.writes.holds(c.ConnectionID) {
 		s.releaseWriteLock(sql.NewEmptyContext(), c.ConnectionID)
 	}

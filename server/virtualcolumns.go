@@ -21,7 +21,7 @@ import (
 func keepVirtualColumnTables(a *analyzer.Analyzer) {
 	wrapEngineRule(a, "pruneTables", func(prune ruleFunc) ruleFunc {
 		return func(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-			if readsVirtualColumns(n) {
+			if readsVirtualColumns(ctx, n) {
 				return n, transform.SameTree, nil
 			}
 			return prune(ctx, a, n, scope, sel, qFlags)
@@ -31,10 +31,10 @@ func keepVirtualColumnTables(a *analyzer.Analyzer) {
 
 // readsVirtualColumns reports whether the plan n, its subqueries' plans included, reads a table
 // with virtual columns.
-func readsVirtualColumns(n sql.Node) bool {
+func readsVirtualColumns(ctx *sql.Context, n sql.Node) bool {
 	found := false
-	var node func(sql.Node) bool
-	node = func(n sql.Node) bool {
+	var node func(*sql.Context, sql.Node) bool
+	node = func(ctx *sql.Context, n sql.Node) bool {
 		if n == nil || found {
 			return false
 		}
@@ -45,9 +45,9 @@ func readsVirtualColumns(n sql.Node) bool {
 		}
 		if ex, ok := n.(sql.Expressioner); ok {
 			for _, e := range ex.Expressions() {
-				transform.InspectExpr(e, func(e sql.Expression) bool {
+				transform.InspectExpr(ctx, e, func(ctx *sql.Context, e sql.Expression) bool {
 					if sub, ok := e.(*plan.Subquery); ok && sub.Query != nil && !found {
-						transform.Inspect(sub.Query, node)
+						transform.InspectWithOpaque(ctx, sub.Query, node)
 					}
 					return found
 				})
@@ -55,7 +55,7 @@ func readsVirtualColumns(n sql.Node) bool {
 		}
 		return !found
 	}
-	transform.Inspect(n, node)
+	transform.InspectWithOpaque(ctx, n, node)
 	return found
 }
 
@@ -66,7 +66,7 @@ func readsVirtualColumns(n sql.Node) bool {
 // (t (a, v AS (a + 1) VIRTUAL, c INT, z VARCHAR(5)): MODIFY c TINYINT failed on z's 'abc',
 // MODIFY c VARCHAR(20) left c's numbers unconverted) or failed with 1105 "slice bounds out of
 // range" (the last column). Columns before the first VIRTUAL column are changed as usual.
-func refuseVirtualColumnShifts(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+func refuseVirtualColumnShifts(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	nodes := []sql.Node{n}
 	if b, ok := n.(*plan.Block); ok {
 		nodes = b.Children()
@@ -89,7 +89,7 @@ func refuseVirtualColumnShifts(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node,
 		if table == nil {
 			continue
 		}
-		if virtual := virtualColumnBefore(table.Schema(), column); virtual != "" {
+		if virtual := virtualColumnBefore(table.Schema(ctx), column); virtual != "" {
 			return nil, transform.SameTree, mysql.NewSQLError(mysql.ERNotSupportedYet, mysql.SSUnknownSQLState,
 				"This version of MySQL doesn't yet support 'changing column %s, which follows the VIRTUAL column %s (the in-memory engine rewrites the wrong values)'", column, virtual)
 		}

@@ -28,10 +28,10 @@ func NewTable(name string, schema sql.Schema, rows RowsFunc) *Table {
 	return &Table{name: name, schema: schema, rows: rows}
 }
 
-func (t *Table) Name() string               { return t.name }
-func (t *Table) String() string             { return DatabaseName + "." + t.name }
-func (t *Table) Schema() sql.Schema         { return t.schema }
-func (t *Table) Collation() sql.CollationID { return sql.Collation_Default }
+func (t *Table) Name() string                   { return t.name }
+func (t *Table) String() string                 { return DatabaseName + "." + t.name }
+func (t *Table) Schema(*sql.Context) sql.Schema { return t.schema }
+func (t *Table) Collation() sql.CollationID     { return sql.Collation_Default }
 func (t *Table) Partitions(*sql.Context) (sql.PartitionIter, error) {
 	return sql.PartitionsToPartitionIter(partition{}), nil
 }

@@ -94,3 +94,33 @@ func containsFoldASCII(s, lower string) bool {
 	}
 	return false
 }
+
+// PlainMariaDBComments makes every MariaDB executable comment (/*M! ... */, /*M!100100 ... */) a
+// plain comment, as MySQL reads it, by writing a space for its '!'. The engine's parser runs
+// the content of such a comment whatever its version (MariaDB runs it only from that version
+// on), so mariadb-dump's first line, /*M!999999\- enable the sandbox mode */, failed with a
+// syntax error. Strings, quoted identifiers and other comments are left alone; the text keeps
+// its length (offsets into it stay those of sql). It returns sql itself when nothing changes.
+func PlainMariaDBComments(sql string) string {
+	if !strings.Contains(sql, "/*M!") {
+		return sql
+	}
+	var out []byte
+	lx := lexer{sql: sql}
+	for {
+		t := lx.next()
+		if t.kind == kindEnd {
+			break
+		}
+		if t.kind == kindComment && strings.HasPrefix(sql[t.start:], "/*M!") {
+			if out == nil {
+				out = []byte(sql)
+			}
+			out[t.start+3] = ' '
+		}
+	}
+	if out == nil {
+		return sql
+	}
+	return string(out)
+}

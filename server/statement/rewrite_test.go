@@ -151,3 +151,22 @@ func parse(sql string) (tree string, err error) {
 	}
 	return sqlparser.String(st), nil
 }
+
+func TestPlainMariaDBComments(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`/*M!999999\- enable the sandbox mode */`, `/*M 999999\- enable the sandbox mode */`},
+		{"/*M!100100 SET x = 1 */ SELECT 1", "/*M 100100 SET x = 1 */ SELECT 1"},
+		{"SELECT '/*M!1*/', `/*M!2*/` /*!40101 x */", "SELECT '/*M!1*/', `/*M!2*/` /*!40101 x */"},
+		{"SELECT 1 -- /*M! x */", "SELECT 1 -- /*M! x */"},
+		{"SELECT 1", "SELECT 1"},
+	} {
+		if got := PlainMariaDBComments(c.in); got != c.want {
+			t.Errorf("PlainMariaDBComments(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	for _, q := range []string{`/*M!999999\- enable the sandbox mode */`, "/*M!100100 enable */ SELECT 1"} {
+		if _, err := sqlparser.Parse(PlainMariaDBComments(q)); err != nil && err != sqlparser.ErrEmpty {
+			t.Errorf("%q does not parse once plain: %v", q, err)
+		}
+	}
+}
