@@ -2,6 +2,7 @@ package keys
 
 import (
 	"encoding/binary"
+	"fmt"
 	"hash/fnv"
 	"sync"
 	"unicode/utf8"
@@ -52,9 +53,9 @@ func collationOf(id sql.CollationID) (*collation, error) {
 	if c, ok := collations.Load(id); ok {
 		return c.(*collation), nil
 	}
-	sorter := id.Sorter()
+	sorter := sorterOf(id)
 	if sorter == nil {
-		return nil, errNotKey(nil, "indexes on strings in the collation "+id.Name())
+		return nil, errNotKey(nil, fmt.Sprintf("indexes on strings in the collation %d", id))
 	}
 	c := &collation{
 		id:            id,
@@ -67,6 +68,17 @@ func collationOf(id sql.CollationID) (*collation, error) {
 	}
 	actual, _ := collations.LoadOrStore(id, c)
 	return actual.(*collation), nil
+}
+
+// sorterOf is id.Sorter(), or nil for an id the engine does not know (Sorter panics on
+// one beyond its table; an id read from disk may be one).
+func sorterOf(id sql.CollationID) (s sql.CollationSorter) {
+	defer func() {
+		if recover() != nil {
+			s = nil
+		}
+	}()
+	return id.Sorter()
 }
 
 // CollationFingerprint is a hash of everything this package's key order depends on for
