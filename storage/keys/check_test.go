@@ -13,7 +13,9 @@ func TestCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	utf8mb4 := func(n int64) sql.Type { return types.MustCreateString(sqltypes.VarChar, n, sql.Collation_utf8mb4_0900_ai_ci) }
+	utf8mb4 := func(n int64) sql.Type {
+		return types.MustCreateString(sqltypes.VarChar, n, sql.Collation_utf8mb4_0900_ai_ci)
+	}
 	latin1 := types.MustCreateString(sqltypes.VarChar, 3000, sql.Collation_latin1_swedish_ci)
 	for _, c := range []struct {
 		name   string
