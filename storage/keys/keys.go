@@ -265,7 +265,8 @@ func Skip(src []byte, t sql.Type) (rest []byte, err error) {
 // same Go type. It is false for strings in collations keyed by weights, and for FLOAT and
 // DOUBLE, whose −0 is keyed (and decodes) as +0 because the engine compares them equal.
 // For other types a covering index can answer from the key alone; for these the row must
-// be read.
+// be read. A DECIMAL decodes at exponent −s with zero unsigned, the form Convert gives a
+// column value (a −0.00 the engine kept from a literal decodes as 0.00).
 func Decodable(t sql.Type) bool {
 	ti, err := typeOf(t)
 	if err != nil {
