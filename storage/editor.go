@@ -27,6 +27,9 @@ type editor struct {
 	build *indexInfo
 	// rewrite, when set, is the ALTER that rewrites the table into dst.
 	rewrite *rewrite
+	// open: the editor's statement is counted in tx.editors (StatementBegin to
+	// StatementComplete, DiscardChanges or Close).
+	open bool
 }
 
 var (
@@ -55,6 +58,23 @@ func (t *Table) newEditor(ctx *sql.Context) *editor {
 	return e
 }
 
+// begin and end count the editor's statement in tx.editors.
+func (e *editor) begin() {
+	if e.tx != nil && !e.open {
+		e.open = true
+		e.tx.editors++
+	}
+}
+
+func (e *editor) end() {
+	if e.open {
+		e.open = false
+		if e.tx.editors > 0 {
+			e.tx.editors--
+		}
+	}
+}
+
 // tableIDCheck says whether t still exists under its id (an editor of a dropped table fails).
 func (d *Database) tableIDCheck(tx *txn, t *Table) bool {
 	_, ok, _ := tx.get(tableDescKey(d.desc.ID, t.tid()))
@@ -69,12 +89,14 @@ func (t *Table) Replacer(ctx *sql.Context) sql.RowReplacer { return t.newEditor(
 func (e *editor) StatementBegin(ctx *sql.Context) {
 	if e.tx != nil {
 		e.mark = len(e.tx.undo)
+		e.begin()
 	}
 }
 
 // DiscardChanges undoes the editor's statement unless the error is one the engine ignores
 // (INSERT IGNORE). With several editors in one statement the earliest mark wins.
 func (e *editor) DiscardChanges(ctx *sql.Context, cause error) error {
+	e.end()
 	if _, ignore := cause.(sql.IgnorableError); ignore || e.tx == nil || e.mark < 0 || e.tx.done {
 		return nil
 	}
@@ -84,9 +106,13 @@ func (e *editor) DiscardChanges(ctx *sql.Context, cause error) error {
 	return e.tx.rollbackTo(e.mark)
 }
 
-func (e *editor) StatementComplete(ctx *sql.Context) error { return nil }
+func (e *editor) StatementComplete(ctx *sql.Context) error {
+	e.end()
+	return nil
+}
 
 func (e *editor) Close(ctx *sql.Context) error {
+	e.end()
 	if e.rewrite != nil && e.err == nil {
 		return e.rewrite.finish(ctx, e)
 	}

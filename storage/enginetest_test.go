@@ -1,9 +1,105 @@
 package storage
 
 import (
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/dolthub/go-mysql-server/enginetest"
 )
 
-func TestEngineQueries(t *testing.T) { enginetest.TestQueries(t, newHarness(t)) }
+// The engine's own test suite, run on the store. Each entry is one of go-mysql-server's
+// enginetest functions; STORAGE_ENGINETESTS=name,name limits the run.
+var engineSuites = []struct {
+	name string
+	run  func(*testing.T, *harness)
+}{
+	{"Queries", func(t *testing.T, h *harness) { enginetest.TestQueries(t, h) }},
+	{"JoinQueries", func(t *testing.T, h *harness) { enginetest.TestJoinQueries(t, h) }},
+	{"InfoSchema", func(t *testing.T, h *harness) { enginetest.TestInfoSchema(t, h) }},
+	{"ColumnAliases", func(t *testing.T, h *harness) { enginetest.TestColumnAliases(t, h) }},
+	{"OrderByGroupBy", func(t *testing.T, h *harness) { enginetest.TestOrderByGroupBy(t, h) }},
+	{"QueryErrors", func(t *testing.T, h *harness) { enginetest.TestQueryErrors(t, h) }},
+	{"InsertInto", func(t *testing.T, h *harness) { enginetest.TestInsertInto(t, h) }},
+	{"InsertIgnoreInto", func(t *testing.T, h *harness) { enginetest.TestInsertIgnoreInto(t, h) }},
+	{"InsertDuplicateKeyKeyless", func(t *testing.T, h *harness) { enginetest.TestInsertDuplicateKeyKeyless(t, h) }},
+	{"IgnoreIntoWithDuplicateUniqueKeyKeyless", func(t *testing.T, h *harness) { enginetest.TestIgnoreIntoWithDuplicateUniqueKeyKeyless(t, h) }},
+	{"InsertIntoErrors", func(t *testing.T, h *harness) { enginetest.TestInsertIntoErrors(t, h) }},
+	{"ReplaceInto", func(t *testing.T, h *harness) { enginetest.TestReplaceInto(t, h) }},
+	{"ReplaceIntoErrors", func(t *testing.T, h *harness) { enginetest.TestReplaceIntoErrors(t, h) }},
+	{"Update", func(t *testing.T, h *harness) { enginetest.TestUpdate(t, h) }},
+	{"UpdateIgnore", func(t *testing.T, h *harness) { enginetest.TestUpdateIgnore(t, h) }},
+	{"UpdateErrors", func(t *testing.T, h *harness) { enginetest.TestUpdateErrors(t, h) }},
+	{"Delete", func(t *testing.T, h *harness) { enginetest.TestDelete(t, h) }},
+	{"DeleteErrors", func(t *testing.T, h *harness) { enginetest.TestDeleteErrors(t, h) }},
+	{"Truncate", func(t *testing.T, h *harness) { enginetest.TestTruncate(t, h) }},
+	{"Scripts", func(t *testing.T, h *harness) { enginetest.TestScripts(t, h) }},
+	{"GeneratedColumns", func(t *testing.T, h *harness) { enginetest.TestGeneratedColumns(t, h) }},
+	{"ComplexIndexQueries", func(t *testing.T, h *harness) { enginetest.TestComplexIndexQueries(t, h) }},
+	{"Triggers", func(t *testing.T, h *harness) { enginetest.TestTriggers(t, h) }},
+	{"RollbackTriggers", func(t *testing.T, h *harness) { enginetest.TestRollbackTriggers(t, h) }},
+	{"ShowTriggers", func(t *testing.T, h *harness) { enginetest.TestShowTriggers(t, h) }},
+	{"TriggerErrors", func(t *testing.T, h *harness) { enginetest.TestTriggerErrors(t, h) }},
+	{"StoredProcedures", func(t *testing.T, h *harness) { enginetest.TestStoredProcedures(t, h) }},
+	{"Views", func(t *testing.T, h *harness) { enginetest.TestViews(t, h) }},
+	{"CreateTable", func(t *testing.T, h *harness) { enginetest.TestCreateTable(t, h) }},
+	{"DropTable", func(t *testing.T, h *harness) { enginetest.TestDropTable(t, h) }},
+	{"RenameTable", func(t *testing.T, h *harness) { enginetest.TestRenameTable(t, h) }},
+	{"RenameColumn", func(t *testing.T, h *harness) { enginetest.TestRenameColumn(t, h) }},
+	{"AddColumn", func(t *testing.T, h *harness) { enginetest.TestAddColumn(t, h) }},
+	{"ModifyColumn", func(t *testing.T, h *harness) { enginetest.TestModifyColumn(t, h) }},
+	{"DropColumn", func(t *testing.T, h *harness) { enginetest.TestDropColumn(t, h) }},
+	{"DropColumnKeylessTables", func(t *testing.T, h *harness) { enginetest.TestDropColumnKeylessTables(t, h) }},
+	{"CreateDatabase", func(t *testing.T, h *harness) { enginetest.TestCreateDatabase(t, h) }},
+	{"DropDatabase", func(t *testing.T, h *harness) { enginetest.TestDropDatabase(t, h) }},
+	{"PkOrdinalsDDL", func(t *testing.T, h *harness) { enginetest.TestPkOrdinalsDDL(t, h) }},
+	{"PkOrdinalsDML", func(t *testing.T, h *harness) { enginetest.TestPkOrdinalsDML(t, h) }},
+	{"CreateForeignKeys", func(t *testing.T, h *harness) { enginetest.TestCreateForeignKeys(t, h) }},
+	{"DropForeignKeys", func(t *testing.T, h *harness) { enginetest.TestDropForeignKeys(t, h) }},
+	{"ForeignKeys", func(t *testing.T, h *harness) { enginetest.TestForeignKeys(t, h) }},
+	{"CreateCheckConstraints", func(t *testing.T, h *harness) { enginetest.TestCreateCheckConstraints(t, h) }},
+	{"ChecksOnInsert", func(t *testing.T, h *harness) { enginetest.TestChecksOnInsert(t, h) }},
+	{"ChecksOnUpdate", func(t *testing.T, h *harness) { enginetest.TestChecksOnUpdate(t, h) }},
+	{"DisallowedCheckConstraints", func(t *testing.T, h *harness) { enginetest.TestDisallowedCheckConstraints(t, h) }},
+	{"DropCheckConstraints", func(t *testing.T, h *harness) { enginetest.TestDropCheckConstraints(t, h) }},
+	{"TransactionScripts", func(t *testing.T, h *harness) { enginetest.TestTransactionScripts(t, h) }},
+	{"OnUpdateExprScripts", func(t *testing.T, h *harness) { enginetest.TestOnUpdateExprScripts(t, h) }},
+	{"AddDropPks", func(t *testing.T, h *harness) { enginetest.TestAddDropPks(t, h) }},
+	{"NullRanges", func(t *testing.T, h *harness) { enginetest.TestNullRanges(t, h) }},
+	{"AlterTable", func(t *testing.T, h *harness) { enginetest.TestAlterTable(t, h) }},
+	{"ColumnDefaults", func(t *testing.T, h *harness) { enginetest.TestColumnDefaults(t, h) }},
+	{"Blobs", func(t *testing.T, h *harness) { enginetest.TestBlobs(t, h) }},
+	{"Indexes", func(t *testing.T, h *harness) { enginetest.TestIndexes(t, h) }},
+	{"IndexPrefix", func(t *testing.T, h *harness) { enginetest.TestIndexPrefix(t, h) }},
+	{"IndexedExpressions", func(t *testing.T, h *harness) { enginetest.TestIndexedExpressions(t, h) }},
+	{"ShowTableStatus", func(t *testing.T, h *harness) { enginetest.TestShowTableStatus(t, h) }},
+	{"Use", func(t *testing.T, h *harness) { enginetest.TestUse(t, h) }},
+	{"TupleQueries", func(t *testing.T, h *harness) { enginetest.TestTupleQueries(t, h) }},
+	{"TimeQueries", func(t *testing.T, h *harness) { enginetest.TestTimeQueries(t, h) }},
+	{"WindowFunctions", func(t *testing.T, h *harness) { enginetest.TestWindowFunctions(t, h) }},
+	{"JsonScripts", func(t *testing.T, h *harness) { enginetest.TestJsonScripts(t, h, nil) }},
+	{"PreparedInsert", func(t *testing.T, h *harness) { enginetest.TestPreparedInsert(t, h) }},
+	{"QueriesPrepared", func(t *testing.T, h *harness) { enginetest.TestQueriesPrepared(t, h) }},
+	{"ScriptsPrepared", func(t *testing.T, h *harness) { enginetest.TestScriptsPrepared(t, h) }},
+	{"InsertQueriesPrepared", func(t *testing.T, h *harness) { enginetest.TestInsertQueriesPrepared(t, h) }},
+	{"UpdateQueriesPrepared", func(t *testing.T, h *harness) { enginetest.TestUpdateQueriesPrepared(t, h) }},
+	{"DeleteQueriesPrepared", func(t *testing.T, h *harness) { enginetest.TestDeleteQueriesPrepared(t, h) }},
+	{"ReplaceQueriesPrepared", func(t *testing.T, h *harness) { enginetest.TestReplaceQueriesPrepared(t, h) }},
+	{"Variables", func(t *testing.T, h *harness) { enginetest.TestVariables(t, h) }},
+	{"CharsetCollationEngine", func(t *testing.T, h *harness) { enginetest.TestCharsetCollationEngine(t, h) }},
+}
+
+func TestEngine(t *testing.T) {
+	only := map[string]bool{}
+	if v := os.Getenv("STORAGE_ENGINETESTS"); v != "" {
+		for _, n := range strings.Split(v, ",") {
+			only[n] = true
+		}
+	}
+	for _, s := range engineSuites {
+		if len(only) > 0 && !only[s.name] {
+			continue
+		}
+		t.Run(s.name, func(t *testing.T) { s.run(t, newHarness(t)) })
+	}
+}

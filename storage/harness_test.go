@@ -61,7 +61,7 @@ func (h *harness) openStore() *Store {
 	if h.store != nil {
 		_ = h.store.Close()
 	}
-	s, err := Open("data", Options{FS: vfs.NewMem(), Sync: SyncNone, CacheBytes: 8 << 20, MemTableBytes: 4 << 20})
+	s, err := Open("data", Options{FS: vfs.NewMem(), Sync: SyncNone, NoMainDatabase: true, CacheBytes: 8 << 20, MemTableBytes: 4 << 20})
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -187,7 +187,11 @@ func statementWrites(q string) bool {
 		}
 		q = strings.TrimSpace(q[end+2:])
 	}
-	word := strings.ToLower(strings.FieldsFunc(q+" ", func(r rune) bool { return r == ' ' || r == '\n' || r == '\t' || r == '(' || r == ';' })[0])
+	fields := strings.FieldsFunc(q, func(r rune) bool { return r == ' ' || r == '\n' || r == '\t' || r == '(' || r == ';' })
+	if len(fields) == 0 {
+		return false
+	}
+	word := strings.ToLower(fields[0])
 	switch word {
 	case "select", "show", "describe", "desc", "explain", "with", "set", "use", "begin", "start", "commit",
 		"rollback", "savepoint", "release", "table", "values", "do", "prepare", "deallocate", "execute", "kill":

@@ -1,7 +1,9 @@
 package storage
 
 import (
+	"bytes"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -253,7 +255,35 @@ func (t *Table) lookupPartition(ctx *sql.Context, lookup sql.IndexLookup) (*inde
 		}
 		p.ranges = append(p.ranges, rangeSpec{lower: lo, upper: hi, reverse: lookup.IsReverse})
 	}
+	p.ranges = mergeRanges(p.ranges, lookup.IsReverse)
 	return p, nil
+}
+
+// mergeRanges sorts key ranges and merges those that overlap: the engine's ranges do not, but
+// a range read wider than asked can overlap its neighbours, and a row must come once. The
+// merged ranges are in key order (reversed for a reverse lookup), which is the engine's order.
+func mergeRanges(rs []rangeSpec, reverse bool) []rangeSpec {
+	if len(rs) < 2 {
+		return rs
+	}
+	sort.Slice(rs, func(i, j int) bool { return bytes.Compare(rs[i].lower, rs[j].lower) < 0 })
+	out := rs[:1]
+	for _, r := range rs[1:] {
+		last := &out[len(out)-1]
+		if bytes.Compare(r.lower, last.upper) <= 0 {
+			if bytes.Compare(r.upper, last.upper) > 0 {
+				last.upper = r.upper
+			}
+			continue
+		}
+		out = append(out, r)
+	}
+	if reverse {
+		for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+			out[i], out[j] = out[j], out[i]
+		}
+	}
+	return out
 }
 
 // bounds are the key bounds [lo, hi) of one range of the index; ok is false for a range

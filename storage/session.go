@@ -81,6 +81,9 @@ func (s *Session) CommitTransaction(ctx *sql.Context, t sql.Transaction) error {
 	if tx == nil {
 		return nil
 	}
+	if tx.editors > 0 {
+		return nil
+	}
 	err := tx.commit(ctx)
 	if s.tx == tx {
 		s.tx = nil
@@ -186,6 +189,7 @@ func (s *Session) EndStatement(ctx *sql.Context, failed bool, explicit bool) {
 	if tx == nil || tx.done {
 		return
 	}
+	tx.editors = 0
 	if !explicit {
 		// autocommit: a successful statement has committed already; what is left is a failure
 		tx.rollback()
@@ -298,6 +302,9 @@ type txn struct {
 	autoInc map[uint32]bool
 	// obsolete are table ids whose data is deleted once the commit is durable.
 	obsolete []uint32
+	// editors counts the open row editors: a COMMIT while a statement writes (a procedure
+	// called by a trigger) leaves the transaction open for the statement to finish.
+	editors int
 	// failed makes every later write fail: the transaction went over its byte limit and was
 	// rolled back.
 	failed error
@@ -328,6 +335,10 @@ type undoRec struct {
 	// obsolete is the length of txn.obsolete before the write, for DDL records.
 	obsolete int
 }
+
+// errNoWriteLock is a write of a transaction that does not hold the write lock: the storage's
+// backstop behind the server's statement classification.
+var errNoWriteLock = errors.New("storage: a write outside the write lock (the transaction has ended or never began to write)")
 
 var txnIDs atomic.Uint64
 
@@ -429,6 +440,9 @@ func (t *txn) put(key, val, old []byte, existed bool, tid uint32, rowDelta int8)
 	if t.failed != nil {
 		return t.failed
 	}
+	if t.batch == nil {
+		return errNoWriteLock
+	}
 	t.undo = append(t.undo, undoRec{key: key, old: old, existed: existed, tid: tid, rowDelta: rowDelta, obsolete: len(t.obsolete)})
 	t.undoBytes += len(key) + len(old) + 64
 	if err := t.batch.Set(key, val, nil); err != nil {
@@ -442,6 +456,9 @@ func (t *txn) put(key, val, old []byte, existed bool, tid uint32, rowDelta int8)
 func (t *txn) del(key, old []byte, existed bool, tid uint32, rowDelta int8) error {
 	if t.failed != nil {
 		return t.failed
+	}
+	if t.batch == nil {
+		return errNoWriteLock
 	}
 	t.undo = append(t.undo, undoRec{key: key, old: old, existed: existed, tid: tid, rowDelta: rowDelta, obsolete: len(t.obsolete)})
 	t.undoBytes += len(key) + len(old) + 64

@@ -60,6 +60,8 @@ type Options struct {
 	// LockWaitTimeout bounds the wait of the store's own lock when the session has no
 	// innodb_lock_wait_timeout (default 50 s).
 	LockWaitTimeout time.Duration
+	// NoMainDatabase leaves out the database main that a new store is created with.
+	NoMainDatabase bool
 	// OnSyncError is called when a log sync fails after its commit became visible: the data
 	// may not be durable and the process should stop. nil panics.
 	OnSyncError func(error)
@@ -264,10 +266,12 @@ func (s *Store) initialise() error {
 	if err := b.Set(keyFormat, f, nil); err != nil {
 		return err
 	}
-	d := dbDesc{ID: 1, Name: "main", Collation: sql.Collation_Default}
-	raw, _ := json.Marshal(d)
-	_ = b.Set(dbDescKey(1), raw, nil)
-	_ = b.Set(dbNameKey("main"), binary.BigEndian.AppendUint32(nil, 1), nil)
+	if !s.opts.NoMainDatabase {
+		d := dbDesc{ID: 1, Name: "main", Collation: sql.Collation_Default}
+		raw, _ := json.Marshal(d)
+		_ = b.Set(dbDescKey(1), raw, nil)
+		_ = b.Set(dbNameKey("main"), binary.BigEndian.AppendUint32(nil, 1), nil)
+	}
 	_ = b.Set(keyNextDB, binary.BigEndian.AppendUint64(nil, 2), nil)
 	_ = b.Set(keyNextTable, binary.BigEndian.AppendUint64(nil, 1), nil)
 	return s.db.Apply(b, pebble.Sync)
