@@ -120,6 +120,7 @@ func (t *Table) ShouldRewriteTable(ctx *sql.Context, oldSchema, newSchema sql.Pr
 // rewrite is an ALTER's copy of the table into a fresh table id.
 type rewrite struct {
 	old, new  *tableDesc
+	orig      *Table
 	discarded bool
 }
 
@@ -143,7 +144,7 @@ func (t *Table) RewriteInserter(ctx *sql.Context, oldSchema, newSchema sql.Prima
 	if err != nil {
 		return nil, err
 	}
-	cur, err := t.db.loadTable(ctx, tx, t.tid())
+	cur, err := t.current(ctx, tx)
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +207,7 @@ func (t *Table) RewriteInserter(ctx *sql.Context, oldSchema, newSchema sql.Prima
 		return nil, err
 	}
 	e := &editor{Table: &Table{db: t.db, t: nt}, tx: tx, mark: len(tx.undo)}
-	e.rewrite = &rewrite{old: old, new: d}
+	e.rewrite = &rewrite{old: old, new: d, orig: t}
 	// the AUTO_INCREMENT counter moves with the table
 	s := t.db.p.store
 	if v, err := s.autoIncValue(tx, old.ID, cur.autoInc >= 0); err == nil && nt.autoInc >= 0 && v > 0 {
@@ -231,7 +232,10 @@ func (r *rewrite) finish(ctx *sql.Context, e *editor) error {
 	if err := tx.putKnown(tableNameKey(db.desc.ID, strings.ToLower(r.new.Name)), beU32(r.new.ID)); err != nil {
 		return err
 	}
-	return tx.markObsolete(r.old.ID)
+	if err := tx.markObsolete(r.old.ID); err != nil {
+		return err
+	}
+	return r.orig.replace(ctx, r.new)
 }
 
 func (t *Table) CreatePrimaryKey(ctx *sql.Context, columns []sql.IndexColumn) error {

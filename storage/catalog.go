@@ -9,7 +9,9 @@ import (
 	"sync"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/planbuilder"
+	"github.com/dolthub/go-mysql-server/sql/transform"
 )
 
 // The catalog is stored as descriptors in the same key space as the data and written in the
@@ -234,6 +236,9 @@ func buildTable(ctx context.Context, dbName string, d *tableDesc) (*table, error
 		sch[i].PrimaryKey = true
 		t.pkPos = append(t.pkPos, i)
 	}
+	if t.hasVirtual {
+		resolveGenerated(ctx, dbName, d.Name, sch)
+	}
 	t.schema = sql.NewPrimaryKeySchema(sch, t.pkPos...)
 	for _, idx := range d.Indexes {
 		info := &indexInfo{desc: idx}
@@ -267,13 +272,62 @@ func columnDescOf(c *sql.Column, tag uint32) columnDesc {
 		cd.Nullable = false
 	}
 	if c.Default != nil {
-		cd.HasDefault, cd.Default = true, c.Default.String()
+		cd.HasDefault, cd.Default = true, exprText(c.Default)
 	}
 	if c.Generated != nil {
-		cd.HasGenerated, cd.Generated = true, c.Generated.String()
+		cd.HasGenerated, cd.Generated = true, exprText(c.Generated)
 	}
 	if c.OnUpdate != nil {
-		cd.HasOnUpdate, cd.OnUpdate = true, c.OnUpdate.String()
+		cd.HasOnUpdate, cd.OnUpdate = true, exprText(c.OnUpdate)
 	}
 	return cd
+}
+
+// resolveGenerated resolves the generated expressions of sch in place, as the engine's own
+// tables hold them after an ALTER: CREATE INDEX evaluates the generated columns of the table's
+// schema without resolving them. Column references stay unqualified, as they are shown. A
+// schema that does not resolve (a function the engine's registry lacks) stays unresolved.
+func resolveGenerated(ctx context.Context, dbName, table string, sch sql.Schema) {
+	sctx, ok := ctx.(*sql.Context)
+	if !ok {
+		sctx = sql.NewEmptyContext()
+	}
+	defer func() { _ = recover() }()
+	cp := make(sql.Schema, len(sch))
+	for i, c := range sch {
+		cp[i] = c.Copy()
+	}
+	b := planbuilder.NewBuilderForColumnDefaultResolution(sctx, sql.EngineOverrides{})
+	resolved := b.ResolveSchemaDefaults(dbName, table, cp)
+	for i, c := range resolved {
+		if c.Generated == nil || !c.Generated.Resolved() {
+			continue
+		}
+		g, _, err := transform.Expr(sctx, c.Generated, unqualify)
+		if err != nil {
+			continue
+		}
+		if gd, ok := g.(*sql.ColumnDefaultValue); ok {
+			sch[i].Generated = gd
+		}
+	}
+}
+
+func unqualify(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+	if gf, ok := e.(*expression.GetField); ok {
+		ne := expression.NewGetField(gf.Index(), gf.Type(ctx), gf.Name(), gf.IsNullable(ctx))
+		return ne.WithQuotedNames(sql.DefaultMySQLSchemaFormatter, gf.IsQuotedIdentifier()), transform.NewTree, nil
+	}
+	return e, transform.SameTree, nil
+}
+
+// exprText is the text of a column's default, generated or ON UPDATE expression, with its
+// column references unqualified (as the engine parses them back).
+func exprText(d *sql.ColumnDefaultValue) string {
+	ctx := sql.NewEmptyContext()
+	e, _, err := transform.Expr(ctx, d, unqualify)
+	if err != nil {
+		return d.String()
+	}
+	return e.String()
 }

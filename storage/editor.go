@@ -46,11 +46,11 @@ func (t *Table) newEditor(ctx *sql.Context) *editor {
 	}
 	if e.err == nil {
 		// the editor writes the table as the transaction has it now
-		if cur, err := t.db.loadTable(ctx, e.tx, t.tid()); err == nil {
+		if cur, err := t.current(ctx, e.tx); err == nil {
 			nt := *t
 			nt.t = cur
 			e.Table = &nt
-		} else if t.db.tableIDCheck(e.tx, t) {
+		} else {
 			e.err = err
 		}
 	}
@@ -75,11 +75,6 @@ func (e *editor) end() {
 	}
 }
 
-// tableIDCheck says whether t still exists under its id (an editor of a dropped table fails).
-func (d *Database) tableIDCheck(tx *txn, t *Table) bool {
-	_, ok, _ := tx.get(tableDescKey(d.desc.ID, t.tid()))
-	return ok
-}
 
 func (t *Table) Inserter(ctx *sql.Context) sql.RowInserter { return t.newEditor(ctx) }
 func (t *Table) Updater(ctx *sql.Context) sql.RowUpdater   { return t.newEditor(ctx) }
@@ -438,28 +433,15 @@ func (e *editor) Delete(ctx *sql.Context, row sql.Row) error {
 	if err != nil || !found {
 		return err
 	}
-	// index entries are computed from the stored row, with the engine's virtual values
+	// index entries are computed from the stored row
 	stored, err := e.fullRow(raw)
 	if err != nil {
 		return err
 	}
-	e.withVirtuals(stored, row)
 	if err := e.tx.del(e.rowKey(pk), raw, true, e.tid(), -1); err != nil {
 		return err
 	}
 	return e.delEntries(stored, pk, raw)
-}
-
-// withVirtuals copies the engine's values of the virtual columns into a stored row.
-func (e *editor) withVirtuals(stored, row sql.Row) {
-	if !e.t.hasVirtual {
-		return
-	}
-	for i, c := range e.t.schema.Schema {
-		if c.Virtual {
-			stored[i] = row[i]
-		}
-	}
 }
 
 func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
@@ -483,7 +465,6 @@ func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
 	if err != nil {
 		return err
 	}
-	e.withVirtuals(stored, old)
 	newPK := pk
 	if len(e.t.pkPos) > 0 {
 		if newPK, err = e.pkSuffix(new); err != nil {

@@ -12,7 +12,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 )
 
-// The row codec stores the non-virtual columns of a row as (tag, kind, payload) triples in
+// The row codec stores the columns of a row as (tag, kind, payload) triples in
 // ascending tag order; a NULL column is absent. Tags are stable per column (see catalog.go), so
 // a renamed or moved column is read from old rows unchanged, a dropped column's value is skipped
 // and a column added without a rewrite reads as NULL. The kind is the Go type the engine handed
@@ -48,7 +48,7 @@ const (
 
 // rowCodec maps schema positions to tags for one descriptor version.
 type rowCodec struct {
-	// tags[i] is the tag of schema column i; stored[i] says whether it is stored (not VIRTUAL).
+	// tags[i] is the tag of schema column i; stored[i] says whether it is stored.
 	tags   []uint32
 	stored []bool
 	// order lists the stored schema positions in ascending tag order.
@@ -61,11 +61,12 @@ func newRowCodec(cols []columnDesc) *rowCodec {
 	c := &rowCodec{tags: make([]uint32, len(cols)), stored: make([]bool, len(cols)), pos: make(map[uint32]int, len(cols))}
 	for i, col := range cols {
 		c.tags[i] = col.Tag
-		c.stored[i] = !col.Virtual
+		// virtual columns are stored too: their values are what the indexes over them were
+		// built from, so a row's entries can always be found again (the engine recomputes
+		// them on read)
+		c.stored[i] = true
 		c.pos[col.Tag] = i
-		if !col.Virtual {
-			c.order = append(c.order, i)
-		}
+		c.order = append(c.order, i)
 	}
 	// insertion sort by tag: schemas are small
 	for i := 1; i < len(c.order); i++ {
