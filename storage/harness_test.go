@@ -98,6 +98,11 @@ func (h *harness) NewEngine(t *testing.T) (enginetest.QueryEngine, error) {
 	if err != nil {
 		return nil, err
 	}
+	// the statements of a test run in a session of their own, as in the engine's harness
+	if h.session != nil {
+		h.session.Close()
+	}
+	h.session = nil
 	return &statementEngine{Engine: e}, nil
 }
 
