@@ -71,13 +71,13 @@ type tableDesc struct {
 	Comment   string          `json:"comment,omitempty"`
 	Columns   []columnDesc    `json:"columns"`
 	// PK lists the primary key's tags in key order; empty for a table with a hidden row id.
-	PK        []uint32                 `json:"pk,omitempty"`
-	Indexes   []indexDesc              `json:"indexes,omitempty"`
-	Checks    []sql.CheckDefinition    `json:"checks,omitempty"`
+	PK        []uint32                   `json:"pk,omitempty"`
+	Indexes   []indexDesc                `json:"indexes,omitempty"`
+	Checks    []sql.CheckDefinition      `json:"checks,omitempty"`
 	FKs       []sql.ForeignKeyConstraint `json:"fks,omitempty"`
-	NextTag   uint32                   `json:"nextTag"`
-	NextIndex uint16                   `json:"nextIndex"`
-	RowSize   uint64                   `json:"rowSize,omitempty"`
+	NextTag   uint32                     `json:"nextTag"`
+	NextIndex uint16                     `json:"nextIndex"`
+	RowSize   uint64                     `json:"rowSize,omitempty"`
 }
 
 func (d *tableDesc) clone() *tableDesc {
@@ -131,8 +131,8 @@ type table struct {
 	// pkPos are the schema positions of the primary key, in key order.
 	pkPos []int
 	// indexes are the secondary indexes with their schema positions.
-	indexes []*indexInfo
-	autoInc int // schema position of the AUTO_INCREMENT column, or -1
+	indexes    []*indexInfo
+	autoInc    int // schema position of the AUTO_INCREMENT column, or -1
 	hasVirtual bool
 }
 

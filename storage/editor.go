@@ -33,8 +33,8 @@ type editor struct {
 }
 
 var (
-	_ sql.TableEditor       = (*editor)(nil)
-	_ sql.ForeignKeyEditor  = (*editor)(nil)
+	_ sql.TableEditor         = (*editor)(nil)
+	_ sql.ForeignKeyEditor    = (*editor)(nil)
 	_ sql.AutoIncrementSetter = (*editor)(nil)
 )
 
@@ -74,7 +74,6 @@ func (e *editor) end() {
 		}
 	}
 }
-
 
 func (t *Table) Inserter(ctx *sql.Context) sql.RowInserter { return t.newEditor(ctx) }
 func (t *Table) Updater(ctx *sql.Context) sql.RowUpdater   { return t.newEditor(ctx) }

@@ -29,12 +29,12 @@ type harness struct {
 }
 
 var (
-	_ enginetest.Harness            = (*harness)(nil)
-	_ enginetest.IndexHarness       = (*harness)(nil)
-	_ enginetest.ForeignKeyHarness  = (*harness)(nil)
+	_ enginetest.Harness             = (*harness)(nil)
+	_ enginetest.IndexHarness        = (*harness)(nil)
+	_ enginetest.ForeignKeyHarness   = (*harness)(nil)
 	_ enginetest.KeylessTableHarness = (*harness)(nil)
-	_ enginetest.TransactionHarness = (*harness)(nil)
-	_ enginetest.SkippingHarness    = (*harness)(nil)
+	_ enginetest.TransactionHarness  = (*harness)(nil)
+	_ enginetest.SkippingHarness     = (*harness)(nil)
 )
 
 func newHarness(t *testing.T) *harness {

@@ -109,15 +109,15 @@ func (i *Index) IsUnique() bool {
 	return i.primary() || i.info.desc.Unique
 }
 
-func (i *Index) IsSpatial() bool                         { return false }
-func (i *Index) IsFullText() bool                        { return false }
-func (i *Index) IsVector() bool                          { return false }
-func (i *Index) IsGenerated() bool                       { return false }
-func (i *Index) IndexType() string                       { return "BTREE" }
+func (i *Index) IsSpatial() bool                            { return false }
+func (i *Index) IsFullText() bool                           { return false }
+func (i *Index) IsVector() bool                             { return false }
+func (i *Index) IsGenerated() bool                          { return false }
+func (i *Index) IndexType() string                          { return "BTREE" }
 func (i *Index) CanSupport(*sql.Context, ...sql.Range) bool { return true }
-func (i *Index) CanSupportOrderBy(sql.Expression) bool   { return false }
-func (i *Index) Order(*sql.Context) sql.IndexOrder       { return sql.IndexOrderAsc }
-func (i *Index) Reversible(*sql.Context) bool            { return true }
+func (i *Index) CanSupportOrderBy(sql.Expression) bool      { return false }
+func (i *Index) Order(*sql.Context) sql.IndexOrder          { return sql.IndexOrderAsc }
+func (i *Index) Reversible(*sql.Context) bool               { return true }
 
 func (i *Index) Comment() string {
 	if i.primary() {

@@ -305,6 +305,8 @@ type txn struct {
 	// editors counts the open row editors: a COMMIT while a statement writes (a procedure
 	// called by a trigger) leaves the transaction open for the statement to finish.
 	editors int
+	// ddl: the transaction changed the catalog; its commit is synced under SyncNone too.
+	ddl bool
 	// failed makes every later write fail: the transaction went over its byte limit and was
 	// rolled back.
 	failed error
@@ -445,6 +447,7 @@ func (t *txn) put(key, val, old []byte, existed bool, tid uint32, rowDelta int8)
 	}
 	t.undo = append(t.undo, undoRec{key: key, old: old, existed: existed, tid: tid, rowDelta: rowDelta, obsolete: len(t.obsolete)})
 	t.undoBytes += len(key) + len(old) + 64
+	t.ddl = t.ddl || key[0] == spaceCatalog
 	if err := t.batch.Set(key, val, nil); err != nil {
 		return err
 	}
@@ -462,6 +465,7 @@ func (t *txn) del(key, old []byte, existed bool, tid uint32, rowDelta int8) erro
 	}
 	t.undo = append(t.undo, undoRec{key: key, old: old, existed: existed, tid: tid, rowDelta: rowDelta, obsolete: len(t.obsolete)})
 	t.undoBytes += len(key) + len(old) + 64
+	t.ddl = t.ddl || key[0] == spaceCatalog
 	if err := t.batch.Delete(key, nil); err != nil {
 		return err
 	}
@@ -554,7 +558,7 @@ func (t *txn) discardWrites() {
 		t.store.stats.LockHoldNanos.Add(int64(time.Since(t.lockedAt)))
 		t.store.writeLock.Release(t.sess)
 	}
-	t.undo, t.undoBytes, t.savepoints, t.deltas, t.obsolete = nil, 0, nil, nil, nil
+	t.undo, t.undoBytes, t.savepoints, t.deltas, t.obsolete, t.ddl = nil, 0, nil, nil, nil, false
 	t.stmtMark = 0
 }
 
@@ -598,7 +602,7 @@ func (t *txn) commit(ctx *sql.Context) error {
 		return err
 	}
 	opts := pebble.Sync
-	if s.opts.Sync == SyncNone {
+	if s.opts.Sync == SyncNone && !t.ddl {
 		opts = pebble.NoSync
 	}
 	if !t.batch.Empty() {

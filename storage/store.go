@@ -36,6 +36,7 @@ const (
 	SyncCommit SyncMode = iota
 	// SyncNone acknowledges a commit once it is in the log's memory and syncs the log every
 	// SyncInterval: a crash may lose the commits of the last interval, never part of one.
+	// A commit that changed the catalog (DDL) is synced all the same.
 	SyncNone
 )
 

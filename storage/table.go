@@ -57,14 +57,14 @@ func newTable(db *Database, t *table) *Table { return &Table{db: db, t: t} }
 
 func (t *Table) tid() uint32 { return t.t.desc.ID }
 
-func (t *Table) Name() string                       { return t.t.desc.Name }
-func (t *Table) String() string                     { return t.t.desc.Name }
-func (t *Table) Database() string                   { return t.db.desc.Name }
-func (t *Table) Collation() sql.CollationID         { return t.t.desc.Collation }
-func (t *Table) Comment() string                    { return t.t.desc.Comment }
-func (t *Table) HasTargetRowSize() bool             { return t.t.desc.RowSize != 0 }
-func (t *Table) GetTargetRowSize() uint64           { return t.t.desc.RowSize }
-func (t *Table) IsTemporary() bool                  { return false }
+func (t *Table) Name() string                                       { return t.t.desc.Name }
+func (t *Table) String() string                                     { return t.t.desc.Name }
+func (t *Table) Database() string                                   { return t.db.desc.Name }
+func (t *Table) Collation() sql.CollationID                         { return t.t.desc.Collation }
+func (t *Table) Comment() string                                    { return t.t.desc.Comment }
+func (t *Table) HasTargetRowSize() bool                             { return t.t.desc.RowSize != 0 }
+func (t *Table) GetTargetRowSize() uint64                           { return t.t.desc.RowSize }
+func (t *Table) IsTemporary() bool                                  { return false }
 func (t *Table) PrimaryKeySchema(*sql.Context) sql.PrimaryKeySchema { return t.t.schema }
 
 func (t *Table) Schema(*sql.Context) sql.Schema {
