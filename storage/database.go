@@ -566,7 +566,7 @@ func (d *Database) CreateTrigger(ctx *sql.Context, def sql.TriggerDefinition) er
 	if err != nil {
 		return err
 	}
-	seq, err := tx.nextCounter(dbKey(d.desc.ID, catTrigger-1, []byte("seq")))
+	seq, err := tx.nextCounter(dbKey(d.desc.ID, catTriggerSeq, nil))
 	if err != nil {
 		return err
 	}

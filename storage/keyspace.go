@@ -20,16 +20,16 @@ var (
 
 // Catalog kinds under a database id.
 const (
-	catDatabase  = 'D' // the database descriptor
-	catTableName = 'N' // lower(table name) → table id
-	catTable     = 'T' // table id → table descriptor
-	catView      = 'V' // lower(view name) → view
-	catTrigger   = 'R' // creation sequence → trigger
-	catProcedure = 'P' // lower(procedure name) → procedure
-	catEvent     = 'E' // lower(event name) → event
+	catDatabase   = 'D' // the database descriptor
+	catTableName  = 'N' // lower(table name) → table id
+	catTable      = 'T' // table id → table descriptor
+	catView       = 'V' // lower(view name) → view
+	catTrigger    = 'R' // creation sequence → trigger
+	catTriggerSeq = 'Q' // the next trigger sequence number
+	catProcedure  = 'P' // lower(procedure name) → procedure
 )
 
-// catalogDBName is the catalog entry mapping lower(database name) to its id; it sits under
+// catDBName is the catalog entry mapping lower(database name) to its id; it sits under
 // database id 0, which no database has.
 const catDBName = 'd'
 
