@@ -27,6 +27,8 @@ type editor struct {
 	build *indexInfo
 	// rewrite, when set, is the ALTER that rewrites the table into dst.
 	rewrite *rewrite
+	// viewTID is the table whose view the editor's statement froze.
+	viewTID uint32
 	// open: the editor's statement is counted in tx.editors (StatementBegin to
 	// StatementComplete, DiscardChanges or Close).
 	open bool
@@ -62,6 +64,8 @@ func (t *Table) newEditor(ctx *sql.Context) *editor {
 func (e *editor) begin() {
 	if e.tx != nil && !e.open {
 		e.open = true
+		e.viewTID = e.tid()
+		e.tx.beginTableView(e.viewTID)
 		e.tx.editors++
 	}
 }
@@ -72,6 +76,7 @@ func (e *editor) end() {
 		if e.tx.editors > 0 {
 			e.tx.editors--
 		}
+		e.tx.endTableView(e.viewTID)
 	}
 }
 
@@ -123,8 +128,9 @@ func (e *editor) SetAutoIncrementValue(ctx *sql.Context, v uint64) error {
 
 func (e *editor) AcquireAutoIncrementLock(*sql.Context) (func(), error) { return func() {}, nil }
 
+// IndexedAccess is the foreign-key editor's lookup: it sees the statement's own writes.
 func (e *editor) IndexedAccess(ctx *sql.Context, lookup sql.IndexLookup) sql.IndexedTable {
-	return e.Table.IndexedAccess(ctx, lookup)
+	return &IndexedTable{Table: e.Table, lookup: lookup, latest: true}
 }
 
 // rowKeyOf is the key suffix of a row to write: its primary key, or a new hidden row id.
@@ -148,7 +154,7 @@ func (e *editor) nextRowID() (uint64, error) {
 	s.mu.Unlock()
 	if !ok {
 		prefix := indexPrefix(tid, iidRows)
-		it, err := e.tx.openIter(prefix, prefixEnd(prefix))
+		it, err := e.tx.openIter(e.tid(), prefix, prefixEnd(prefix), true)
 		if err != nil {
 			return 0, err
 		}
@@ -202,10 +208,17 @@ func (e *editor) hashKey(enc, pk []byte) []byte {
 	return append(k, pk...)
 }
 
-// checkRowTypes refuses a row whose width does not match the table's.
-func (e *editor) checkRow(row sql.Row) error {
+// checkRow refuses a row whose width does not match the table's, or with a value its
+// column's type does not hold (the engine leaves this check, invalid text included, to the
+// storage).
+func (e *editor) checkRow(ctx *sql.Context, row sql.Row) error {
 	if len(row) != len(e.t.schema.Schema) {
 		return fmt.Errorf("storage: a row of %d values for table %s of %d columns", len(row), e.Name(), len(e.t.schema.Schema))
+	}
+	for i, v := range row {
+		if v != nil && !e.t.schema.Schema[i].Check(ctx, v) {
+			return sql.ErrInvalidType.New(v)
+		}
 	}
 	return nil
 }
@@ -270,7 +283,7 @@ func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 	if e.err != nil {
 		return e.err
 	}
-	if err := e.checkRow(row); err != nil {
+	if err := e.checkRow(ctx, row); err != nil {
 		return err
 	}
 	if e.build != nil {
@@ -381,7 +394,7 @@ func (e *editor) findKeyless(ctx *sql.Context, row sql.Row) ([]byte, error) {
 	}
 	prefix := indexPrefix(e.tid(), iidRowHash)
 	prefix = binary.BigEndian.AppendUint64(prefix, xxhash.Sum64(enc))
-	it, err := e.tx.openIter(prefix, prefixEnd(prefix))
+	it, err := e.tx.openIter(e.tid(), prefix, prefixEnd(prefix), true)
 	if err != nil {
 		return nil, err
 	}
@@ -425,7 +438,7 @@ func (e *editor) Delete(ctx *sql.Context, row sql.Row) error {
 	if e.err != nil {
 		return e.err
 	}
-	if err := e.checkRow(row); err != nil {
+	if err := e.checkRow(ctx, row); err != nil {
 		return err
 	}
 	pk, raw, found, err := e.storedKey(ctx, row)
@@ -447,10 +460,10 @@ func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
 	if e.err != nil {
 		return e.err
 	}
-	if err := e.checkRow(old); err != nil {
+	if err := e.checkRow(ctx, old); err != nil {
 		return err
 	}
-	if err := e.checkRow(new); err != nil {
+	if err := e.checkRow(ctx, new); err != nil {
 		return err
 	}
 	pk, raw, found, err := e.storedKey(ctx, old)

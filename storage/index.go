@@ -194,6 +194,7 @@ func (t *Table) IndexedAccess(ctx *sql.Context, lookup sql.IndexLookup) sql.Inde
 type IndexedTable struct {
 	*Table
 	lookup sql.IndexLookup
+	latest bool
 }
 
 var _ sql.IndexedTable = (*IndexedTable)(nil)
@@ -203,6 +204,7 @@ func (it *IndexedTable) LookupPartitions(ctx *sql.Context, lookup sql.IndexLooku
 	if err != nil {
 		return nil, err
 	}
+	p.latest = it.latest
 	return &partitionIter{parts: []sql.Partition{p}}, nil
 }
 
@@ -214,6 +216,7 @@ func (it *IndexedTable) Partitions(ctx *sql.Context) (sql.PartitionIter, error) 
 type indexPartition struct {
 	ranges    []rangeSpec
 	secondary bool
+	latest    bool
 }
 
 func (p *indexPartition) Key() []byte { return []byte("lookup") }
@@ -418,4 +421,13 @@ func cutBounds(ctx *sql.Context, prefix []byte, ce sql.MySQLRangeColumnExpr, typ
 		hi = prefixEnd(prefix)
 	}
 	return lo, hi, true
+}
+
+// PartitionRows reads a lookup's partition.
+func (it *IndexedTable) PartitionRows(ctx *sql.Context, p sql.Partition) (sql.RowIter, error) {
+	iter, err := it.Table.PartitionRows(ctx, p)
+	if err == nil && it.latest {
+		iter.(*rowIter).latest = true
+	}
+	return iter, err
 }

@@ -15,10 +15,22 @@ import (
 // the engine's Halloween protection.
 
 // openIter opens an iterator on the transaction's view, counted so that the batch and
-// snapshot it reads outlive it.
-func (t *txn) openIter(lower, upper []byte) (*pebble.Iterator, error) {
-	r := t.reader()
-	it, err := r.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+// snapshot it reads outlive it. While an editor of table tid is in a statement, a scan of
+// tid reads the batch as it was when that editor's statement began (views), so that a table
+// a statement reads again while it writes it, as a join's inner side is read for every outer
+// row, does not show the statement's own writes (memory's editors apply their edits at the
+// statement's end); other tables, such as those a trigger writes, read the batch as it is.
+// latest asks for the batch as it is (the engine's foreign-key lookups, which must see the
+// statement's writes).
+func (t *txn) openIter(tid uint32, lower, upper []byte, latest bool) (*pebble.Iterator, error) {
+	var it *pebble.Iterator
+	var err error
+	opts := &pebble.IterOptions{LowerBound: lower, UpperBound: upper}
+	if v := t.views[tid]; v != nil && !latest {
+		it, err = v.it.Clone(pebble.CloneOptions{IterOptions: opts})
+	} else {
+		it, err = t.reader().NewIter(opts)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -74,6 +86,8 @@ type rowIter struct {
 	ranges []rangeSpec
 	// secondary: the ranges are index entries whose values are row-key suffixes.
 	secondary bool
+	// latest: read the batch as it is, not as the statement began (see openIter).
+	latest bool
 
 	cur        int
 	it         *pebble.Iterator
@@ -92,7 +106,7 @@ func (r *rowIter) Next(ctx *sql.Context) (sql.Row, error) {
 				break
 			}
 			rg := r.ranges[r.cur]
-			it, err := r.tx.openIter(rg.lower, rg.upper)
+			it, err := r.tx.openIter(r.tbl.tid(), rg.lower, rg.upper, r.latest)
 			if err != nil {
 				return nil, err
 			}
@@ -145,4 +159,49 @@ func (r *rowIter) Close(ctx *sql.Context) error {
 		return err
 	}
 	return nil
+}
+
+// tableView is the frozen view of one table while its editors are in a statement.
+type tableView struct {
+	it      *pebble.Iterator
+	editors int
+}
+
+// beginTableView freezes tid's view for an editor's statement, before it writes.
+func (t *txn) beginTableView(tid uint32) {
+	if t.batch == nil {
+		return
+	}
+	if v := t.views[tid]; v != nil {
+		v.editors++
+		return
+	}
+	it, err := t.batch.NewIter(nil)
+	if err != nil {
+		return
+	}
+	t.openIters++
+	if t.views == nil {
+		t.views = map[uint32]*tableView{}
+	}
+	t.views[tid] = &tableView{it: it, editors: 1}
+}
+
+func (t *txn) endTableView(tid uint32) {
+	v := t.views[tid]
+	if v == nil {
+		return
+	}
+	if v.editors--; v.editors <= 0 {
+		delete(t.views, tid)
+		_ = t.closeIter(v.it, false)
+	}
+}
+
+// endViews drops every frozen view (the statement ended, or the batch goes).
+func (t *txn) endViews() {
+	for tid, v := range t.views {
+		delete(t.views, tid)
+		_ = t.closeIter(v.it, false)
+	}
 }

@@ -190,6 +190,7 @@ func (s *Session) EndStatement(ctx *sql.Context, failed bool, explicit bool) {
 		return
 	}
 	tx.editors = 0
+	tx.endViews()
 	if !explicit {
 		// autocommit: a successful statement has committed already; what is left is a failure
 		tx.rollback()
@@ -317,6 +318,8 @@ type txn struct {
 	// batches and snapshots to close when the last iterator closes.
 	openIters, snapIters int
 	zombies              []io.Closer
+	// views are the tables' frozen views while their editors are in a statement (openIter).
+	views map[uint32]*tableView
 	// snapCommits is the store's commit count when the snapshot was taken.
 	snapCommits int64
 }
@@ -552,6 +555,7 @@ func (t *txn) rollbackTo(mark int) error {
 
 // discardWrites drops the batch and releases the lock; the transaction stays open.
 func (t *txn) discardWrites() {
+	t.endViews()
 	if t.batch != nil {
 		t.retire(t.batch)
 		t.batch = nil
@@ -612,6 +616,7 @@ func (t *txn) commit(ctx *sql.Context) error {
 		}
 	}
 	obsolete := t.obsolete
+	t.endViews()
 	t.retire(t.batch)
 	t.batch = nil
 	t.done = true

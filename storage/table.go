@@ -210,7 +210,7 @@ func (t *Table) PartitionRows(ctx *sql.Context, p sql.Partition) (sql.RowIter, e
 		return nil, err
 	}
 	if ip, ok := p.(*indexPartition); ok {
-		return &rowIter{tbl: t, tx: tx, ranges: ip.ranges, secondary: ip.secondary}, nil
+		return &rowIter{tbl: t, tx: tx, ranges: ip.ranges, secondary: ip.secondary, latest: ip.latest}, nil
 	}
 	prefix := indexPrefix(t.tid(), iidRows)
 	return &rowIter{tbl: t, tx: tx, ranges: []rangeSpec{{lower: prefix, upper: prefixEnd(prefix)}}}, nil
@@ -369,8 +369,9 @@ func (t *Table) GetNextAutoIncrementValue(ctx *sql.Context, insertVal interface{
 			if err != nil {
 				return 0, err
 			}
+			// the counter moves when the row is written (noteAutoInc), not here: a value
+			// the insert then refuses must not move it
 			cur = v.(uint64)
-			s.setAutoInc(tx, t.tid(), cur)
 		}
 	}
 	return cur, nil
