@@ -11,7 +11,9 @@ import (
 )
 
 // The engine's own test suite, run on the store. Each entry is one of go-mysql-server's
-// enginetest functions; STORAGE_ENGINETESTS=name,name limits the run.
+// enginetest functions. By default TestEngine runs the suites that pass whole (greenSuites),
+// as a regression gate; STORAGE_ENGINETESTS=all runs every suite, STORAGE_ENGINETESTS=a,b the
+// named ones.
 var engineSuites = []struct {
 	name string
 	run  func(*testing.T, *harness)
@@ -91,9 +93,23 @@ var engineSuites = []struct {
 	{"CharsetCollationEngine", func(t *testing.T, h *harness) { enginetest.TestCharsetCollationEngine(t, h) }},
 }
 
+// greenSuites pass whole on the store.
+var greenSuites = "Queries ColumnAliases OrderByGroupBy QueryErrors InsertIgnoreInto InsertDuplicateKeyKeyless " +
+	"IgnoreIntoWithDuplicateUniqueKeyKeyless InsertIntoErrors ReplaceInto ReplaceIntoErrors Update UpdateIgnore " +
+	"UpdateErrors Delete DeleteErrors Truncate Triggers RollbackTriggers ShowTriggers TriggerErrors DropTable " +
+	"RenameTable RenameColumn ModifyColumn DropColumn DropColumnKeylessTables CreateDatabase PkOrdinalsDDL " +
+	"PkOrdinalsDML DropForeignKeys ChecksOnInsert ChecksOnUpdate DisallowedCheckConstraints DropCheckConstraints " +
+	"OnUpdateExprScripts AddDropPks NullRanges ColumnDefaults Blobs Indexes Use TupleQueries TimeQueries " +
+	"WindowFunctions QueriesPrepared UpdateQueriesPrepared DeleteQueriesPrepared ReplaceQueriesPrepared Variables"
+
 func TestEngine(t *testing.T) {
 	only := map[string]bool{}
-	if v := os.Getenv("STORAGE_ENGINETESTS"); v != "" {
+	v := os.Getenv("STORAGE_ENGINETESTS")
+	if v == "" {
+		for _, n := range strings.Fields(greenSuites) {
+			only[n] = true
+		}
+	} else if v != "all" {
 		for _, n := range strings.Split(v, ",") {
 			only[n] = true
 		}
