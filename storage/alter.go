@@ -1,0 +1,391 @@
+package storage
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+)
+
+// ALTER TABLE. Columns keep their tags across every change, so renaming, moving, commenting or
+// changing the default of a column changes only the descriptor. A change of type, nullability,
+// primary key or of the column set of an index, and a dropped column, rewrites the table: the
+// engine streams the rows in the new schema into the RewriteInserter, which writes them with
+// their index entries under a fresh table id; its Close points the name at the new id and makes
+// the old one obsolete. All of it is in the transaction's batch, so a failed ALTER changes
+// nothing.
+
+// AddColumn adds a column that old rows read as NULL (the engine rewrites the table for a
+// column with a default, a generated value, NOT NULL or AUTO_INCREMENT).
+func (t *Table) AddColumn(ctx *sql.Context, column *sql.Column, order *sql.ColumnOrder) error {
+	return t.alter(ctx, func(d *tableDesc) error {
+		d.NextTag++
+		cd := columnDescOf(column, d.NextTag)
+		at := len(d.Columns)
+		if order != nil && order.First {
+			at = 0
+		} else if order != nil && order.AfterColumn != "" {
+			i, ok := d.colByName(order.AfterColumn)
+			if !ok {
+				return sql.ErrTableColumnNotFound.New(d.Name, order.AfterColumn)
+			}
+			at = i + 1
+		}
+		d.Columns = append(d.Columns[:at], append([]columnDesc{cd}, d.Columns[at:]...)...)
+		return nil
+	})
+}
+
+// DropColumn is reached only when no rewrite is asked for, which ShouldRewriteTable does for
+// every drop; it refuses.
+func (t *Table) DropColumn(ctx *sql.Context, name string) error {
+	return fmt.Errorf("storage: DROP COLUMN %s must rewrite the table", name)
+}
+
+// ModifyColumn changes a column's descriptor without touching the rows: a rename, a move, a
+// comment or a default (ShouldRewriteTable asked for a rewrite of any other change).
+func (t *Table) ModifyColumn(ctx *sql.Context, name string, column *sql.Column, order *sql.ColumnOrder) error {
+	return t.alter(ctx, func(d *tableDesc) error {
+		i, ok := d.colByName(name)
+		if !ok {
+			return sql.ErrTableColumnNotFound.New(d.Name, name)
+		}
+		old := d.Columns[i]
+		cd := columnDescOf(column, old.Tag)
+		if pk := isPKTag(d, old.Tag); pk {
+			cd.Nullable = false
+		}
+		d.Columns = append(d.Columns[:i], d.Columns[i+1:]...)
+		at := i
+		if order != nil && order.First {
+			at = 0
+		} else if order != nil && order.AfterColumn != "" {
+			j, ok := d.colByName(order.AfterColumn)
+			if !ok {
+				return sql.ErrTableColumnNotFound.New(d.Name, order.AfterColumn)
+			}
+			at = j + 1
+		}
+		d.Columns = append(d.Columns[:at], append([]columnDesc{cd}, d.Columns[at:]...)...)
+		return nil
+	})
+}
+
+func isPKTag(d *tableDesc, tag uint32) bool {
+	for _, t := range d.PK {
+		if t == tag {
+			return true
+		}
+	}
+	return false
+}
+
+// ShouldRewriteTable: only a change that leaves every stored value and every key as it is
+// needs no rewrite.
+func (t *Table) ShouldRewriteTable(ctx *sql.Context, oldSchema, newSchema sql.PrimaryKeySchema, oldColumn, newColumn *sql.Column) bool {
+	if len(oldSchema.PkOrdinals) != len(newSchema.PkOrdinals) {
+		return true
+	}
+	for i := range oldSchema.PkOrdinals {
+		if !strings.EqualFold(oldSchema.Schema[oldSchema.PkOrdinals[i]].Name, newSchema.Schema[newSchema.PkOrdinals[i]].Name) &&
+			(oldColumn == nil || !strings.EqualFold(oldSchema.Schema[oldSchema.PkOrdinals[i]].Name, oldColumn.Name)) {
+			return true
+		}
+	}
+	if len(newSchema.Schema) < len(oldSchema.Schema) {
+		return true // a dropped column
+	}
+	if oldColumn != nil && newColumn != nil {
+		if !oldColumn.Type.Equals(newColumn.Type) || oldColumn.Type.String() != newColumn.Type.String() {
+			return true
+		}
+		if oldColumn.Nullable && !newColumn.Nullable {
+			return true
+		}
+		if oldColumn.Virtual != newColumn.Virtual || (oldColumn.Generated == nil) != (newColumn.Generated == nil) {
+			return true
+		}
+		if oldColumn.Generated != nil && newColumn.Generated != nil && oldColumn.Generated.String() != newColumn.Generated.String() {
+			return true
+		}
+		if oldColumn.AutoIncrement != newColumn.AutoIncrement {
+			return true
+		}
+	}
+	return false
+}
+
+// rewrite is an ALTER's copy of the table into a fresh table id.
+type rewrite struct {
+	old, new  *tableDesc
+	orig      *Table
+	discarded bool
+}
+
+// RewriteInserter returns the editor the engine streams the table's rows into, in newSchema.
+func (t *Table) RewriteInserter(ctx *sql.Context, oldSchema, newSchema sql.PrimaryKeySchema, oldColumn, newColumn *sql.Column, idxCols []sql.IndexColumn) (sql.RowInserter, error) {
+	if len(oldSchema.PkOrdinals) > 0 && len(newSchema.PkOrdinals) == 0 {
+		if err := sql.ValidatePrimaryKeyDrop(ctx, t, oldSchema); err != nil {
+			return nil, err
+		}
+	}
+	for _, c := range idxCols {
+		i := newSchema.Schema.IndexOfColName(c.Name)
+		if i < 0 {
+			return nil, sql.ErrColumnNotFound.New(c.Name)
+		}
+		if c.Length > 0 && newSchema.Schema[i].PrimaryKey {
+			return nil, mysqlError(1235, "42000", "This version of MySQL doesn't yet support 'prefix lengths in a PRIMARY KEY'")
+		}
+	}
+	tx, err := t.db.writer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cur, err := t.current(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
+	old := cur.desc
+	d := old.clone()
+	// the new columns, matched to the old ones by name (the modified column by its old name)
+	d.Columns = nil
+	for _, c := range newSchema.Schema {
+		name := c.Name
+		if oldColumn != nil && newColumn != nil && strings.EqualFold(c.Name, newColumn.Name) {
+			name = oldColumn.Name
+		}
+		var tag uint32
+		if i, ok := old.colByName(name); ok && !(oldColumn != nil && newColumn == nil && strings.EqualFold(name, oldColumn.Name)) {
+			tag = old.Columns[i].Tag
+		} else {
+			d.NextTag++
+			tag = d.NextTag
+		}
+		d.Columns = append(d.Columns, columnDescOf(c, tag))
+	}
+	d.PK = nil
+	for _, ord := range newSchema.PkOrdinals {
+		d.PK = append(d.PK, d.Columns[ord].Tag)
+		d.Columns[ord].Nullable = false
+	}
+	// indexes lose dropped columns; an index left without columns goes
+	var idxs []indexDesc
+	for _, idx := range d.Indexes {
+		var tags []uint32
+		var prefix []uint16
+		for j, tag := range idx.Tags {
+			if _, ok := d.colByTag(tag); ok {
+				tags = append(tags, tag)
+				if j < len(idx.Prefix) {
+					prefix = append(prefix, idx.Prefix[j])
+				} else {
+					prefix = append(prefix, 0)
+				}
+			}
+		}
+		if len(tags) == 0 {
+			continue
+		}
+		idx.Tags, idx.Prefix = tags, prefix
+		idxs = append(idxs, idx)
+	}
+	d.Indexes = idxs
+	if err := checkKeyTypes(ctx, d); err != nil {
+		return nil, err
+	}
+	tid, err := tx.nextCounter(keyNextTable)
+	if err != nil {
+		return nil, err
+	}
+	d.ID = uint32(tid)
+	d.Version = old.Version + 1
+	nt, err := buildTable(ctx, t.db.desc.Name, d)
+	if err != nil {
+		return nil, err
+	}
+	e := &editor{Table: &Table{db: t.db, t: nt}, tx: tx, mark: len(tx.undo)}
+	e.rewrite = &rewrite{old: old, new: d, orig: t}
+	// the AUTO_INCREMENT counter moves with the table
+	s := t.db.p.store
+	if v, err := s.autoIncValue(tx, old.ID, cur.autoInc >= 0); err == nil && nt.autoInc >= 0 && v > 0 {
+		s.setAutoInc(tx, d.ID, v)
+	}
+	return e, nil
+}
+
+// finish points the table at the rewritten copy.
+func (r *rewrite) finish(ctx *sql.Context, e *editor) error {
+	if r.discarded {
+		return nil
+	}
+	db := e.db
+	tx := e.tx
+	if err := db.writeDesc(ctx, tx, r.new, nil); err != nil {
+		return err
+	}
+	if err := tx.delKnown(tableDescKey(db.desc.ID, r.old.ID)); err != nil {
+		return err
+	}
+	if err := tx.putKnown(tableNameKey(db.desc.ID, strings.ToLower(r.new.Name)), beU32(r.new.ID)); err != nil {
+		return err
+	}
+	if err := tx.markObsolete(r.old.ID); err != nil {
+		return err
+	}
+	return r.orig.replace(ctx, r.new)
+}
+
+func (t *Table) CreatePrimaryKey(ctx *sql.Context, columns []sql.IndexColumn) error {
+	return fmt.Errorf("storage: ADD PRIMARY KEY must rewrite the table")
+}
+
+func (t *Table) DropPrimaryKey(ctx *sql.Context) error {
+	return fmt.Errorf("storage: DROP PRIMARY KEY must rewrite the table")
+}
+
+// CreateIndex adds the index's descriptor; the engine then fills it through BuildIndex.
+func (t *Table) CreateIndex(ctx *sql.Context, def sql.IndexDef) error {
+	if def.IsFullText() || def.IsSpatial() || def.IsVector() {
+		kind := "FULLTEXT"
+		if def.IsSpatial() {
+			kind = "SPATIAL"
+		} else if def.IsVector() {
+			kind = "VECTOR"
+		}
+		return mysqlError(1235, "42000", "This version of MySQL doesn't yet support '%s indexes'", kind)
+	}
+	if def.Predicate != nil {
+		return mysqlError(1235, "42000", "This version of MySQL doesn't yet support 'partial indexes'")
+	}
+	return t.alter(ctx, func(d *tableDesc) error {
+		if strings.EqualFold(def.Name, "PRIMARY") {
+			return sql.ErrDuplicateKey.New(def.Name)
+		}
+		if _, ok := d.indexByName(def.Name); ok {
+			return sql.ErrDuplicateKey.New(def.Name)
+		}
+		idx := indexDesc{ID: d.NextIndex, Name: def.Name, Unique: def.IsUnique(), Comment: def.Comment}
+		if d.NextIndex == iidRowHash-1 {
+			return mysqlError(1069, "42000", "Too many keys specified; max 64 keys allowed")
+		}
+		d.NextIndex++
+		for _, c := range def.Columns {
+			i, ok := d.colByName(c.Name)
+			if !ok {
+				return sql.ErrKeyColumnDoesNotExist.New(c.Name)
+			}
+			idx.Tags = append(idx.Tags, d.Columns[i].Tag)
+			idx.Prefix = append(idx.Prefix, uint16(c.Length))
+		}
+		d.Indexes = append(d.Indexes, idx)
+		return nil
+	})
+}
+
+func (t *Table) DropIndex(ctx *sql.Context, name string) error {
+	var iid uint16
+	if err := t.alter(ctx, func(d *tableDesc) error {
+		i, ok := d.indexByName(name)
+		if !ok {
+			return sql.ErrIndexNotFound.New(name)
+		}
+		iid = d.Indexes[i].ID
+		d.Indexes = append(d.Indexes[:i], d.Indexes[i+1:]...)
+		return nil
+	}); err != nil {
+		return err
+	}
+	// the entries are deleted key by key in the transaction, so that a rollback keeps them
+	tx, err := txnOf(ctx)
+	if err != nil {
+		return err
+	}
+	prefix := indexPrefix(t.tid(), iid)
+	type kv struct{ k, v []byte }
+	var entries []kv
+	if err := scanPrefix(tx.reader(), prefix, func(k, v []byte) error {
+		entries = append(entries, kv{append([]byte(nil), k...), append([]byte(nil), v...)})
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if err := tx.del(e.k, e.v, true, 0, 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *Table) RenameIndex(ctx *sql.Context, from, to string) error {
+	return t.alter(ctx, func(d *tableDesc) error {
+		i, ok := d.indexByName(from)
+		if !ok {
+			return sql.ErrIndexNotFound.New(from)
+		}
+		if _, ok := d.indexByName(to); ok && !strings.EqualFold(from, to) {
+			return sql.ErrDuplicateKey.New(to)
+		}
+		d.Indexes[i].Name = to
+		return nil
+	})
+}
+
+func (t *Table) ShouldBuildIndex(ctx *sql.Context, def sql.IndexDef) (bool, error) { return true, nil }
+
+// BuildIndex returns the editor the engine streams every row into to fill a new index.
+func (t *Table) BuildIndex(ctx *sql.Context, def sql.IndexDef) (sql.RowInserter, error) {
+	e := t.newEditor(ctx)
+	if e.err != nil {
+		return nil, e.err
+	}
+	for _, info := range e.t.indexes {
+		if strings.EqualFold(info.desc.Name, def.Name) {
+			e.build = info
+			e.mark = len(e.tx.undo)
+			return e, nil
+		}
+	}
+	return nil, sql.ErrIndexNotFound.New(def.Name)
+}
+
+// buildIndexNow fills an index from the stored rows (the engine does not stream rows for the
+// index a foreign key creates). The rows have no virtual values, so an index on a virtual
+// column is refused here.
+func (t *Table) buildIndexNow(ctx *sql.Context, name string) error {
+	ins, err := t.BuildIndex(ctx, sql.IndexDef{Name: name})
+	if err != nil {
+		return err
+	}
+	e := ins.(*editor)
+	for _, pos := range e.build.pos {
+		if e.t.schema.Schema[pos].Virtual {
+			return mysqlError(1235, "42000", "This version of MySQL doesn't yet support 'foreign keys on virtual columns'")
+		}
+	}
+	iter, err := e.Table.PartitionRows(ctx, partition{})
+	if err != nil {
+		return err
+	}
+	defer iter.Close(ctx)
+	full := *e.Table
+	full.proj, full.projPos, full.projSchema = nil, nil, nil
+	iter.(*rowIter).tbl = &full
+	for {
+		row, err := iter.Next(ctx)
+		if err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+		if err := e.Insert(ctx, row); err != nil {
+			return err
+		}
+	}
+}
+
+func beU32(v uint32) []byte { return binary.BigEndian.AppendUint32(nil, v) }

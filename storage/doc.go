@@ -1,0 +1,89 @@
+// Package storage keeps the engine's (go-mysql-server's) databases on disk, in one Pebble
+// store: a provider, databases, tables, indexes and sessions with transactions, over
+// github.com/cockroachdb/pebble/v2. It imports nothing of the server.
+//
+// # Data flow
+//
+// A server opens one Store (Open) on its data directory and hands the engine the store's
+// Provider; each connection gets a Session (Store.NewSession). The engine asks the session for
+// a transaction at the start of a statement (StartTransaction) and commits it at the end in
+// autocommit mode; around every statement the server calls Session.BeginStatement and
+// Session.EndStatement, which set the statement's undo mark and undo a failed statement.
+//
+// The engine's handle (Transaction) only points at the session's txn, the real state: the
+// engine sets handles aside (CALL) and drops them after a failed autocommit statement without
+// a rollback, so StartTransaction hands back the session's open txn and EndStatement rolls
+// back what a failed autocommit statement left.
+//
+// A txn reads a Pebble snapshot taken at its first read. At its first write (BeginStatement
+// of a writing statement, or the first editor) it takes the write lock, drops the snapshot
+// and opens an indexed batch: from then on it reads the latest committed state (nothing else
+// commits while it holds the lock) plus its own writes. Every write goes into the batch and
+// appends an undo record (the key's old value or its absence, and the row-count change); a
+// savepoint or statement mark is an index into the undo log, and rolling back to it writes
+// the old values back into the batch. COMMIT adds the row counts and AUTO_INCREMENT values to
+// the batch and applies it with one log sync (Options.Sync: SyncCommit syncs every commit;
+// SyncNone syncs every SyncInterval, and still syncs DDL); ROLLBACK drops the batch. Either
+// releases the write lock.
+//
+// Table, database and catalog reads go through the session's txn, found from the context at
+// each call, so that DDL is transactional: CREATE TABLE with its indexes and foreign keys, a
+// multi-clause ALTER, a RENAME of several tables commit or roll back whole. Row iterators open
+// their Pebble iterator at their first row, after the statement's editors took the lock;
+// a batch iterator is frozen at creation, so a scan does not see the writes of the statement
+// it feeds (Halloween protection), while the unique and foreign-key checks, which are point
+// reads, do.
+//
+// Editors check every unique key (the primary key, then each unique index) before they write,
+// and fail with the engine's UniqueKeyError carrying the existing row, which REPLACE and
+// INSERT ... ON DUPLICATE KEY UPDATE use. Tables without a primary key get a hidden row id;
+// the engine deletes their rows by value, which a hash index (xxh64 of the stored row) finds.
+//
+// ALTER: columns have stable tags (the row codec stores tag, kind, value), so a rename, a
+// move, a new nullable column, a comment or a default change only rewrites the descriptor. A
+// change of type, nullability, primary key or a dropped column rewrites the table: the engine
+// streams the rows in the new schema into RewriteInserter, which writes them with their
+// index entries under a fresh table id; its Close points the table's name at the new id. The
+// old id becomes obsolete: its data is deleted after the commit, and whatever a crash leaves
+// of it is deleted at the next Open. TRUNCATE is the same move to an empty id.
+//
+// Indexes are ordered by storage/keys, an encoding whose byte order is the engine's
+// comparison (NULL first, collation weights, exact decimals). A lookup turns the engine's
+// ranges into key ranges; the engine keeps its filter above every lookup (PreciseMatch is
+// false), so a range may be read wider than asked (after a prefix column), and overlapping
+// widened ranges are merged so that no row comes twice.
+//
+// # Key layout
+//
+// Every key starts with a space byte; integers are big-endian.
+//
+//	01 'f'                          format record (FormatVersion, Pebble format)
+//	01 'n' / 01 'd'                 next table id / next database id
+//	02 00000000 'd' lower(db)       database name → database id
+//	02 db 'D'                       database descriptor (JSON)
+//	02 db 'N' lower(table)          table name → table id
+//	02 db 'T' tid                   table descriptor: version (u64), JSON (catalog.go)
+//	02 db 'V' lower(view)           view definition
+//	02 db 'Q' / 'R' seq             next trigger number / trigger, in creation order
+//	02 db 'P' lower(procedure)      stored procedure
+//	03 tid 'a' / 'c'                AUTO_INCREMENT next value / committed row count
+//	10 tid 0000 pk                  row (row codec, every column)
+//	10 tid iid enc(cols) [pk]       secondary index entry → pk; a unique entry without NULL
+//	                                ends after its columns, so a duplicate is one point read
+//	10 tid FFFF xxh64(row) rowid    keyless tables: the row's hash → its row id
+//
+// pk is the primary key's columns encoded by storage/keys, or the 8-byte hidden row id.
+//
+// # Locks
+//
+// Lock order: the write lock (WriteLock: the store's own, or the server's through
+// Options.WriteLock), then Store.mu (counters; a leaf), then descCache.mu (a leaf). No lock
+// is held while waiting for the write lock; Pebble's own locks are below all of these. A
+// session is used by one goroutine at a time, so its txn needs no lock.
+//
+// # Memory
+//
+// The block cache (Options.CacheBytes), the memtables (Options.MemTableBytes, up to four
+// queued) and a writer's batch plus undo log (bounded by Options.MaxTransactionBytes; a
+// transaction over it fails with error 1197 and is rolled back) are Go heap memory.
+package storage

@@ -1,0 +1,673 @@
+package storage
+
+import (
+	"encoding/binary"
+	"io"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+
+	"overloadsql/storage/keys"
+)
+
+// Table is a stored table as one statement sees it: its decoded descriptor and, for a
+// projected read, the projected columns. Its rows and entries are read and written through
+// the session's transaction, found from the context at each call. DDL methods replace the
+// descriptor in the transaction and in the Table, so that the engine's later steps of the
+// same statement see the change.
+type Table struct {
+	db *Database
+	t  *table
+
+	proj       []string
+	projPos    []int
+	projSchema sql.Schema
+}
+
+var (
+	_ sql.Table                       = (*Table)(nil)
+	_ sql.ProjectedTable              = (*Table)(nil)
+	_ sql.CommentedTable              = (*Table)(nil)
+	_ sql.PrimaryKeyTable             = (*Table)(nil)
+	_ sql.Databaseable                = (*Table)(nil)
+	_ sql.StatisticsTable             = (*Table)(nil)
+	_ sql.InsertableTable             = (*Table)(nil)
+	_ sql.UpdatableTable              = (*Table)(nil)
+	_ sql.DeletableTable              = (*Table)(nil)
+	_ sql.ReplaceableTable            = (*Table)(nil)
+	_ sql.TruncateableTable           = (*Table)(nil)
+	_ sql.AutoIncrementTable          = (*Table)(nil)
+	_ sql.IndexAddressableTable       = (*Table)(nil)
+	_ sql.IndexAlterableTable         = (*Table)(nil)
+	_ sql.IndexBuildingTable          = (*Table)(nil)
+	_ sql.ForeignKeyTable             = (*Table)(nil)
+	_ sql.CheckTable                  = (*Table)(nil)
+	_ sql.CheckAlterableTable         = (*Table)(nil)
+	_ sql.AlterableTable              = (*Table)(nil)
+	_ sql.RewritableTable             = (*Table)(nil)
+	_ sql.PrimaryKeyAlterableTable    = (*Table)(nil)
+	_ sql.CollationAlterableTable     = (*Table)(nil)
+	_ sql.CommentAlterableTable       = (*Table)(nil)
+	_ sql.TargetRowSizeAlterableTable = (*Table)(nil)
+	_ sql.TargetRowSizeTable          = (*Table)(nil)
+)
+
+func newTable(db *Database, t *table) *Table { return &Table{db: db, t: t} }
+
+func (t *Table) tid() uint32 { return t.t.desc.ID }
+
+func (t *Table) Name() string                                       { return t.t.desc.Name }
+func (t *Table) String() string                                     { return t.t.desc.Name }
+func (t *Table) Database() string                                   { return t.db.desc.Name }
+func (t *Table) Collation() sql.CollationID                         { return t.t.desc.Collation }
+func (t *Table) Comment() string                                    { return t.t.desc.Comment }
+func (t *Table) HasTargetRowSize() bool                             { return t.t.desc.RowSize != 0 }
+func (t *Table) GetTargetRowSize() uint64                           { return t.t.desc.RowSize }
+func (t *Table) IsTemporary() bool                                  { return false }
+func (t *Table) PrimaryKeySchema(*sql.Context) sql.PrimaryKeySchema { return t.t.schema }
+
+func (t *Table) Schema(*sql.Context) sql.Schema {
+	if t.projSchema != nil {
+		return t.projSchema
+	}
+	return t.t.schema.Schema
+}
+
+func (t *Table) WithProjections(ctx *sql.Context, cols []string) (sql.Table, error) {
+	nt := *t
+	if cols == nil {
+		nt.proj, nt.projPos, nt.projSchema = nil, nil, nil
+		return &nt, nil
+	}
+	nt.proj = cols
+	nt.projPos = make([]int, len(cols))
+	nt.projSchema = make(sql.Schema, len(cols))
+	for i, c := range cols {
+		pos := t.t.schema.Schema.IndexOfColName(c)
+		if pos < 0 {
+			return nil, sql.ErrTableColumnNotFound.New(t.Name(), c)
+		}
+		nt.projPos[i] = pos
+		nt.projSchema[i] = t.t.schema.Schema[pos]
+	}
+	return &nt, nil
+}
+
+func (t *Table) Projections() []string { return t.proj }
+
+// replace makes desc the table's descriptor (already written to the transaction).
+func (t *Table) replace(ctx *sql.Context, desc *tableDesc) error {
+	nt, err := buildTable(ctx, t.db.desc.Name, desc)
+	if err != nil {
+		return err
+	}
+	t.t = nt
+	if t.proj != nil {
+		p, err := t.WithProjections(ctx, t.proj)
+		if err != nil {
+			t.proj, t.projPos, t.projSchema = nil, nil, nil
+			return nil
+		}
+		*t = *p.(*Table)
+	}
+	return nil
+}
+
+// current is the table's descriptor in the transaction: under its id, or, when a rewrite or
+// TRUNCATE of this statement moved it, under its name.
+func (t *Table) current(ctx *sql.Context, tx *txn) (*table, error) {
+	if _, ok, err := tx.get(tableDescKey(t.db.desc.ID, t.tid())); err != nil {
+		return nil, err
+	} else if ok {
+		return t.db.loadTable(ctx, tx, t.tid())
+	}
+	tid, err := t.db.tableID(tx, t.Name())
+	if err != nil {
+		return nil, err
+	}
+	if tid == 0 {
+		return nil, sql.ErrTableNotFound.New(t.Name())
+	}
+	cur, err := t.db.loadTable(ctx, tx, tid)
+	if err != nil {
+		return nil, err
+	}
+	t.t = cur
+	return cur, nil
+}
+
+// rowKey is the key of the row whose key suffix is pk.
+func (t *Table) rowKey(pk []byte) []byte {
+	k := indexPrefix(t.tid(), iidRows)
+	return append(k, pk...)
+}
+
+// pkSuffix is the primary-key part of row's key; keyless tables have none (see editor).
+func (t *Table) pkSuffix(row sql.Row) ([]byte, error) {
+	var k []byte
+	var err error
+	for _, pos := range t.t.pkPos {
+		k, err = keys.Append(k, t.t.schema.Schema[pos].Type, row[pos])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return k, nil
+}
+
+// decodeRow turns a stored row into the engine's row: the whole schema (virtual columns nil,
+// the engine computes them) or the projected columns.
+func (t *Table) decodeRow(raw []byte) (sql.Row, error) {
+	row := make(sql.Row, len(t.t.schema.Schema))
+	if err := t.t.codec.decode(raw, row, nil); err != nil {
+		return nil, err
+	}
+	if t.projPos == nil {
+		return row, nil
+	}
+	out := make(sql.Row, len(t.projPos))
+	for i, p := range t.projPos {
+		out[i] = row[p]
+	}
+	return out, nil
+}
+
+// fullRow decodes a stored row over the whole schema, whatever the projection.
+func (t *Table) fullRow(raw []byte) (sql.Row, error) {
+	row := make(sql.Row, len(t.t.schema.Schema))
+	err := t.t.codec.decode(raw, row, nil)
+	return row, err
+}
+
+// A table has one partition: all of its rows.
+type partition struct{ key []byte }
+
+func (p partition) Key() []byte { return p.key }
+
+type partitionIter struct {
+	parts []sql.Partition
+	i     int
+}
+
+func (p *partitionIter) Next(*sql.Context) (sql.Partition, error) {
+	if p.i >= len(p.parts) {
+		return nil, io.EOF
+	}
+	p.i++
+	return p.parts[p.i-1], nil
+}
+
+func (p *partitionIter) Close(*sql.Context) error { return nil }
+
+func (t *Table) Partitions(ctx *sql.Context) (sql.PartitionIter, error) {
+	return &partitionIter{parts: []sql.Partition{partition{key: tablePrefix(t.tid())}}}, nil
+}
+
+func (t *Table) PartitionRows(ctx *sql.Context, p sql.Partition) (sql.RowIter, error) {
+	tx, err := txnOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if ip, ok := p.(*indexPartition); ok {
+		return &rowIter{tbl: t, tx: tx, ranges: ip.ranges, secondary: ip.secondary, latest: ip.latest}, nil
+	}
+	prefix := indexPrefix(t.tid(), iidRows)
+	return &rowIter{tbl: t, tx: tx, ranges: []rangeSpec{{lower: prefix, upper: prefixEnd(prefix)}}}, nil
+}
+
+// RowCount is exact: the committed count plus the transaction's changes.
+func (t *Table) RowCount(ctx *sql.Context) (uint64, bool, error) {
+	tx, err := txnOf(ctx)
+	if err != nil {
+		return 0, false, err
+	}
+	n, err := tx.rowCount(t.tid())
+	if n < 0 {
+		n = 0
+	}
+	return uint64(n), true, err
+}
+
+func (t *txn) rowCount(tid uint32) (int64, error) {
+	v, ok, err := t.get(counterKey(tid, ctrRowCount))
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	if ok && len(v) == 8 {
+		n = int64(binary.BigEndian.Uint64(v))
+	}
+	return n + t.deltas[tid], nil
+}
+
+// writeCounters adds the row counts and AUTO_INCREMENT values the transaction changed to the
+// batch, at commit.
+func (t *txn) writeCounters() error {
+	for tid, d := range t.deltas {
+		if d == 0 {
+			continue
+		}
+		v, ok, err := t.get(counterKey(tid, ctrRowCount))
+		if err != nil {
+			return err
+		}
+		var n int64
+		if ok && len(v) == 8 {
+			n = int64(binary.BigEndian.Uint64(v))
+		}
+		if err := t.batch.Set(counterKey(tid, ctrRowCount), binary.BigEndian.AppendUint64(nil, uint64(n+d)), nil); err != nil {
+			return err
+		}
+	}
+	t.deltas = nil
+	s := t.store
+	for tid := range t.autoInc {
+		s.mu.Lock()
+		next, ok := s.autoInc[tid]
+		s.mu.Unlock()
+		if ok {
+			if err := t.batch.Set(counterKey(tid, ctrAutoInc), binary.BigEndian.AppendUint64(nil, next), nil); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// DataLength is Pebble's estimate of the disk space of the table's keys.
+func (t *Table) DataLength(ctx *sql.Context) (uint64, error) {
+	n, err := t.db.p.store.db.EstimateDiskUsage(tablePrefix(t.tid()), tableEnd(t.tid()))
+	if err != nil {
+		return 0, nil
+	}
+	return n, nil
+}
+
+// AUTO_INCREMENT: one counter per table id in the store, shared by the sessions, never rolled
+// back (as in MySQL: gaps stay), persisted with each commit that moved it.
+
+func (s *Store) autoIncValue(tx *txn, tid uint32, hasAuto bool) (uint64, error) {
+	s.mu.Lock()
+	v, ok := s.autoInc[tid]
+	s.mu.Unlock()
+	if ok {
+		return v, nil
+	}
+	raw, found, err := tx.get(counterKey(tid, ctrAutoInc))
+	if err != nil {
+		return 0, err
+	}
+	v = 0
+	if hasAuto {
+		v = 1
+	}
+	if found && len(raw) == 8 {
+		v = binary.BigEndian.Uint64(raw)
+	}
+	s.mu.Lock()
+	if cur, ok := s.autoInc[tid]; ok {
+		v = cur
+	} else {
+		s.autoInc[tid] = v
+	}
+	s.mu.Unlock()
+	return v, nil
+}
+
+func (s *Store) setAutoInc(tx *txn, tid uint32, v uint64) {
+	s.mu.Lock()
+	s.autoInc[tid] = v
+	s.mu.Unlock()
+	if tx.autoInc == nil {
+		tx.autoInc = map[uint32]bool{}
+	}
+	tx.autoInc[tid] = true
+}
+
+func (t *Table) autoCol() *sql.Column {
+	if t.t.autoInc < 0 {
+		return nil
+	}
+	return t.t.schema.Schema[t.t.autoInc]
+}
+
+func (t *Table) PeekNextAutoIncrementValue(ctx *sql.Context) (uint64, error) {
+	tx, err := txnOf(ctx)
+	if err != nil {
+		return 0, err
+	}
+	v, err := t.db.p.store.autoIncValue(tx, t.tid(), t.t.autoInc >= 0)
+	if err != nil {
+		return 0, err
+	}
+	if col := t.autoCol(); col != nil {
+		if _, inRange, err := col.Type.Convert(ctx, v); err == nil && inRange != sql.InRange && v > 0 {
+			return v - 1, nil
+		}
+	}
+	return v, nil
+}
+
+func (t *Table) GetNextAutoIncrementValue(ctx *sql.Context, insertVal interface{}) (uint64, error) {
+	tx, err := txnOf(ctx)
+	if err != nil {
+		return 0, err
+	}
+	s := t.db.p.store
+	cur, err := s.autoIncValue(tx, t.tid(), t.t.autoInc >= 0)
+	if err != nil {
+		return 0, err
+	}
+	if insertVal != nil {
+		cmp, err := types.Uint64.Compare(ctx, insertVal, cur)
+		if err != nil {
+			return 0, err
+		}
+		if cmp > 0 {
+			v, _, err := types.Uint64.Convert(ctx, insertVal)
+			if err != nil {
+				return 0, err
+			}
+			// the counter moves when the row is written (noteAutoInc), not here: a value
+			// the insert then refuses must not move it
+			cur = v.(uint64)
+		}
+	}
+	return cur, nil
+}
+
+// noteAutoInc moves the counter past an inserted value.
+func (t *Table) noteAutoInc(ctx *sql.Context, tx *txn, row sql.Row) error {
+	col := t.autoCol()
+	if col == nil || row[t.t.autoInc] == nil {
+		return nil
+	}
+	s := t.db.p.store
+	cur, err := s.autoIncValue(tx, t.tid(), true)
+	if err != nil {
+		return err
+	}
+	cmp, err := col.Type.Compare(ctx, row[t.t.autoInc], cur)
+	if err != nil {
+		return err
+	}
+	if cmp < 0 {
+		return nil
+	}
+	if cmp > 0 {
+		v, _, err := types.Uint64.Convert(ctx, row[t.t.autoInc])
+		if err != nil {
+			return nil // negative values do not move the counter
+		}
+		cur = v.(uint64)
+	}
+	if cur != ^uint64(0) {
+		if _, inRange, err := col.Type.Convert(ctx, cur+1); err == nil && inRange == sql.InRange {
+			cur++
+		}
+	}
+	s.setAutoInc(tx, t.tid(), cur)
+	return nil
+}
+
+func (t *Table) AutoIncrementSetter(ctx *sql.Context) sql.AutoIncrementSetter {
+	return &autoIncSetter{t: t}
+}
+
+type autoIncSetter struct{ t *Table }
+
+func (a *autoIncSetter) SetAutoIncrementValue(ctx *sql.Context, v uint64) error {
+	tx, err := txnOf(ctx)
+	if err != nil {
+		return err
+	}
+	if err := tx.beginWrite(ctx); err != nil {
+		return err
+	}
+	a.t.db.p.store.setAutoInc(tx, a.t.tid(), v)
+	return nil
+}
+
+func (a *autoIncSetter) AcquireAutoIncrementLock(*sql.Context) (func(), error) {
+	return func() {}, nil
+}
+
+func (a *autoIncSetter) Close(*sql.Context) error { return nil }
+
+// Checks and foreign keys live in the descriptor.
+
+func (t *Table) GetChecks(*sql.Context) ([]sql.CheckDefinition, error) {
+	return append([]sql.CheckDefinition(nil), t.t.desc.Checks...), nil
+}
+
+// alter writes a changed descriptor: f edits a copy, which replaces the table's.
+func (t *Table) alter(ctx *sql.Context, f func(d *tableDesc) error) error {
+	tx, err := t.db.writer(ctx)
+	if err != nil {
+		return err
+	}
+	// read the current descriptor of the transaction: the Table may be older than it
+	cur, err := t.current(ctx, tx)
+	if err != nil {
+		return err
+	}
+	d := cur.desc.clone()
+	if err := f(d); err != nil {
+		return err
+	}
+	d.Version = cur.desc.Version + 1
+	if err := checkKeyTypes(ctx, d); err != nil {
+		return err
+	}
+	if err := t.db.writeDesc(ctx, tx, d, nil); err != nil {
+		return err
+	}
+	return t.replace(ctx, d)
+}
+
+func (t *Table) CreateCheck(ctx *sql.Context, check *sql.CheckDefinition) error {
+	return t.alter(ctx, func(d *tableDesc) error {
+		for _, c := range d.Checks {
+			if strings.EqualFold(c.Name, check.Name) {
+				return mysqlError(3822, "HY000", "Duplicate check constraint name '%s'.", check.Name)
+			}
+		}
+		d.Checks = append(d.Checks, *check)
+		return nil
+	})
+}
+
+func (t *Table) DropCheck(ctx *sql.Context, name string) error {
+	return t.alter(ctx, func(d *tableDesc) error {
+		for i, c := range d.Checks {
+			if strings.EqualFold(c.Name, name) {
+				d.Checks = append(d.Checks[:i], d.Checks[i+1:]...)
+				return nil
+			}
+		}
+		return sql.ErrUnknownConstraint.New(name)
+	})
+}
+
+func (t *Table) GetDeclaredForeignKeys(*sql.Context) ([]sql.ForeignKeyConstraint, error) {
+	out := make([]sql.ForeignKeyConstraint, len(t.t.desc.FKs))
+	for i, fk := range t.t.desc.FKs {
+		fk.Columns = append([]string(nil), fk.Columns...)
+		fk.ParentColumns = append([]string(nil), fk.ParentColumns...)
+		out[i] = fk
+	}
+	return out, nil
+}
+
+// GetReferencedForeignKeys looks through the tables of every database for keys that name this
+// table as their parent.
+func (t *Table) GetReferencedForeignKeys(ctx *sql.Context) ([]sql.ForeignKeyConstraint, error) {
+	var out []sql.ForeignKeyConstraint
+	for _, sdb := range t.db.p.AllDatabases(ctx) {
+		db := sdb.(*Database)
+		tables, err := db.tables(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, other := range tables {
+			for _, fk := range other.desc.FKs {
+				if strings.EqualFold(fk.ParentDatabase, t.db.desc.Name) && strings.EqualFold(fk.ParentTable, t.Name()) {
+					fk.Columns = append([]string(nil), fk.Columns...)
+					fk.ParentColumns = append([]string(nil), fk.ParentColumns...)
+					out = append(out, fk)
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+func (t *Table) AddForeignKey(ctx *sql.Context, fk sql.ForeignKeyConstraint) error {
+	return t.alter(ctx, func(d *tableDesc) error {
+		for _, other := range d.FKs {
+			if strings.EqualFold(other.Name, fk.Name) {
+				return sql.ErrForeignKeyDuplicateName.New(fk.Name)
+			}
+		}
+		d.FKs = append(d.FKs, fk)
+		return nil
+	})
+}
+
+func (t *Table) DropForeignKey(ctx *sql.Context, fkName, tableName, schemaName string) error {
+	return t.alter(ctx, func(d *tableDesc) error {
+		for i, fk := range d.FKs {
+			if strings.EqualFold(fk.Name, fkName) {
+				d.FKs = append(d.FKs[:i], d.FKs[i+1:]...)
+				return nil
+			}
+		}
+		return sql.ErrForeignKeyNotFound.New(fkName, t.Name())
+	})
+}
+
+func (t *Table) UpdateForeignKey(ctx *sql.Context, fkName string, fk sql.ForeignKeyConstraint) error {
+	return t.alter(ctx, func(d *tableDesc) error {
+		for i := range d.FKs {
+			if strings.EqualFold(d.FKs[i].Name, fkName) {
+				d.FKs[i] = fk
+				return nil
+			}
+		}
+		return sql.ErrForeignKeyNotFound.New(fkName, t.Name())
+	})
+}
+
+func (t *Table) CreateIndexForForeignKey(ctx *sql.Context, def sql.IndexDef) error {
+	if err := t.CreateIndex(ctx, def); err != nil {
+		return err
+	}
+	return t.buildIndexNow(ctx, def.Name)
+}
+
+func (t *Table) GetForeignKeyEditor(ctx *sql.Context) sql.ForeignKeyEditor {
+	return t.newEditor(ctx)
+}
+
+func (t *Table) ModifyStoredCollation(ctx *sql.Context, collation sql.CollationID) error {
+	return mysqlError(1235, "42000", "This version of MySQL doesn't yet support 'converting the stored values of a table to another collation'")
+}
+
+func (t *Table) ModifyDefaultCollation(ctx *sql.Context, collation sql.CollationID) error {
+	return t.alter(ctx, func(d *tableDesc) error {
+		d.Collation = collation
+		return nil
+	})
+}
+
+func (t *Table) ModifyComment(ctx *sql.Context, comment string) error {
+	return t.alter(ctx, func(d *tableDesc) error {
+		d.Comment = comment
+		return nil
+	})
+}
+
+func (t *Table) ModifyTargetRowSize(ctx *sql.Context, size uint64) error {
+	return t.alter(ctx, func(d *tableDesc) error {
+		d.RowSize = size
+		return nil
+	})
+}
+
+// Truncate moves the table to a fresh, empty table id; the old id's data is deleted after the
+// commit, and a rollback brings the old id back. AUTO_INCREMENT starts again.
+func (t *Table) Truncate(ctx *sql.Context) (int, error) {
+	tx, err := t.db.writer(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n, err := tx.rowCount(t.tid())
+	if err != nil {
+		return 0, err
+	}
+	cur, err := t.current(ctx, tx)
+	if err != nil {
+		return 0, err
+	}
+	d := cur.desc.clone()
+	if err := t.db.moveTable(ctx, tx, cur.desc, d); err != nil {
+		return 0, err
+	}
+	if err := t.replace(ctx, d); err != nil {
+		return 0, err
+	}
+	return int(n), nil
+}
+
+// moveTable gives d (a changed copy of old) a fresh table id: its descriptor is written under
+// it, the name points at it, and old's id is obsolete.
+func (db *Database) moveTable(ctx *sql.Context, tx *txn, old, d *tableDesc) error {
+	tid, err := tx.nextCounter(keyNextTable)
+	if err != nil {
+		return err
+	}
+	d.ID = uint32(tid)
+	d.Version = old.Version + 1
+	if err := db.writeDesc(ctx, tx, d, nil); err != nil {
+		return err
+	}
+	if err := tx.delKnown(tableDescKey(db.desc.ID, old.ID)); err != nil {
+		return err
+	}
+	if err := tx.putKnown(tableNameKey(db.desc.ID, strings.ToLower(d.Name)), binary.BigEndian.AppendUint32(nil, d.ID)); err != nil {
+		return err
+	}
+	return tx.markObsolete(old.ID)
+}
+
+// checkKeyTypes refuses key columns whose type has no key encoding.
+func checkKeyTypes(ctx *sql.Context, d *tableDesc) error {
+	t, err := buildTable(ctx, "", d)
+	if err != nil {
+		return err
+	}
+	for _, pos := range t.pkPos {
+		if err := keys.Check(t.schema.Schema[pos].Name, t.schema.Schema[pos].Type, 0); err != nil {
+			return err
+		}
+	}
+	for _, idx := range t.indexes {
+		for i, pos := range idx.pos {
+			var prefix uint16
+			if i < len(idx.desc.Prefix) {
+				prefix = idx.desc.Prefix[i]
+			}
+			col := t.schema.Schema[pos]
+			if err := keys.Check(col.Name, col.Type, int64(prefix)); err != nil {
+				// the engine's functional indexes key whole TEXT values of their hidden
+				// columns, which the encoding can
+				if col.HiddenSystem && prefix == 0 && keys.Check(col.Name, col.Type, 1) == nil {
+					continue
+				}
+				return err
+			}
+		}
+	}
+	return nil
+}
