@@ -259,9 +259,7 @@ func (f *fuzzer) run(ctx context.Context) error {
 		f.history = append(f.history, statementSteps(st))
 		if len(diffs) > 0 {
 			fd := &finding{n: n, st: st, o: o, m: m, diffs: diffs, schema: f.schemaOf(st.sql), before: before, histLen: len(f.history)}
-			for _, d := range diffs {
-				fd.classes = append(fd.classes, classify(f.known, fd, d))
-			}
+			fd.classes = classifyAll(f.known, fd)
 			f.findings = append(f.findings, fd)
 		}
 		if st.writes != "" {
@@ -291,4 +289,25 @@ func (f *fuzzer) cleanup(ctx context.Context) {
 		drop := "DROP TABLE IF EXISTS " + t.name
 		_ = f.both(ctx, drop, drop)
 	}
+}
+
+// classifyAll classifies each of a finding's differences. A table that differs after a
+// statement that failed on one server only is the consequence of that failure and shares its
+// classification.
+func classifyAll(known []*knownDifference, fd *finding) []*knownDifference {
+	classes := make([]*knownDifference, len(fd.diffs))
+	var outcome *knownDifference
+	hasOutcome := false
+	for i, d := range fd.diffs {
+		classes[i] = classify(known, fd, d)
+		if d.kind == "outcome" {
+			outcome, hasOutcome = classes[i], true
+		}
+	}
+	for i, d := range fd.diffs {
+		if d.kind == "table" && hasOutcome && classes[i] == nil {
+			classes[i] = outcome
+		}
+	}
+	return classes
 }

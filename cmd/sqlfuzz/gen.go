@@ -21,6 +21,12 @@ type generator struct {
 	r      *rand.Rand
 	tables []*table
 	rows   map[string]int // rows per table as last read, to keep tables small
+	// insertIgnore lets INSERT IGNORE be drawn (the servers store a converted value, or none,
+	// for a row's faults).
+	insertIgnore bool
+	// faulted says the statement being drawn already has a value its column cannot hold (or
+	// a duplicate key): one fault per statement, so that which error comes first is defined.
+	faulted bool
 }
 
 func newGenerator(seed uint64, tables []*table) *generator {
@@ -49,15 +55,20 @@ var (
 	textVals  = []string{"''", "'a'", "'A'", "'b'", "'B'", "'ab'", "'aB'", "'a '", "' a'", "'é'", "'e'", "'E'", "'x%'", "'a_b'",
 		"'1'", "'1.5'", "'2x'", "'ß'", "'ss'", "'Ab'", "NULL"}
 	textLong = []string{"'abcdefghijklmnopqrstuvwxyz'"}
-	dateVals = []string{"'2024-01-31'", "'2024-02-29'", "'1000-01-01'", "'9999-12-31'", "'2024-01-01'", "'2023-12-31'", "20240131", "'2024-01-31 10:00:00'", "NULL"}
+	dateVals = []string{"'2024-01-31'", "'2024-02-29'", "'1000-01-01'", "'9999-12-31'", "'2024-01-01'", "'2023-12-31'", "'2024-01-31 10:00:00'", "NULL"}
 	dtVals   = []string{"'2024-01-31 00:00:00'", "'2024-01-31 12:30:45'", "'2024-02-29 23:59:59'", "'1000-01-01 00:00:00'", "'9999-12-31 23:59:59'",
-		"'2024-01-31'", "20240131123045", "NULL"}
+		"'2024-01-31'", "NULL"}
+	// Dates written as numbers, drawn less often (see literal).
+	dateNumbers = []string{"20240131", "20240131123045", "20240229"}
 	badDates = []string{"'2023-02-29'", "'2024-13-01'", "'not a date'"}
 )
 
 // literal draws a value for a column, sometimes one the column cannot hold.
 func (g *generator) literal(c column, allowBad bool) string {
-	bad := allowBad && g.chance(4)
+	bad := allowBad && !g.faulted && g.chance(4)
+	if bad {
+		g.faulted = true
+	}
 	var pool []string
 	switch c.kind {
 	case kInt:
@@ -90,20 +101,24 @@ func (g *generator) literal(c column, allowBad bool) string {
 		if bad {
 			pool = textLong
 		}
-	case kDate:
+	case kDate, kDatetime:
 		pool = dateVals
-		if bad {
-			pool = badDates
+		if c.kind == kDatetime {
+			pool = dtVals
 		}
-	case kDatetime:
-		pool = dtVals
+		if g.chance(3) {
+			pool = dateNumbers
+		}
 		if bad {
 			pool = badDates
 		}
 	}
 	v := pickOf(g, pool)
-	if v == "NULL" && !c.nullable && !allowBad {
-		return g.literal(c, false)
+	if v == "NULL" && !c.nullable {
+		if !allowBad || g.faulted {
+			return g.literal(c, false)
+		}
+		g.faulted = true // NULL into a NOT NULL column: 1048
 	}
 	return v
 }
@@ -134,9 +149,44 @@ func (g *generator) decimalFor(c column) string {
 	return v
 }
 
-// anyLiteral draws a literal of any type, for comparisons of mixed types.
-func (g *generator) anyLiteral() string {
-	pools := [][]string{intVals, decVals, doubleVal, textVals, dateVals, ubigVals}
+// family is the comparison family of a column: numbers, text and temporal values. Values
+// of the numeric and text families are compared across them (text as a number); temporal
+// values meet temporal literals and columns only, where MariaDB and MySQL 8 each have rules
+// of their own for other operands.
+type family int
+
+const (
+	famNumber family = iota
+	famText
+	famTemporal
+)
+
+func (c column) family() family {
+	switch {
+	case c.numeric():
+		return famNumber
+	case c.text():
+		return famText
+	}
+	return famTemporal
+}
+
+// mixable reports whether the generator compares or assigns a column of family a with one of b.
+func mixable(a, b family) bool { return a == b || (a != famTemporal && b != famTemporal) }
+
+// mixedLiteral draws a literal of another type of c's family, or of the other of number
+// and text: a DECIMAL column meets doubles, integers and numeric strings, a text column
+// numbers.
+func (g *generator) mixedLiteral(c column) string {
+	var pools [][]string
+	switch c.family() {
+	case famNumber:
+		pools = [][]string{intVals, decVals, doubleVal, ubigVals, textVals}
+	case famText:
+		pools = [][]string{intVals, decVals, doubleVal}
+	default:
+		pools = [][]string{dateVals, dtVals}
+	}
 	for {
 		if v := pickOf(g, pickOf(g, pools)); v != "NULL" {
 			return v
@@ -147,13 +197,27 @@ func (g *generator) anyLiteral() string {
 // operand draws the value side of a comparison with column c: mostly of c's own kind.
 func (g *generator) operand(c column) string {
 	if g.chance(20) {
-		return g.anyLiteral()
+		return g.mixedLiteral(c)
 	}
 	v := g.literal(c, false)
 	if v == "NULL" {
 		return g.literal(c, false)
 	}
 	return v
+}
+
+// partner draws a column of t that may be compared with c.
+func (g *generator) partner(t *table, c column) column {
+	var ok []column
+	for _, o := range t.cols {
+		if mixable(c.family(), o.family()) && (c.family() == o.family() || g.chance(30)) {
+			ok = append(ok, o)
+		}
+	}
+	if len(ok) == 0 {
+		return t.cols[0]
+	}
+	return pickOf(g, ok)
 }
 
 var comparisons = []string{"=", "<>", "<", "<=", ">", ">=", "!=", "<=>"}
@@ -179,7 +243,7 @@ func (g *generator) predicate(t *table, alias string, depth int) string {
 	case n < 40:
 		return fmt.Sprintf("%s %s %s", name, pickOf(g, comparisons), g.operand(c))
 	case n < 50:
-		other := pickOf(g, t.cols)
+		other := g.partner(t, c)
 		oname := other.name
 		if alias != "" {
 			oname = alias + "." + oname
@@ -210,6 +274,8 @@ func (g *generator) predicate(t *table, alias string, depth int) string {
 			return name + " IS NULL"
 		}
 		return name + " IS NOT NULL"
+	case c.family() == famTemporal:
+		return name + " IS NOT NULL"
 	default:
 		patterns := []string{"'a%'", "'%b'", "'_'", "'a_'", "'%'", "'A%'", "'%a%'", "'é'", "'e%'", "'1%'", "'x\\%'", "'a\\_b'", "''"}
 		not := ""
@@ -229,6 +295,7 @@ func (g *generator) where(t *table, alias string) string {
 }
 
 func (g *generator) next() statement {
+	g.faulted = false
 	// Keep tables between a few and about sixty rows: a full-table read follows every write.
 	t := g.table()
 	n := g.rows[t.name]
@@ -263,8 +330,9 @@ func (g *generator) insert(t *table) statement {
 	rows := make([]string, k)
 	for i := range rows {
 		id := t.nextID
-		if t.pk && t.nextID > 1 && g.chance(3) {
+		if t.pk && t.nextID > 1 && !g.faulted && g.chance(3) {
 			id = 1 + g.pick(t.nextID-1) // a key in use: 1062 on both sides
+			g.faulted = true
 		} else {
 			t.nextID++
 		}
@@ -275,7 +343,7 @@ func (g *generator) insert(t *table) statement {
 		rows[i] = "(" + strings.Join(vals, ", ") + ")"
 	}
 	verb := "INSERT"
-	if g.chance(8) {
+	if g.insertIgnore && g.chance(8) {
 		verb = "INSERT IGNORE"
 	}
 	return statement{sql: fmt.Sprintf("%s INTO %s (%s) VALUES %s", verb, t.name, strings.Join(names, ", "), strings.Join(rows, ", ")), writes: t.name}
@@ -288,9 +356,13 @@ func (g *generator) assignment(t *table, c column) string {
 	case x < 55:
 		return g.literal(c, true)
 	case x < 75 && c.numeric():
-		return fmt.Sprintf("%s %s %s", c.name, pickOf(g, []string{"+", "-", "*"}), pickOf(g, []string{"1", "2", "0.5", "10", "1e0", "1000000000"}))
+		operand := pickOf(g, []string{"1", "2", "0.5", "10", "1e0"})
+		if !g.faulted && g.chance(10) {
+			operand, g.faulted = "1000000000", true // may leave the column's range
+		}
+		return fmt.Sprintf("%s %s %s", c.name, pickOf(g, []string{"+", "-", "*"}), operand)
 	case x < 90:
-		return pickOf(g, t.cols[1:]).name
+		return g.partner(t, c).name
 	default:
 		if c.nullable || g.chance(50) {
 			return "NULL"
@@ -430,7 +502,11 @@ func (g *generator) aggregate(t *table) statement {
 // join draws an inner or left join of two tables on a comparison of one column of each.
 func (g *generator) join() statement {
 	a, b := g.table(), g.table()
-	ca, cb := pickOf(g, a.cols), pickOf(g, b.cols)
+	ca := pickOf(g, a.cols)
+	cb := g.partner(b, ca)
+	if !mixable(ca.family(), cb.family()) {
+		ca = a.cols[0]
+	}
 	op := "="
 	if g.chance(20) {
 		op = pickOf(g, comparisons)

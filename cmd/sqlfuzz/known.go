@@ -15,15 +15,37 @@ type knownDifference struct {
 	Status string `toml:"status"` // "bug, open", "documented", "mariadb" (MariaDB differs from MySQL 8)
 	Reason string `toml:"reason"`
 
-	Kind        string `toml:"kind"`        // the difference's kind: rows, table, outcome, errno, ...
-	Statement   string `toml:"statement"`   // the statement
-	Schema      string `toml:"schema"`      // CREATE TABLE of the tables the statement names (overloadsql's spelling)
-	Overloadsql string `toml:"overloadsql"` // overloadsql's outcome: "ok, 3 rows", "error 1264: ..."
-	MariaDB     string `toml:"mariadb"`     // MariaDB's outcome
-	Detail      string `toml:"detail"`      // the difference's detail: "overloadsql error 1105, mariadb ok", rows
+	// Each field is one pattern or a list of patterns that must all match.
+	Kind        patterns `toml:"kind"`        // the difference's kind: rows, table, outcome, errno, ...
+	Statement   patterns `toml:"statement"`   // the statement
+	Schema      patterns `toml:"schema"`      // CREATE TABLE of the tables the statement names (overloadsql's spelling)
+	Overloadsql patterns `toml:"overloadsql"` // overloadsql's outcome: "ok, 3 rows", "error 1264: ..."
+	MariaDB     patterns `toml:"mariadb"`     // MariaDB's outcome
+	Detail      patterns `toml:"detail"`      // the difference's detail: "overloadsql error 1105, mariadb ok", rows
 
 	patterns []*regexp.Regexp
 	fields   []func(*finding, difference) string
+}
+
+// patterns is a field's patterns: a TOML string or array of strings.
+type patterns []string
+
+func (p *patterns) UnmarshalTOML(v any) error {
+	switch v := v.(type) {
+	case string:
+		*p = patterns{v}
+	case []any:
+		for _, e := range v {
+			s, ok := e.(string)
+			if !ok {
+				return fmt.Errorf("pattern %v is not a string", e)
+			}
+			*p = append(*p, s)
+		}
+	default:
+		return fmt.Errorf("patterns must be a string or an array of strings, not %T", v)
+	}
+	return nil
 }
 
 type knownFile struct {
@@ -55,20 +77,19 @@ func parseKnown(text string) ([]*knownDifference, error) {
 		if !validStatus[k.Status] {
 			return nil, fmt.Errorf("difference %q: status %q is not one of \"bug, open\", \"documented\", \"mariadb\"", k.ID, k.Status)
 		}
-		add := func(pattern string, field func(*finding, difference) string) error {
-			if pattern == "" {
-				return nil
+		add := func(ps patterns, field func(*finding, difference) string) error {
+			for _, pattern := range ps {
+				re, err := regexp.Compile(pattern)
+				if err != nil {
+					return fmt.Errorf("difference %q: %w", k.ID, err)
+				}
+				k.patterns = append(k.patterns, re)
+				k.fields = append(k.fields, field)
 			}
-			re, err := regexp.Compile(pattern)
-			if err != nil {
-				return fmt.Errorf("difference %q: %w", k.ID, err)
-			}
-			k.patterns = append(k.patterns, re)
-			k.fields = append(k.fields, field)
 			return nil
 		}
 		for _, p := range []struct {
-			pattern string
+			pattern patterns
 			field   func(*finding, difference) string
 		}{
 			{k.Kind, func(_ *finding, d difference) string { return d.kind }},

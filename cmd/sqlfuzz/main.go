@@ -55,6 +55,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&opt.verbose, "v", false, "also reduce and print the known differences, up to -max-reports of each")
 	fs.BoolVar(&opt.keep, "keep", false, "leave the tables on both servers at the end (by default they are dropped)")
 	fs.DurationVar(&opt.statementTO, "statement-timeout", 30*time.Second, "time a statement may take on one server")
+	insertIgnore := fs.Bool("insert-ignore", false, "also draw INSERT IGNORE")
 	warnings := fs.Bool("warnings", false, "also compare the warning counts (@@warning_count)")
 	knownPath := fs.String("known", "", "known differences `file` (TOML); default: the known-differences.toml built in")
 	if err := fs.Parse(args); err != nil {
@@ -109,7 +110,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 
 	tables := newSchema(newGenerator(opt.seed, nil).r, opt.tables)
-	f := &fuzzer{opt: opt, o: oc, m: mc, tables: tables, gen: newGenerator(opt.seed+1, tables), known: known, out: stdout}
+	gen := newGenerator(opt.seed+1, tables)
+	gen.insertIgnore = *insertIgnore
+	f := &fuzzer{opt: opt, o: oc, m: mc, tables: tables, gen: gen, known: known, out: stdout}
 	start := time.Now()
 	runErr := f.run(ctx)
 	elapsed := time.Since(start)

@@ -27,9 +27,9 @@ func (f *fuzzer) targetOf(fd *finding) target {
 // shows reports whether diffs of a replay of fd's statement contain the target.
 func (f *fuzzer) shows(fd *finding, tg target, o, m outcome, diffs []difference) bool {
 	probe := *fd
-	probe.o, probe.m = o, m
-	for _, d := range diffs {
-		if d.kind == tg.kind && classify(f.known, &probe, d) == tg.class {
+	probe.o, probe.m, probe.diffs = o, m, diffs
+	for i, c := range classifyAll(f.known, &probe) {
+		if diffs[i].kind == tg.kind && c == tg.class {
 			return true
 		}
 	}
