@@ -19,6 +19,7 @@ type finding struct {
 	diffs   []difference
 	classes []*knownDifference // per difference; nil: unknown
 	schema  string             // CREATE TABLE of the tables the statement names, overloadsql's spelling
+	data    string             // the rows of those tables before the statement, as SQL literals
 	before  map[string][][]string
 	histLen int      // history[:histLen] ends with this statement
 	repro   []string // the reproduction, once reduced
@@ -237,6 +238,17 @@ func (f *fuzzer) schemaOf(sqlText string) string {
 	return strings.Join(ddl, ";\n")
 }
 
+// dataOf writes the rows of the tables a statement names, one table a line.
+func (f *fuzzer) dataOf(sqlText string, rows map[string][][]string) string {
+	var lines []string
+	for _, t := range f.namedTables(sqlText) {
+		if len(rows[t.name]) > 0 {
+			lines = append(lines, insertSQL(t, rows[t.name]))
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
 // run plays statements until the count or the time is reached. After a statement that leaves
 // a table different, both servers get MariaDB's rows of it again (resync), so that one
 // difference does not make every later statement differ.
@@ -258,7 +270,7 @@ func (f *fuzzer) run(ctx context.Context) error {
 		f.ran = n
 		f.history = append(f.history, statementSteps(st))
 		if len(diffs) > 0 {
-			fd := &finding{n: n, st: st, o: o, m: m, diffs: diffs, schema: f.schemaOf(st.sql), before: before, histLen: len(f.history)}
+			fd := &finding{n: n, st: st, o: o, m: m, diffs: diffs, schema: f.schemaOf(st.sql), data: f.dataOf(st.sql, before), before: before, histLen: len(f.history)}
 			fd.classes = classifyAll(f.known, fd)
 			f.findings = append(f.findings, fd)
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"regexp"
+	"strings"
 
 	"github.com/BurntSushi/toml"
 )
@@ -12,7 +13,7 @@ import (
 // matches when every pattern given matches its field; an entry must give at least one.
 type knownDifference struct {
 	ID     string `toml:"id"`
-	Status string `toml:"status"` // "bug, open", "documented", "mariadb" (MariaDB differs from MySQL 8)
+	Status string `toml:"status"` // "bug, open", "documented", "mariadb" (MariaDB differs from MySQL 8), "undefined" (SQL leaves it open)
 	Reason string `toml:"reason"`
 
 	// Each field is one pattern or a list of patterns that must all match.
@@ -22,6 +23,8 @@ type knownDifference struct {
 	Overloadsql patterns `toml:"overloadsql"` // overloadsql's outcome: "ok, 3 rows", "error 1264: ..."
 	MariaDB     patterns `toml:"mariadb"`     // MariaDB's outcome
 	Detail      patterns `toml:"detail"`      // the difference's detail: "overloadsql error 1105, mariadb ok", rows
+	Data        patterns `toml:"data"`        // the rows of the tables the statement names, before it, as SQL literals
+	Tags        patterns `toml:"tags"`        // the generator's notes on the statement, one a line ("join DOUBLE = INT")
 
 	patterns []*regexp.Regexp
 	fields   []func(*finding, difference) string
@@ -53,7 +56,7 @@ type knownFile struct {
 }
 
 // validStatus are the statuses an entry may have.
-var validStatus = map[string]bool{"bug, open": true, "documented": true, "mariadb": true}
+var validStatus = map[string]bool{"bug, open": true, "documented": true, "mariadb": true, "undefined": true}
 
 // parseKnown reads the known differences from TOML text.
 func parseKnown(text string) ([]*knownDifference, error) {
@@ -75,7 +78,7 @@ func parseKnown(text string) ([]*knownDifference, error) {
 		}
 		ids[k.ID] = true
 		if !validStatus[k.Status] {
-			return nil, fmt.Errorf("difference %q: status %q is not one of \"bug, open\", \"documented\", \"mariadb\"", k.ID, k.Status)
+			return nil, fmt.Errorf("difference %q: status %q is not one of \"bug, open\", \"documented\", \"mariadb\", \"undefined\"", k.ID, k.Status)
 		}
 		add := func(ps patterns, field func(*finding, difference) string) error {
 			for _, pattern := range ps {
@@ -98,6 +101,8 @@ func parseKnown(text string) ([]*knownDifference, error) {
 			{k.Overloadsql, func(f *finding, _ difference) string { return f.o.String() }},
 			{k.MariaDB, func(f *finding, _ difference) string { return f.m.String() }},
 			{k.Detail, func(_ *finding, d difference) string { return d.detail }},
+			{k.Data, func(f *finding, _ difference) string { return f.data }},
+			{k.Tags, func(f *finding, _ difference) string { return strings.Join(f.st.tags, "\n") }},
 		} {
 			if err := add(p.pattern, p.field); err != nil {
 				return nil, err

@@ -24,10 +24,14 @@ func (f *fuzzer) targetOf(fd *finding) target {
 	return target{fd.diffs[0].kind, fd.classes[0]}
 }
 
-// shows reports whether diffs of a replay of fd's statement contain the target.
-func (f *fuzzer) shows(fd *finding, tg target, o, m outcome, diffs []difference) bool {
+// shows reports whether diffs of a replay of fd's statement contain the target; units are the
+// rows the replay started from (nil: a replay of the history, which keeps fd's data).
+func (f *fuzzer) shows(fd *finding, tg target, o, m outcome, diffs []difference, units []unit) bool {
 	probe := *fd
 	probe.o, probe.m, probe.diffs = o, m, diffs
+	if units != nil {
+		probe.data = f.dataOf(fd.st.sql, rowsOf(units))
+	}
 	for i, c := range classifyAll(f.known, &probe) {
 		if diffs[i].kind == tg.kind && c == tg.class {
 			return true
@@ -42,11 +46,16 @@ type unit struct {
 	row   []string
 }
 
-func (f *fuzzer) replaySnapshot(ctx context.Context, fd *finding, tg target, units []unit) (bool, error) {
+func rowsOf(units []unit) map[string][][]string {
 	rows := map[string][][]string{}
 	for _, u := range units {
 		rows[u.table] = append(rows[u.table], u.row)
 	}
+	return rows
+}
+
+func (f *fuzzer) replaySnapshot(ctx context.Context, fd *finding, tg target, units []unit) (bool, error) {
+	rows := rowsOf(units)
 	for _, t := range f.tables {
 		for _, s := range tableSteps(t, rows[t.name]) {
 			if err := f.both(ctx, s.o, s.m); err != nil {
@@ -58,7 +67,7 @@ func (f *fuzzer) replaySnapshot(ctx context.Context, fd *finding, tg target, uni
 	if err != nil {
 		return false, err
 	}
-	return f.shows(fd, tg, o, m, diffs), nil
+	return f.shows(fd, tg, o, m, diffs, units), nil
 }
 
 func (f *fuzzer) replayHistory(ctx context.Context, fd *finding, tg target, steps []step) (bool, error) {
@@ -82,7 +91,7 @@ func (f *fuzzer) replayHistory(ctx context.Context, fd *finding, tg target, step
 	if err != nil {
 		return false, err
 	}
-	return f.shows(fd, tg, o, m, diffs), nil
+	return f.shows(fd, tg, o, m, diffs, nil), nil
 }
 
 // minimise drops elements of xs (never the ones keep marks) while test holds: chunks of half
