@@ -133,7 +133,9 @@ func TestCompareOutcomes(t *testing.T) {
 		}
 		return out
 	}
-	q := func(rs ...string) *outcome { return &outcome{query: true, types: []string{"INT", "VARCHAR"}, rows: rows(rs...)} }
+	q := func(rs ...string) *outcome {
+		return &outcome{query: true, types: []string{"INT", "VARCHAR"}, rows: rows(rs...)}
+	}
 	for _, tc := range []struct {
 		name    string
 		st      statement

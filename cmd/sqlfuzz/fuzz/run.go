@@ -21,6 +21,7 @@ package fuzz
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -54,6 +55,13 @@ func Run(args []string, defaultKnown string, stdout, stderr io.Writer) int {
 	warnings := fs.Bool("warnings", false, "also compare the warning counts (@@warning_count)")
 	knownPath := fs.String("known", "", "known differences `file` (TOML); default: cmd/sqlfuzz/known-differences.toml, built in")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if opt.tables < 1 || opt.statements < 0 || opt.maxReports < 0 || fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "sqlfuzz: -tables must be at least 1, -statements and -max-reports not negative, and no arguments follow the flags")
 		return 2
 	}
 	knownText := defaultKnown
@@ -225,9 +233,13 @@ func report(w io.Writer, f *fuzzer, versions [2]string, elapsed time.Duration) i
 			}
 		}
 	}
-	fmt.Fprintf(w, "differences: %d statements differ: %d unknown, %d known only\n", len(f.findings), unknown, len(f.findings)-unknown)
+	fmt.Fprintf(w, "differences: %d statements differ: %d unknown, %d known only; statements per known difference:\n", len(f.findings), unknown, len(f.findings)-unknown)
+	width := 0
 	for _, k := range order {
-		fmt.Fprintf(w, "  known %-28s %4d statements (%s)\n", k.ID, counts[k.ID], k.Status)
+		width = max(width, len(k.ID))
+	}
+	for _, k := range order {
+		fmt.Fprintf(w, "  known %-*s %5d (%s)\n", width, k.ID, counts[k.ID], k.Status)
 	}
 	for _, fd := range f.findings {
 		if fd.repro == nil {
