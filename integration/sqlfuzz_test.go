@@ -55,6 +55,23 @@ func TestSQLFuzzAgainstMariaDB(t *testing.T) {
 		}
 		t.Logf("%s", out.String())
 	}
+
+	// The reducer, on the known differences of a shorter run: each printed one replays.
+	var out, errOut bytes.Buffer
+	args := []string{
+		"-overloadsql", "default@tcp(" + s.addr + ")/main", "-mariadb", mariaDSN,
+		"-seed", "1", "-statements", "300", "-duration", "15s",
+		"-v", "-max-reports", "1", "-reduce-time", "2s",
+	}
+	if code := fuzz.Run(args, string(known), &out, &errOut); code != 0 {
+		t.Fatalf("sqlfuzz %v: exit code %d\n%s\n%s", args, code, out.String(), errOut.String())
+	}
+	printed := regexp.MustCompile(`(?m)^known \S+: seed 1, statement \d+$`).FindAllString(out.String(), -1)
+	replayed := regexp.MustCompile(`(?m)^  reproduction \(replays from `).FindAllString(out.String(), -1)
+	if len(printed) != len(replayed) {
+		t.Fatalf("%d known differences printed, %d with a reproduction that replays:\n%s", len(printed), len(replayed), out.String())
+	}
+	t.Logf("%d known differences reduced to reproductions that replay", len(printed))
 }
 
 // startMariaDB starts Debian's mariadbd on a loopback port with a data directory of its own
