@@ -34,6 +34,8 @@ func (t *txn) openIter(tid uint32, lower, upper []byte, latest bool) (*pebble.It
 	if err != nil {
 		return nil, err
 	}
+	t.iters.Lock()
+	defer t.iters.Unlock()
 	t.openIters++
 	if t.batch == nil {
 		t.snapIters++
@@ -43,6 +45,8 @@ func (t *txn) openIter(tid uint32, lower, upper []byte, latest bool) (*pebble.It
 
 func (t *txn) closeIter(it *pebble.Iterator, onSnapshot bool) error {
 	err := it.Close()
+	t.iters.Lock()
+	defer t.iters.Unlock()
 	t.openIters--
 	if onSnapshot {
 		t.snapIters--
@@ -58,6 +62,8 @@ func (t *txn) retire(c io.Closer) {
 	if c == nil {
 		return
 	}
+	t.iters.Lock()
+	defer t.iters.Unlock()
 	if t.openIters == 0 {
 		_ = c.Close()
 		return

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -315,7 +316,9 @@ type txn struct {
 	lockedAt time.Time
 
 	// openIters counts the open iterators, snapIters those on the snapshot; zombies are the
-	// batches and snapshots to close when the last iterator closes.
+	// batches and snapshots to close when the last iterator closes. iters guards the three:
+	// the engine reads subqueries of one statement from several goroutines (parallel GROUP BY).
+	iters                sync.Mutex
 	openIters, snapIters int
 	zombies              []io.Closer
 	// views are the tables' frozen views while their editors are in a statement (openIter).
@@ -402,7 +405,10 @@ func (t *txn) beginWrite(ctx *sql.Context) error {
 	t.lockedAt = time.Now()
 	t.store.stats.LockWaitNanos.Add(int64(t.lockedAt.Sub(start)))
 	if t.snap != nil {
-		if t.snapIters > 0 && t.store.stats.Commits.Load() != t.snapCommits {
+		t.iters.Lock()
+		onSnapshot := t.snapIters > 0
+		t.iters.Unlock()
+		if onSnapshot && t.store.stats.Commits.Load() != t.snapCommits {
 			// a scan of this statement reads a snapshot that another commit has made stale:
 			// writing from it could undo that commit
 			t.store.writeLock.Release(t.sess)
