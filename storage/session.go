@@ -129,13 +129,9 @@ func (s *Session) CreateSavepoint(ctx *sql.Context, t sql.Transaction, name stri
 // RollbackToSavepoint implements sql.TransactionSession: the changes made after the savepoint
 // are undone, the savepoint stays and the later ones go.
 func (s *Session) RollbackToSavepoint(ctx *sql.Context, t sql.Transaction, name string) error {
-	tx := s.txOf(t)
-	if tx == nil {
-		return sql.ErrSavepointDoesNotExist.New(name)
-	}
-	i := tx.findSavepoint(name)
-	if i < 0 {
-		return sql.ErrSavepointDoesNotExist.New(name)
+	tx, i, err := s.savepointOf(t, name)
+	if err != nil {
+		return err
 	}
 	if err := tx.rollbackTo(tx.savepoints[i].mark); err != nil {
 		return err
@@ -145,15 +141,25 @@ func (s *Session) RollbackToSavepoint(ctx *sql.Context, t sql.Transaction, name 
 	return nil
 }
 
-// ReleaseSavepoint implements sql.TransactionSession: the savepoint and the later ones go.
-func (s *Session) ReleaseSavepoint(ctx *sql.Context, t sql.Transaction, name string) error {
+// savepointOf is the transaction and the index of its savepoint name, or the engine's error
+// when there is none.
+func (s *Session) savepointOf(t sql.Transaction, name string) (*txn, int, error) {
 	tx := s.txOf(t)
 	if tx == nil {
-		return sql.ErrSavepointDoesNotExist.New(name)
+		return nil, -1, sql.ErrSavepointDoesNotExist.New(name)
 	}
 	i := tx.findSavepoint(name)
 	if i < 0 {
-		return sql.ErrSavepointDoesNotExist.New(name)
+		return nil, -1, sql.ErrSavepointDoesNotExist.New(name)
+	}
+	return tx, i, nil
+}
+
+// ReleaseSavepoint implements sql.TransactionSession: the savepoint and the later ones go.
+func (s *Session) ReleaseSavepoint(ctx *sql.Context, t sql.Transaction, name string) error {
+	tx, i, err := s.savepointOf(t, name)
+	if err != nil {
+		return err
 	}
 	tx.savepoints = tx.savepoints[:i]
 	return nil
