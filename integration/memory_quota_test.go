@@ -130,6 +130,17 @@ func TestMemoryQuotaRefusesOnlyTheOffendingSessions(t *testing.T) {
 	if err := conns[16].QueryRowContext(context.Background(), "SELECT COUNT(*) FROM information_schema.collations").Scan(&n); err != nil || n == 0 {
 		t.Errorf("a statement of a refused session: %d, %v", n, err)
 	}
+	// The share is full (a session was refused): a refused session can still prepare and set
+	// small things, within the 64 KiB every session may keep.
+	small := session(t, db)
+	mustExec(t, small, "SET @small = REPEAT('s', 30000)")
+	if _, err := small.ExecContext(context.Background(), "PREPARE p FROM 'SELECT ?'"); err != nil {
+		t.Errorf("PREPARE of a small session on a full share: %v", err)
+	}
+	// An operator is held to its own quota only: a variable as big as the refused ones fits.
+	operator := session(t, admin)
+	mustExec(t, operator, "SET @operator = REPEAT('o', 60000000)")
+	mustExec(t, operator, "SET @operator = NULL")
 	// A session that frees its variable releases its share.
 	before := gauge(t, admin, "MemoryTrackingSessions")
 	mustExec(t, conns[0], "SET @v0 = NULL")

@@ -63,6 +63,22 @@ func (a *Account) Reserve(n int64) error {
 	return a.reserveBelow(nil, n)
 }
 
+// ReserveOwn reserves n bytes (n >= 0) within this account's own limit and charges them to the
+// accounts above it without checking theirs: for an owner no shared limit may refuse (an
+// operator's session), whose own limit still holds.
+func (a *Account) ReserveOwn(n int64) error {
+	if n <= 0 {
+		return nil
+	}
+	if used, lim, ok := a.take(n); !ok {
+		return &ExceededError{Account: a.name, Want: n, Used: used, Limit: lim}
+	}
+	if p := a.Parent(); p != nil {
+		p.Charge(n)
+	}
+	return nil
+}
+
 // reserveBelow reserves n on the accounts from a up to, not including, stop.
 func (a *Account) reserveBelow(stop *Account, n int64) error {
 	if n <= 0 {

@@ -209,3 +209,36 @@ func TestConcurrentReservationsStayUnderTheLimit(t *testing.T) {
 		t.Errorf("server account at %d after every release, want 0", server.Used())
 	}
 }
+
+// ReserveOwn holds the account to its own limit only: a full server account does not refuse it,
+// and it counts in the server's bytes, so that the next ordinary reservation is refused.
+func TestReserveOwnIgnoresOnlyTheSharedLimits(t *testing.T) {
+	server := New("server", nil, fixed(100))
+	user := New("session", server, fixed(1000))
+	operator := New("operator", server, fixed(50))
+	steps := []struct {
+		who     *Account
+		own     bool
+		reserve int64
+		refused string
+	}{
+		{user, false, 100, ""},
+		{user, false, 1, "server"},
+		{operator, true, 40, ""},         // the server is full, the operator's own limit is not
+		{operator, true, 20, "operator"}, // 60 > 50
+		{operator, false, 1, "server"},   // an ordinary reservation of the operator is refused
+		{user, false, 1, "server"},
+	}
+	for i, s := range steps {
+		reserve := s.who.Reserve
+		if s.own {
+			reserve = s.who.ReserveOwn
+		}
+		if got := refusedBy(t, reserve(s.reserve)); got != s.refused {
+			t.Fatalf("step %d (%s %d): refused by %q, want %q", i, s.who.Name(), s.reserve, got, s.refused)
+		}
+	}
+	if server.Used() != 140 || operator.Used() != 40 {
+		t.Errorf("used: server %d operator %d, want 140 and 40", server.Used(), operator.Used())
+	}
+}

@@ -321,7 +321,7 @@ func (s *Server) sessionBuilder(ctx context.Context, conn *mysql.Conn, addr stri
 	if old := clientOf(conn); old != nil {
 		s.sessionAccounts.end(old.session)
 	}
-	s.sessionAccounts.begin(client.session)
+	s.sessionAccounts.begin(client.session, isAdminConn(conn.Conn))
 	conn.ClientData = client
 	// The engine names a connection's user in its process list only after a COM_INIT_DB.
 	s.engine.ProcessList.ConnectionReady(client.session)

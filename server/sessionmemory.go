@@ -73,6 +73,12 @@ const sessionShareOfLimit = 0.6
 // defaultSessionShare is max_memory_usage_for_session's share of the memory limit when it is 0.
 const defaultSessionShare = 0.25
 
+// sessionAllowance is what every session may keep without the share of all sessions refusing
+// it: a few variables and prepared statements, so that ordinary sessions keep working while
+// others fill the share. With max_connections (default 1024) sessions it is at most 64 MiB, taken
+// from the part of the memory limit left to working memory.
+const sessionAllowance = 64 << 10
+
 // userVariableOverhead is what a user variable costs beyond its name and value: its entry in the
 // session's map and the boxed value.
 const userVariableOverhead = 64
@@ -122,10 +128,11 @@ func (a *sessionAccounts) adjust(limit, liveHeap, sessionSetting uint64) {
 	a.serverLimit.Store(max(int64(sessionShareOfLimit*float64(limit))-rest, 1))
 }
 
-// begin opens the account of a new session.
-func (a *sessionAccounts) begin(sess sql.Session) *sessionMemory {
+// begin opens the account of a new session; operator: it is on admin_listen.
+func (a *sessionAccounts) begin(sess sql.Session, operator bool) *sessionMemory {
 	m := &sessionMemory{
 		accounts: a,
+		operator: operator,
 		account:  quota.New("for session", a.server, a.sessionLimit.Load),
 		charged:  map[string]int64{},
 		protocol: map[string]int64{},
@@ -193,6 +200,9 @@ func (a *sessionAccounts) of(ctx *sql.Context) *sessionMemory {
 // sessionMemory is one session's account and what each of its user variables is charged.
 type sessionMemory struct {
 	accounts *sessionAccounts
+	// operator: a session on admin_listen, whose own limit holds but which the share of all
+	// sessions never refuses, so that an operator can always work on a full server.
+	operator bool
 	account  *quota.Account
 	mu       sync.Mutex
 	charged  map[string]int64 // by lower-case name; prepared statements by preparedKey
@@ -208,7 +218,7 @@ func (m *sessionMemory) keep(name string, size int64, refuse bool) error {
 	delta := size - m.charged[name]
 	switch {
 	case delta > 0 && refuse:
-		if err := m.account.Reserve(delta); err != nil {
+		if err := m.reserve(delta); err != nil {
 			var e *quota.ExceededError
 			errors.As(err, &e)
 			m.accounts.refused.Add(1)
@@ -225,6 +235,15 @@ func (m *sessionMemory) keep(name string, size int64, refuse bool) error {
 		m.charged[name] = size
 	}
 	return nil
+}
+
+// reserve reserves n bytes on the session's account. Within sessionAllowance, and for an
+// operator, only the session's own limit can refuse them.
+func (m *sessionMemory) reserve(n int64) error {
+	if m.operator || m.account.Used()+n <= sessionAllowance {
+		return m.account.ReserveOwn(n)
+	}
+	return m.account.Reserve(n)
 }
 
 func (m *sessionMemory) close() {
@@ -554,7 +573,7 @@ func (a *sessionAccounts) keepPrepared(sess sql.Session, open map[uint32]*mysql.
 		return nil
 	}
 	size := preparedSize(query)
-	if err := m.account.Reserve(size); err != nil {
+	if err := m.reserve(size); err != nil {
 		var e *quota.ExceededError
 		errors.As(err, &e)
 		a.refused.Add(1)

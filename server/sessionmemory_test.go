@@ -79,7 +79,7 @@ func newQuotaFixture(t testing.TB, sessionLimit, serverLimit int64) *quotaFixtur
 // session opens a session with its account.
 func (f *quotaFixture) session() *sql.Context {
 	sess := memory.NewSession(sql.NewBaseSession(), f.provider)
-	f.accounts.begin(sess)
+	f.accounts.begin(sess, false)
 	ctx := sql.NewContext(f.t.Context(), sql.WithSession(sess))
 	ctx.SetCurrentDatabase(mainDatabase)
 	return ctx
