@@ -4,14 +4,17 @@
 #
 #   scripts/sysbench.sh                      # 4 threads, 2 tables x 10000 rows, 20 s per workload
 #   SYSBENCH_TIME=60 scripts/sysbench.sh     # longer runs
+#   SYSBENCH_SYNC=none scripts/sysbench.sh   # no log sync per commit on either server
 #
 # Needs sysbench and MariaDB's server (Debian packages `sysbench`, `mariadb-server`; install them
 # for the benchmark only: this script starts its own MariaDB on a loopback port with a temporary
 # data directory, never the system service) and Go to build overloadsql. Both servers run with
 # their overload/durability extras off: overloadsql with no rejection or drop thresholds and no
-# admission control (a slow write must not fail other threads' statements with 202), MariaDB
-# with innodb_flush_log_at_trx_commit=2 (no fsync per commit; overloadsql keeps `main` in
-# memory). Prints one Markdown table on stdout; progress goes to stderr.
+# admission control (a slow write must not fail other threads' statements with 202). Both have
+# the same durability: SYSBENCH_SYNC=commit (default) is storage_sync = "commit" against
+# innodb_flush_log_at_trx_commit=1 (a log sync per commit), none is storage_sync = "none"
+# against innodb_flush_log_at_trx_commit=2. Prints one Markdown table on stdout; progress goes
+# to stderr.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,6 +23,12 @@ tables=${SYSBENCH_TABLES:-2}
 table_size=${SYSBENCH_TABLE_SIZE:-10000}
 duration=${SYSBENCH_TIME:-20}
 workloads=(oltp_point_select oltp_read_only oltp_read_write oltp_insert)
+sync=${SYSBENCH_SYNC:-commit}
+case $sync in
+  commit) innodb_flush=1 ;;
+  none) innodb_flush=2 ;;
+  *) echo "sysbench.sh: SYSBENCH_SYNC must be commit or none, not $sync" >&2; exit 1 ;;
+esac
 
 for tool in sysbench mariadbd mariadb-install-db mariadb go /usr/bin/python3; do
   command -v "$tool" >/dev/null || { echo "sysbench.sh: $tool is missing (apt-get install sysbench mariadb-server)" >&2; exit 1; }
@@ -64,6 +73,8 @@ listen = "127.0.0.1:$osql_port"
 admin_listen = "127.0.0.1:$osql_admin"
 http_listen = ""
 admission_control = "off"
+data_dir = "$work/osql/data"
+storage_sync = "$sync"
 
 [[users]]
 name = "default"
@@ -84,7 +95,7 @@ mariadb-install-db --no-defaults --datadir="$work/maria" --user="$(id -un)" --au
   --skip-test-db >"$work/maria-install.log" 2>&1 || { cat "$work/maria-install.log" >&2; exit 1; }
 mariadbd --no-defaults --datadir="$work/maria" --user="$(id -un)" --bind-address=127.0.0.1 --port="$maria_port" \
   --socket="$work/maria.sock" --pid-file="$work/maria.pid" --skip-log-bin \
-  --innodb-buffer-pool-size=256M --innodb-flush-log-at-trx-commit=2 --max-connections=200 \
+  --innodb-buffer-pool-size=256M --innodb-flush-log-at-trx-commit=$innodb_flush --max-connections=200 \
   >"$work/maria.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 600); do [ -S "$work/maria.sock" ] && break; sleep 0.1; done
@@ -125,7 +136,7 @@ tps() { grep -q FAILED "$1" && { echo failed; return; }; sed -n 's/.*transaction
 p95() { grep -q FAILED "$1" && { echo -; return; }; sed -n 's/.*95th percentile: *\([0-9.]*\).*/\1/p' "$1"; }
 errs() { grep -q FAILED "$1" && { echo -; return; }; sed -n 's/.*ignored errors: *\([0-9]*\).*/\1/p' "$1"; }
 
-echo "sysbench $(sysbench --version | cut -d' ' -f2), $threads threads, $tables tables x $table_size rows, ${duration} s per workload;"
+echo "sysbench $(sysbench --version | cut -d' ' -f2), $threads threads, $tables tables x $table_size rows, ${duration} s per workload, sync per commit: $sync;"
 echo "overloadsql $(git describe --always --dirty 2>/dev/null || echo '?') vs MariaDB $maria_version; $(nproc) CPUs; load average $load_before before, $load_after after."
 echo "prepare (create + load): overloadsql $(cat "$work/overloadsql.prepare_s") s, MariaDB $(cat "$work/mariadb.prepare_s") s"
 echo
