@@ -10,8 +10,8 @@ import (
 //
 // The runtime's scheduling-latency histogram counts every goroutine, the runtime's own among
 // them: the background sweeper and the GC workers yield whenever another goroutine wants the
-// CPU, and then wait a whole scheduling slice: the runtime's housekeeping, not overload (
-// docs/design.md gives the figures). And while a noisy neighbour holds the CPU the
+// CPU, and then wait a whole scheduling slice: the runtime's housekeeping, not overload
+// (docs/design.md gives the figures). And while a noisy neighbour holds the CPU the
 // histogram counts the kernel's wait a second time. With R statements running on c
 // processors at most R-c of them wait at any time, so the Go wait over a window is capped at
 // the integral of max(0, R-c) over the window. The cap applies over the whole window, not per
