@@ -14,8 +14,10 @@ import (
 // docsDir is the documentation folder; every Markdown file in it is user documentation.
 const docsDir = "../docs"
 
-// pendingDocs are files the README's index names before they exist, each with the branch that
-// brings it. The index test fails once such a file exists, so that its entry here goes.
+// pendingDocs are files the README's index names before they exist, each with the work that
+// brings it: their links are not checked while they are missing, and checked like any other
+// once they exist (the index test then logs that the entry can go, so that merging that work
+// breaks nothing).
 var pendingDocs = map[string]string{
 	"docs/storage.md": "the Pebble storage (issue 24) writes it",
 }
@@ -189,8 +191,7 @@ func headingAnchors(text string) map[string]bool {
 
 // TestDocLinksResolve: every relative link of README.md, CONTRIBUTING.md and docs/*.md names a
 // file of the repository, and its #anchor a heading of that file, so that moving a section
-// cannot leave a link behind. A file in pendingDocs is not there yet (TestDocsIndexListsEveryFile
-// watches it).
+// cannot leave a link behind. A missing file in pendingDocs is not an error yet.
 func TestDocLinksResolve(t *testing.T) {
 	texts := map[string]string{}
 	read := func(path string) (string, error) {
@@ -220,10 +221,10 @@ func TestDocLinksResolve(t *testing.T) {
 				if file != "" {
 					path = filepath.Join(filepath.Dir(doc), file)
 				}
-				if rel, err := filepath.Rel("..", path); err == nil && pendingDocs[filepath.ToSlash(rel)] != "" {
-					continue
-				}
 				if _, err := os.Stat(path); err != nil {
+					if rel, _ := filepath.Rel("..", path); pendingDocs[filepath.ToSlash(rel)] != "" {
+						continue
+					}
 					t.Errorf("%s:%d: link %s: %v", doc, numbers[i], target, err)
 					continue
 				}
@@ -248,7 +249,7 @@ func TestDocLinksResolve(t *testing.T) {
 }
 
 // TestDocsIndexListsEveryFile: the README's documentation index links every file in docs/, and
-// every docs/ file it links exists (or is pending, with a reason, until it arrives).
+// every docs/ file it links exists (or is pending, with the work that brings it).
 func TestDocsIndexListsEveryFile(t *testing.T) {
 	text, err := os.ReadFile("../README.md")
 	if err != nil {
@@ -280,7 +281,7 @@ func TestDocsIndexListsEveryFile(t *testing.T) {
 			t.Errorf("README.md, Documentation: %s is not listed; give it a line in the index", name)
 		}
 		if why := pendingDocs[name]; why != "" {
-			t.Errorf("%s exists now (%s): remove it from pendingDocs in integration/docs_test.go", name, why)
+			t.Logf("%s exists now (%s): its entry in pendingDocs can go", name, why)
 		}
 	}
 	for name := range listed {
