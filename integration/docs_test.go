@@ -293,3 +293,56 @@ func TestDocsIndexListsEveryFile(t *testing.T) {
 		t.Errorf("README.md, Documentation links %d files of docs/; want every file, at least 10", len(listed))
 	}
 }
+
+// TestLayoutListsEveryPackage: the README's Layout names every folder of the module that holds
+// Go files, so that a package added or moved shows up there (with its line saying what it is),
+// and names no folder that is gone.
+func TestLayoutListsEveryPackage(t *testing.T) {
+	text, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	layout := sectionOf(t, string(text), "## Layout")
+	listed := map[string]bool{}
+	for _, b := range fencedBlocks(layout) {
+		for _, line := range strings.Split(b.body, "\n") {
+			if f := strings.Fields(line); len(f) > 0 && strings.HasSuffix(f[0], "/") && !strings.HasPrefix(line, " ") {
+				listed[strings.TrimSuffix(f[0], "/")] = true
+			}
+		}
+	}
+	packages := map[string]bool{}
+	err = filepath.WalkDir("..", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() && path != ".." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(name, ".go") {
+			rel, err := filepath.Rel("..", filepath.Dir(path))
+			if err != nil {
+				return err
+			}
+			packages[filepath.ToSlash(rel)] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for pkg := range packages {
+		if !listed[pkg] {
+			t.Errorf("README.md, Layout: %s/ holds Go files but has no line; add one that says what it is", pkg)
+		}
+	}
+	for dir := range listed {
+		if _, err := os.Stat(filepath.Join("..", dir)); err != nil {
+			t.Errorf("README.md, Layout lists %s/, which does not exist", dir)
+		}
+	}
+	if len(packages) < 10 {
+		t.Errorf("found %d folders with Go files; the walk no longer sees the module", len(packages))
+	}
+}
