@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// Tests of what README promises and no other test checked.
+// Tests of what README.md and docs/ promise and no other test checked.
 
 // gauge reads one row of system.metrics.
 func gauge(t testing.TB, db *sql.DB, name string) string {

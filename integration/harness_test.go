@@ -200,7 +200,7 @@ func need(t testing.TB, tool string) string {
 
 // realCPU skips a test whose figures come from real CPU contention unless OVERLOADSQL_REAL_CPU=1:
 // anything else running on the machine (go test runs packages in parallel) moves them, so such
-// tests run alone, in a step of their own (README, "Tests"; .ci/run).
+// tests run alone, in a step of their own (CONTRIBUTING.md, "Real-CPU tests"; .ci/run).
 func realCPU(t testing.TB) {
 	t.Helper()
 	if os.Getenv("OVERLOADSQL_REAL_CPU") != "1" {

@@ -85,7 +85,7 @@ func sectionOf(t *testing.T, doc, heading string) string {
 	t.Helper()
 	start := strings.Index(doc, "\n"+heading+"\n")
 	if start < 0 {
-		t.Fatalf("docs/reference.md has no heading %q", heading)
+		t.Fatalf("the document has no heading %q", heading)
 	}
 	body := doc[start+len(heading)+2:]
 	level := heading[:strings.Index(heading, " ")+1]

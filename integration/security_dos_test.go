@@ -642,7 +642,7 @@ func TestMemoryLimitCancelsStatements(t *testing.T) {
 	// refused until an admin, on the admin listener (never refused), empties the table.
 	t.Run("stored data over the limit", func(t *testing.T) {
 		// A primary key: a table without one hashes every value's collation weights (four
-		// bytes a character) as a statement completes (see README, Limits).
+		// bytes a character) as a statement completes (see docs/reference.md, Limits).
 		if _, err := db.Exec("CREATE TABLE main.s (id INT PRIMARY KEY, v LONGTEXT)"); err != nil {
 			t.Fatal(err)
 		}

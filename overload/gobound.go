@@ -10,8 +10,8 @@ import (
 //
 // The runtime's scheduling-latency histogram counts every goroutine, the runtime's own among
 // them: the background sweeper and the GC workers yield whenever another goroutine wants the
-// CPU, and then wait a whole scheduling slice: the runtime's housekeeping, not overload (the
-// README gives the figures). And while a noisy neighbour holds the CPU the
+// CPU, and then wait a whole scheduling slice: the runtime's housekeeping, not overload
+// (docs/design.md gives the figures). And while a noisy neighbour holds the CPU the
 // histogram counts the kernel's wait a second time. With R statements running on c
 // processors at most R-c of them wait at any time, so the Go wait over a window is capped at
 // the integral of max(0, R-c) over the window. The cap applies over the whole window, not per
@@ -22,7 +22,7 @@ import (
 // a processor free, so one CPU-bound statement runs on two or three threads in turn, each of
 // them runnable, and waiting behind a neighbour or a CPU quota, for much of the time it does
 // not run the statement (spinning in search of work, or just woken). Their waits add up to more
-// than the statement's (README, What it measures). What the statements can have waited for
+// than the statement's (docs/design.md, What it measures). What the statements can have waited for
 // the kernel is bounded the other way round: the processors they wanted, min(R, c) over the
 // window, less the CPU time the process got. So the kernel wait over a window is the smaller
 // of the threads' wait and that. Statements that block (on a lock, on SLEEP, on a slow client)

@@ -173,7 +173,7 @@ func goWaitRatio(t *testing.T, k int, d time.Duration) float64 {
 
 // realCPU skips a test whose figures come from real CPU contention unless OVERLOADSQL_REAL_CPU=1:
 // anything else running on the machine (go test runs packages in parallel) moves them, so such
-// tests run alone, in a step of their own (README, "Tests").
+// tests run alone, in a step of their own (CONTRIBUTING.md, "Real-CPU tests").
 func realCPU(t *testing.T) {
 	t.Helper()
 	if os.Getenv("OVERLOADSQL_REAL_CPU") != "1" {

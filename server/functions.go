@@ -225,7 +225,7 @@ func (b *boundedCall) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 // buffer sums the bound of every value it is given, and once the sum is over max_allowed_packet
 // it keeps no more values and its result is NULL with warning 1301, as MySQL's. Each argument
 // is evaluated once, by the buffer, which hands the values to the engine's buffer. (Used as a
-// window function, the aggregate is the engine's own: see README.)
+// window function, the aggregate is the engine's own: see docs/reference.md, Limits.)
 type boundedAggregate struct {
 	sql.Aggregation
 	name  string

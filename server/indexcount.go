@@ -23,7 +23,7 @@ import (
 // grows with the square of the foreign keys of one child, deaf to KILL QUERY, at every such
 // statement and whoever runs it: a non-admin's table of 3000 foreign keys to another table
 // made `DELETE FROM parent WHERE id = 5` run for minutes. A table may now declare at most
-// maxForeignKeys (1235; MySQL has no such limit); README, Limits, gives the figures.
+// maxForeignKeys (1235; MySQL has no such limit); docs/reference.md, Limits, gives the figures.
 
 const (
 	maxTableIndexes = 64   // MySQL's MAX_KEY

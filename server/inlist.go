@@ -14,7 +14,7 @@ import (
 // before the engine's, hides an IN list of more than maxIndexedInList values from the index
 // planner: the statement reads the table and tests each row against the list (hashed, when its
 // values are constants), as MySQL does past range_optimizer_max_mem_size. The in-memory
-// engine's index lookups read every row anyway (README, Known limitations).
+// engine's index lookups read every row anyway (docs/compatibility.md, Known limitations).
 
 // maxIndexedInList is the longest IN list the engine plans as index ranges: 1.2 ms for IN,
 // 18 ms for NOT IN.

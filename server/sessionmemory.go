@@ -55,7 +55,7 @@ import (
 //
 // Not counted: a running statement's own working memory (sorts, groupings, joins, the values it
 // computes), data stored in tables, a procedure's local variables while it runs, and GET_LOCK
-// names. They are bounded by the memory guard (memory.go) and by the limits of README "Limits";
+// names. They are bounded by the memory guard (memory.go) and by the limits of docs/reference.md, "Limits";
 // the server's account makes room for them (sessionShareOfLimit).
 
 // errMemoryLimitExceeded is ClickHouse's MEMORY_LIMIT_EXCEEDED, used as the MySQL error number

@@ -43,7 +43,7 @@ const (
 	// MaxViewExpansion bounds the text of the view definitions the engine parses while it plans
 	// one statement: it parses a view's definition again at each reference, so views that each
 	// join the one before to itself double the planning at each level, and planning a view's
-	// text costs more than a CTE's (README, Limits, gives the figures).
+	// text costs more than a CTE's (docs/reference.md, Limits, gives the figures).
 	MaxViewExpansion = 1 << 19
 )
 
