@@ -168,11 +168,6 @@ func (s *testServer) adminDB() *sql.DB {
 	return db
 }
 
-func (s *testServer) port() string {
-	_, p, _ := net.SplitHostPort(s.addr)
-	return p
-}
-
 // mysqlError returns the server error inside err, or fails the test.
 func mysqlError(t testing.TB, err error) *mysql.MySQLError {
 	t.Helper()
