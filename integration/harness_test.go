@@ -18,6 +18,7 @@ import (
 	// The tests run a binary built from these packages; importing them makes a change to them
 	// invalidate go test's cached results of this package.
 	"overloadsql/internal/serverproc"
+	"overloadsql/internal/syncbuf"
 	_ "overloadsql/server"
 )
 
@@ -67,7 +68,7 @@ type testServer struct {
 	adminAddr  string
 	dir        string
 	configPath string
-	log        *serverproc.LogBuffer
+	log        *syncbuf.Buffer
 }
 
 func freePort(t testing.TB) string {
@@ -94,7 +95,7 @@ func startServer(t testing.TB, o serverOptions) *testServer {
 
 func startWithConfig(t testing.TB, o serverOptions, path, addr, admin string) *testServer {
 	t.Helper()
-	s := &testServer{t: t, addr: addr, adminAddr: admin, dir: o.dir, configPath: path, log: &serverproc.LogBuffer{}}
+	s := &testServer{t: t, addr: addr, adminAddr: admin, dir: o.dir, configPath: path, log: &syncbuf.Buffer{}}
 	if o.addressSpace != 0 {
 		if os.Getenv("OVERLOADSQL_RACE") == "1" {
 			t.Skip("the race detector's shadow memory does not fit in the bounded address space (ThreadSanitizer failed to allocate)")
@@ -318,7 +319,7 @@ func (s *testServer) replaceConfig(o serverOptions) {
 // killed when the test ends, its output shown if the test failed.
 func startTool(t *testing.T, name, bin string, args ...string) {
 	t.Helper()
-	log := &serverproc.LogBuffer{}
+	log := &syncbuf.Buffer{}
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
@@ -451,4 +452,16 @@ func (s *testServer) alive(t testing.TB, after string) {
 	if err := db.Ping(); err != nil {
 		t.Fatalf("the server does not answer after %s: %v", after, err)
 	}
+}
+
+// loadKeyedTable creates table (id INT PRIMARY KEY, k INT, c VARCHAR(20), KEY k_1 (k)) and
+// inserts rows 1 to rows in one statement, each with k = id % mod and c = 'c' followed by id.
+func loadKeyedTable(t testing.TB, db execer, table string, rows, mod int) {
+	t.Helper()
+	values := make([]string, 0, rows)
+	for id := 1; id <= rows; id++ {
+		values = append(values, fmt.Sprintf("(%d, %d, 'c%d')", id, id%mod, id))
+	}
+	mustExec(t, db, "CREATE TABLE "+table+" (id INT PRIMARY KEY, k INT, c VARCHAR(20), KEY k_1 (k))",
+		"INSERT INTO "+table+" VALUES "+strings.Join(values, ", "))
 }
