@@ -17,17 +17,8 @@ func TestSecondaryIndexesThroughTheServer(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
 	ctx := context.Background()
-	if _, err := db.Exec("CREATE TABLE si (id INT PRIMARY KEY, k INT, c VARCHAR(20), KEY k_1 (k))"); err != nil {
-		t.Fatal(err)
-	}
 	const rows = 400
-	values := make([]string, 0, rows)
-	for id := 1; id <= rows; id++ {
-		values = append(values, fmt.Sprintf("(%d, %d, 'c%d')", id, id%17, id))
-	}
-	if _, err := db.Exec("INSERT INTO si VALUES " + strings.Join(values, ", ")); err != nil {
-		t.Fatal(err)
-	}
+	loadKeyedTable(t, db, "si", rows, 17)
 	idsWith := func(k int) []string {
 		var out []string
 		for id := 1; id <= rows; id++ {
