@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"strconv"
@@ -429,6 +431,18 @@ func gauge(t testing.TB, db *sql.DB, name string) string {
 	return oneValue(t, db, "SELECT value FROM system.metrics WHERE metric = ?", name)
 }
 
+// serverSetting reads one row of system.server_settings.
+func serverSetting(t testing.TB, db *sql.DB, name string) string {
+	t.Helper()
+	return oneValue(t, db, "SELECT value FROM system.server_settings WHERE name = ?", name)
+}
+
+// globalValue reads @@GLOBAL.name as text.
+func globalValue(t testing.TB, db *sql.DB, name string) string {
+	t.Helper()
+	return queryStrings(t, db, "SELECT @@GLOBAL."+name)[0]
+}
+
 // metric reads one row of system.asynchronous_metrics.
 func metric(t *testing.T, admin *sql.DB, name string) float64 {
 	t.Helper()
@@ -464,4 +478,39 @@ func loadKeyedTable(t testing.TB, db execer, table string, rows, mod int) {
 	}
 	mustExec(t, db, "CREATE TABLE "+table+" (id INT PRIMARY KEY, k INT, c VARCHAR(20), KEY k_1 (k))",
 		"INSERT INTO "+table+" VALUES "+strings.Join(values, ", "))
+}
+
+// heavyQuery keeps one core busy for about a second or two on this kind of machine.
+const heavyQuery = "SELECT COUNT(*) FROM information_schema.columns a, information_schema.columns b"
+
+// startHTTPServer starts overloadsql with http_listen on a free port; top adds top-level keys.
+func startHTTPServer(t *testing.T, top string) (*testServer, string) {
+	t.Helper()
+	httpAddr := freePort(t)
+	s := startServer(t, serverOptions{top: fmt.Sprintf("http_listen = %q\n%s", httpAddr, top)})
+	return s, "http://" + httpAddr
+}
+
+// httpGet returns the status and body of GET url (with basic auth when user is not empty).
+func httpGet(t testing.TB, rawURL, user, password string) (int, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if user != "" {
+		req.SetBasicAuth(user, password)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", rawURL, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		t.Fatalf("GET %s: %v", rawURL, err)
+	}
+	return resp.StatusCode, string(body)
 }

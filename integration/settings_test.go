@@ -2,7 +2,6 @@ package integration
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,18 +12,6 @@ import (
 	"testing"
 	"time"
 )
-
-// serverSetting reads one row of system.server_settings.
-func serverSetting(t testing.TB, db *sql.DB, name string) string {
-	t.Helper()
-	return oneValue(t, db, "SELECT value FROM system.server_settings WHERE name = ?", name)
-}
-
-// globalValue reads @@GLOBAL.name as text.
-func globalValue(t testing.TB, db *sql.DB, name string) string {
-	t.Helper()
-	return queryStrings(t, db, "SELECT @@GLOBAL."+name)[0]
-}
 
 // TestSettingsChangesUnderConcurrencyNeverDeadlock hammers every way of changing settings at
 // once — file rewrites (watched), SYSTEM RELOAD CONFIG, SIGHUP, SET GLOBAL and SET PERSIST of

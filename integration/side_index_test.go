@@ -339,7 +339,7 @@ func indexColumns(t testing.TB, db *sql.DB, table string) []string {
 // point of the test.
 func wantNoWriteLockHolder(t *testing.T, db *sql.DB, when string) {
 	t.Helper()
-	if got := writeLockGauge(t, db, "WriteLockHolder"); got != "0" {
+	if got := gauge(t, db, "WriteLockHolder"); got != "0" {
 		t.Errorf("WriteLockHolder = %s %s, want 0", got, when)
 	}
 }

@@ -131,7 +131,7 @@ func TestWriteLockWaits(t *testing.T) {
 	if me := mysqlError(t, err); me.Number != 1205 || string(me.SQLState[:]) != "HY000" {
 		t.Fatalf("second writer: %v, want 1205 (HY000) Lock wait timeout exceeded", err)
 	}
-	if got := writeLockGauge(t, db, "WriteLockHolder"); got != strconv.Itoa(holderID) {
+	if got := gauge(t, db, "WriteLockHolder"); got != strconv.Itoa(holderID) {
 		t.Errorf("WriteLockHolder = %s, want the holder's connection id %d", got, holderID)
 	}
 	if got := oneValue(t, db, "SELECT value FROM system.events WHERE event = 'LockWaitTimeoutQueries'"); got != "1" {
@@ -196,7 +196,7 @@ func TestResetConnectionReleasesWriteLock(t *testing.T) {
 	const comQuery, comResetConnection = 0x03, 0x1f
 	command(append([]byte{comQuery}, "BEGIN"...))
 	command(append([]byte{comQuery}, "UPDATE main.kv SET v = 7 WHERE id = 1"...))
-	if got := writeLockGauge(t, db, "WriteLockHolder"); got == "0" {
+	if got := gauge(t, db, "WriteLockHolder"); got == "0" {
 		t.Fatal("no holder of the write lock while a transaction has written")
 	}
 	command([]byte{comResetConnection})
@@ -221,7 +221,7 @@ func TestEnablingAutocommitCommits(t *testing.T) {
 	if got := oneValue(t, db, "SELECT COUNT(*) FROM kv"); got != "2" {
 		t.Errorf("%s rows after the connection closed, want 2: SET autocommit = 1 must commit", got)
 	}
-	if got := writeLockGauge(t, db, "WriteLockHolder"); got != "0" {
+	if got := gauge(t, db, "WriteLockHolder"); got != "0" {
 		t.Errorf("WriteLockHolder = %s, want 0", got)
 	}
 }
@@ -376,7 +376,7 @@ func TestEnablingAutocommitCommitsInEveryForm(t *testing.T) {
 		conn := session(t, pool)
 		mustExec(t, conn, "PREPARE enable FROM 'SET autocommit = 1'", "SET autocommit = 0", "BEGIN",
 			fmt.Sprintf("INSERT INTO kv VALUES (%d, 0)", 10+i), enable)
-		if got := writeLockGauge(t, db, "WriteLockHolder"); got != "0" {
+		if got := gauge(t, db, "WriteLockHolder"); got != "0" {
 			t.Errorf("WriteLockHolder = %s after %s, want 0: the transaction must have ended", got, enable)
 		}
 		conn.Close()
@@ -633,7 +633,7 @@ func waitingWrite(t *testing.T, db *sql.DB, conn *sql.Conn, query string) <-chan
 		done <- err
 	}()
 	eventually(t, 10*time.Second, "the statement waits for the write lock", func() (bool, string) {
-		got := writeLockGauge(t, db, "WriteLockWaitingStatements")
+		got := gauge(t, db, "WriteLockWaitingStatements")
 		return got == "1", "WriteLockWaitingStatements = " + got
 	})
 	return done

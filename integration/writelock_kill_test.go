@@ -27,11 +27,6 @@ func kvTable(t *testing.T, db *sql.DB) {
 	}
 }
 
-func writeLockGauge(t *testing.T, db *sql.DB, metric string) string {
-	t.Helper()
-	return oneValue(t, db, "SELECT value FROM system.metrics WHERE metric = ?", metric)
-}
-
 // A KILL of the lock's holder, from another connection, ends its transaction at once (it
 // waited for the write lock, held by the very transaction it was to end, and failed with 1205).
 func TestWriteLockHolderCanBeKilled(t *testing.T) {
@@ -49,13 +44,13 @@ func TestWriteLockHolderCanBeKilled(t *testing.T) {
 			}
 			if kill == "KILL QUERY" {
 				// The holder's transaction goes on (nothing ran); it ends it itself.
-				if got := writeLockGauge(t, db, "WriteLockHolder"); got != strconv.Itoa(holderID) {
+				if got := gauge(t, db, "WriteLockHolder"); got != strconv.Itoa(holderID) {
 					t.Errorf("WriteLockHolder = %s after KILL QUERY of an idle holder, want %d", got, holderID)
 				}
 				mustExec(t, holder, "ROLLBACK")
 			}
 			eventually(t, 10*time.Second, "the killed transaction releases the write lock", func() (bool, string) {
-				got := writeLockGauge(t, db, "WriteLockHolder")
+				got := gauge(t, db, "WriteLockHolder")
 				return got == "0", "WriteLockHolder = " + got
 			})
 			if got := oneValue(t, db, "SELECT v FROM kv WHERE id = 1"); got != "1" {
@@ -97,7 +92,7 @@ func TestWriteLockWaiterCanBeKilled(t *testing.T) {
 			// KILL CONNECTION closes the socket while the statement leaves the wait: the
 			// client can see the close first.
 			eventually(t, 10*time.Second, "no statement waits for the write lock after "+kill+" of the only waiter", func() (bool, string) {
-				got := writeLockGauge(t, db, "WriteLockWaitingStatements")
+				got := gauge(t, db, "WriteLockWaitingStatements")
 				return got == "0", "WriteLockWaitingStatements = " + got
 			})
 			if kill == "KILL QUERY" {
@@ -107,7 +102,7 @@ func TestWriteLockWaiterCanBeKilled(t *testing.T) {
 	}
 	mustExec(t, holder, "COMMIT")
 	eventually(t, 10*time.Second, "the write lock is free", func() (bool, string) {
-		got := writeLockGauge(t, db, "WriteLockHolder")
+		got := gauge(t, db, "WriteLockHolder")
 		return got == "0", "WriteLockHolder = " + got
 	})
 	if got := oneValue(t, db, "SELECT v FROM kv WHERE id = 2"); got != "1" {
@@ -136,7 +131,7 @@ func TestWriteLockWaiterLeavesWhenItsClientDoes(t *testing.T) {
 		done <- err
 	}()
 	eventually(t, 10*time.Second, "the statement waits for the write lock", func() (bool, string) {
-		got := writeLockGauge(t, db, "WriteLockWaitingStatements")
+		got := gauge(t, db, "WriteLockWaitingStatements")
 		return got == "1", "WriteLockWaitingStatements = " + got
 	})
 	cancel() // the driver closes the connection
@@ -144,7 +139,7 @@ func TestWriteLockWaiterLeavesWhenItsClientDoes(t *testing.T) {
 		t.Fatalf("the waiting writer: %v", err)
 	}
 	eventually(t, 10*time.Second, "the waiter leaves", func() (bool, string) {
-		got := writeLockGauge(t, db, "WriteLockWaitingStatements")
+		got := gauge(t, db, "WriteLockWaitingStatements")
 		return got == "0", "WriteLockWaitingStatements = " + got
 	})
 	mustExec(t, holder, "COMMIT")
@@ -178,7 +173,7 @@ func TestWriteLockLetsEveryQueryThrough(t *testing.T) {
 			if got := intOn(t, reader, q); got != 1 {
 				t.Errorf("%s%s: %d, want 1 (the committed value)", begin, q, got)
 			}
-			if got := writeLockGauge(t, db, "WriteLockHolder"); got != holderID {
+			if got := gauge(t, db, "WriteLockHolder"); got != holderID {
 				t.Errorf("after %s: WriteLockHolder = %s, want the writer %s", q, got, holderID)
 			}
 		}
@@ -221,7 +216,7 @@ func TestWriteLockTakenByEveryLockingRead(t *testing.T) {
 					return true, ""
 				default:
 				}
-				got := writeLockGauge(t, db, "WriteLockWaitingStatements")
+				got := gauge(t, db, "WriteLockWaitingStatements")
 				return got == "1", "WriteLockWaitingStatements = " + got
 			})
 			mustExec(t, tx, "UPDATE kv SET v = @v + 1 WHERE id = 1", "COMMIT")
@@ -264,7 +259,7 @@ func TestWriteLockGuardsFirstStatement(t *testing.T) {
 			return true, ""
 		default:
 		}
-		got := writeLockGauge(t, db, "WriteLockWaitingStatements")
+		got := gauge(t, db, "WriteLockWaitingStatements")
 		return got == "1", "WriteLockWaitingStatements = " + got
 	})
 	if finished {
