@@ -8,8 +8,6 @@ import (
 	"strings"
 	"sync"
 
-	"overloadsql/server/statement"
-
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/analyzer/analyzererrors"
@@ -20,24 +18,22 @@ import (
 
 // Ids of overloadsql's analyzer rules, after the engine's own rule ids.
 const (
-	explainRuleID      analyzer.RuleId = 10_000
-	createSchemaRuleID analyzer.RuleId = 10_001
-	globalReadRuleID   analyzer.RuleId = 10_002
-	primaryKeyRuleID   analyzer.RuleId = 10_003
-	showVariablesID    analyzer.RuleId = 10_004
-	unlockedWriteID    analyzer.RuleId = 10_005
-	atomicRenamesID    analyzer.RuleId = 10_006
-	comparisonsID      analyzer.RuleId = 10_007
-	tableWidthID       analyzer.RuleId = 10_009
-	executionID        analyzer.RuleId = 10_010
-	tooManyTablesID    analyzer.RuleId = 10_015
-	virtualShiftsID    analyzer.RuleId = 10_016
-	geometryWritesID   analyzer.RuleId = 10_020
-	derivedColumnsID   analyzer.RuleId = 10_030
-	cancellableLikeID  analyzer.RuleId = 10_022
-	indexCountID       analyzer.RuleId = 10_023
-	longInListsID      analyzer.RuleId = 10_024
-	rowPairsID         analyzer.RuleId = 10_025
+	globalReadRuleID  analyzer.RuleId = 10_002
+	primaryKeyRuleID  analyzer.RuleId = 10_003
+	showVariablesID   analyzer.RuleId = 10_004
+	unlockedWriteID   analyzer.RuleId = 10_005
+	atomicRenamesID   analyzer.RuleId = 10_006
+	comparisonsID     analyzer.RuleId = 10_007
+	tableWidthID      analyzer.RuleId = 10_009
+	executionID       analyzer.RuleId = 10_010
+	tooManyTablesID   analyzer.RuleId = 10_015
+	virtualShiftsID   analyzer.RuleId = 10_016
+	geometryWritesID  analyzer.RuleId = 10_020
+	derivedColumnsID  analyzer.RuleId = 10_030
+	cancellableLikeID analyzer.RuleId = 10_022
+	indexCountID      analyzer.RuleId = 10_023
+	longInListsID     analyzer.RuleId = 10_024
+	rowPairsID        analyzer.RuleId = 10_025
 )
 
 // addAnalyzerRules adds overloadsql's rules to the engine's rules that run last on every
@@ -64,8 +60,6 @@ func appendAnalyzerRules() {
 		// First: it rebuilds every node that holds a LIKE, which would drop the wrappers the
 		// later rules put around some nodes (textVariables).
 		analyzer.Rule{Id: cancellableLikeID, Apply: cancellableLikes},
-		analyzer.Rule{Id: explainRuleID, Apply: explainManyRows},
-		analyzer.Rule{Id: createSchemaRuleID, Apply: createSchemaAsDatabase},
 		analyzer.Rule{Id: globalReadRuleID, Apply: readGlobalOnlyVariablesGlobally},
 		analyzer.Rule{Id: primaryKeyRuleID, Apply: fastPrimaryKeyLookups},
 		analyzer.Rule{Id: showVariablesID, Apply: showVariablesAsText},
@@ -154,28 +148,6 @@ func readGlobalOnlyVariablesGlobally(ctx *sql.Context, _ *analyzer.Analyzer, n s
 		global.Scope = sql.GetMysqlScope(sql.SystemVariableScope_Global)
 		return &global, transform.NewTree, nil
 	})
-}
-
-// createSchemaAsDatabase makes CREATE SCHEMA what it is in MySQL, CREATE DATABASE. The engine
-// reads it as a schema inside the current database (falling back to a database only when that
-// database has no schemas), so it failed with "no database selected" in a session without a
-// current database, e.g. after DROP DATABASE of it (mariadb-slap --iterations=2).
-func createSchemaAsDatabase(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	if cs, ok := n.(*plan.CreateSchema); ok {
-		return cs.CreateDB, transform.NewTree, nil
-	}
-	return n, transform.SameTree, nil
-}
-
-// explainManyRows keeps the engine from reading the plan of a point lookup as a one-row
-// result: the engine marks a query whose primary-key lookup returns at most one row, and its
-// EXPLAIN inherits the mark although the plan has several lines, so EXPLAIN PLAN of
-// `WHERE id = 1` failed with "max1Row iterator returned more than one row".
-func explainManyRows(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	if qFlags != nil && qFlags.IsSet(sql.QFlagMax1Row) && statement.IsExplain(ctx.Query()) {
-		qFlags.Unset(sql.QFlagMax1Row)
-	}
-	return n, transform.SameTree, nil
 }
 
 // readOnlyRuleName is the engine's rule that refuses statements writing to a read-only database.

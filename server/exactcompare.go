@@ -547,8 +547,8 @@ func withSides(ctx *sql.Context, e sql.Expression, sides []sql.Expression) (sql.
 // its longest numeric prefix (numericPrefix), a DOUBLE; NULL stays NULL. (MySQL also warns, 1292,
 // for each value that is not a number as a whole; this does not, so that a large table of such
 // values cannot fill the session's warnings.) It reads as CAST(text AS DOUBLE), which is what
-// SHOW CREATE TABLE writes for a CHECK constraint or a generated column that holds it, and which
-// the engine plans as textAsDouble again (castTextAsDouble).
+// SHOW CREATE TABLE writes for a CHECK constraint or a generated column that holds it; the
+// engine reads that CAST with the same numeric prefix.
 type textAsDouble struct{ text sql.Expression }
 
 func (t textAsDouble) Resolved() bool                   { return t.text.Resolved() }
@@ -571,15 +571,6 @@ func (t textAsDouble) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	}
 	f, _ := numericPrefix(s)
 	return f, nil
-}
-
-// castTextAsDouble is CAST(text AS DOUBLE) read as MySQL reads it: the engine read '2x' as 0,
-// MySQL as 2.
-func castTextAsDouble(ctx *sql.Context, c *expression.Convert) (sql.Expression, transform.TreeIdentity, error) {
-	if c.Type(ctx) != types.Float64 || !types.IsText(c.Child.Type(ctx)) {
-		return c, transform.SameTree, nil
-	}
-	return textAsDouble{text: c.Child}, transform.NewTree, nil
 }
 
 func (t textAsDouble) WithChildren(ctx *sql.Context, children ...sql.Expression) (sql.Expression, error) {

@@ -10,55 +10,6 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 )
 
-// Tables with VIRTUAL columns. The engine reads such a table through a wrapper that computes
-// each virtual column from the stored ones by their positions in the whole row, and its rule
-// pruneTables, which makes a table read only the columns a statement uses, leaves that wrapper
-// as it was: a statement that used some columns of such a table read the virtual column's
-// inputs from the wrong positions and failed with 1105 ("unable to find field with index 1 in
-// row of 1 columns" for SELECT a FROM t, t (a, b, v AS (a + 1) VIRTUAL); a panic "index out of
-// range" for SELECT c FROM t, t (a, v AS (a + 1) VIRTUAL, c)). keepVirtualColumnTables keeps
-// the rule away from statements that read such a table: they read whole rows.
-func keepVirtualColumnTables(a *analyzer.Analyzer) {
-	wrapEngineRule(a, "pruneTables", func(prune ruleFunc) ruleFunc {
-		return func(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-			if readsVirtualColumns(ctx, n) {
-				return n, transform.SameTree, nil
-			}
-			return prune(ctx, a, n, scope, sel, qFlags)
-		}
-	})
-}
-
-// readsVirtualColumns reports whether the plan n, its subqueries' plans included, reads a table
-// with virtual columns.
-func readsVirtualColumns(ctx *sql.Context, n sql.Node) bool {
-	found := false
-	var node func(*sql.Context, sql.Node) bool
-	node = func(ctx *sql.Context, n sql.Node) bool {
-		if n == nil || found {
-			return false
-		}
-		if rt, ok := n.(*plan.ResolvedTable); ok {
-			if _, ok := rt.WrappedTable().(*plan.VirtualColumnTable); ok {
-				found = true
-			}
-		}
-		if ex, ok := n.(sql.Expressioner); ok {
-			for _, e := range ex.Expressions() {
-				transform.InspectExpr(ctx, e, func(ctx *sql.Context, e sql.Expression) bool {
-					if sub, ok := e.(*plan.Subquery); ok && sub.Query != nil && !found {
-						transform.InspectWithOpaque(ctx, sub.Query, node)
-					}
-					return found
-				})
-			}
-		}
-		return !found
-	}
-	transform.InspectWithOpaque(ctx, n, node)
-	return found
-}
-
 // refuseVirtualColumnShifts refuses, with 1235, an ALTER TABLE that changes a column placed
 // after a VIRTUAL column (MODIFY, CHANGE, RENAME COLUMN, ALTER COLUMN ... SET or DROP DEFAULT).
 // The engine's in-memory table keeps only the stored columns in its rows but rewrites them by
