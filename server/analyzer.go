@@ -69,10 +69,9 @@ func appendAnalyzerRules() {
 		analyzer.Rule{Id: geometryWritesID, Apply: checkedGeometryWrites})
 }
 
-// showVariablesAsText makes SHOW VARIABLES print floating-point values as numbers. The engine
-// writes each value into its text column, and it writes a negative float wrong (without its
-// minus sign, or a stray byte of its buffer instead): the simulation variables' -1 showed as
-// "1" or "s".
+// Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): SHOW VARIABLES prints
+// floating-point values as numbers (the engine writes a negative float wrong: -1 as "1" or "s").
+// Test: TestGlobalOnlyVariablesReadTheGlobal fails without it.
 func showVariablesAsText(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	if sv, ok := n.(*plan.ShowVariables); ok {
 		return textVariables{sv}, transform.NewTree, nil
@@ -116,12 +115,12 @@ func (t textVariables) BuildRowIter(ctx *sql.Context, b sql.NodeExecBuilder, row
 	return sql.RowsToRowIter(rows...), nil
 }
 
-// readGlobalOnlyVariablesGlobally makes `@@name` of a global-only variable (every server
-// setting, max_connections, the simulation variables) read the global value, as in MySQL. The
-// engine reads an unscoped `@@name` from the session's copy of the globals, taken when the
-// session started, so after SET GLOBAL the session that ran it, and every session open then,
-// kept showing the old value. SET statements are left alone: their targets keep the engine's
-// scope checks (error 1229 for SET without GLOBAL). Statements without "@@" are not walked.
+// Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): `@@name` of a
+// global-only variable reads the global value (the engine reads the session's copy from its start).
+// Test: TestGlobalOnlyVariablesReadTheGlobal fails without it.
+//
+// SET statements are left alone: their targets keep the engine's scope checks (1229), and
+// statements without "@@" are not walked.
 func readGlobalOnlyVariablesGlobally(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	if !strings.Contains(ctx.Query(), "@@") {
 		return n, transform.SameTree, nil
@@ -153,10 +152,9 @@ func readGlobalOnlyVariablesGlobally(ctx *sql.Context, _ *analyzer.Analyzer, n s
 // readOnlyRuleName is the engine's rule that refuses statements writing to a read-only database.
 const readOnlyRuleName = "validateReadOnlyDatabase"
 
-// allowViewsOverReadOnlyTables lets CREATE VIEW in a writable database read the read-only
-// `system` tables, as MySQL lets a view read performance_schema: the engine's read-only check
-// looks at every table a DDL statement names, also the ones a view only reads. For CREATE VIEW
-// only the view's own database is checked; every other statement keeps the engine's check.
+// Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): CREATE VIEW in a
+// writable database may read the read-only `system` tables (the engine refuses: read-only database).
+// Test: TestErrorNumbersAndDiagnostics fails without it. Other statements keep the engine's check.
 func allowViewsOverReadOnlyTables(a *analyzer.Analyzer) {
 	for _, batch := range a.Batches {
 		for i, rule := range batch.Rules {

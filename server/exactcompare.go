@@ -20,12 +20,9 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// Exact numeric comparisons. The engine compares a DECIMAL with another number in the DECIMAL's
-// own type, the left one's when both are: the other value is rounded to that type's scale, or
-// clamped to its range, first. So with d DECIMAL(8,2) holding 1.50, `d = 1.499` was true and
-// `1.499 < d` false; and `DELETE ... WHERE d = 1.499` deleted that row. An index lookup does the
-// same with its key, for integer columns too: with an index on t TINYINT, `t = 300` found the row
-// holding 127, and on u BIGINT UNSIGNED, `u > -1` found nothing.
+// Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): DECIMALs and index keys
+// compare exactly with other numbers (the engine rounds or clamps).
+// Test: TestNumericComparisonsAreExact, TestTextComparedWithNumbers fails without it.
 //
 // MySQL compares the exact values. Two steps bring that back. The engine's planner already
 // converts a decimal literal compared with a DECIMAL column to the column's type (`d > 1.499`

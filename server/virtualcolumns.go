@@ -10,13 +10,12 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 )
 
-// refuseVirtualColumnShifts refuses, with 1235, an ALTER TABLE that changes a column placed
-// after a VIRTUAL column (MODIFY, CHANGE, RENAME COLUMN, ALTER COLUMN ... SET or DROP DEFAULT).
-// The engine's in-memory table keeps only the stored columns in its rows but rewrites them by
-// the column's position among all columns: it converted the value of the next stored column
-// (t (a, v AS (a + 1) VIRTUAL, c INT, z VARCHAR(5)): MODIFY c TINYINT failed on z's 'abc',
-// MODIFY c VARCHAR(20) left c's numbers unconverted) or failed with 1105 "slice bounds out of
-// range" (the last column). Columns before the first VIRTUAL column are changed as usual.
+// Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): ALTER of a column after a
+// VIRTUAL column fails with 1235 (the in-memory table shifts columns).
+// Test: TestVirtualColumns fails without it.
+//
+// refuseVirtualColumnShifts covers MODIFY, CHANGE, RENAME COLUMN and ALTER COLUMN ... SET or DROP
+// DEFAULT; columns before the first VIRTUAL column are changed as usual.
 func refuseVirtualColumnShifts(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	nodes := []sql.Node{n}
 	if b, ok := n.(*plan.Block); ok {
