@@ -57,6 +57,7 @@ var sqlStates = map[int]string{
 	mysql.EROperandColumns:          "21000",               // 1241
 	mysql.ERSubqueryNo1Row:          "21000",               // 1242
 	mysql.ERDataOutOfRange:          "22003",               // 1264
+	mysql.ERSPDoesNotExist:          mysql.SSClientError,   // 1305
 	erQueryInterrupted:              "70100",               // 1317
 	mysql.ERDataTooLong:             mysql.SSDataTooLong,   // 1406
 	mysql.ERRowIsReferenced2:        "23000",               // 1451
@@ -98,6 +99,7 @@ var engineMessages = []engineMessage{
 		"Cannot drop index '$1': needed in a foreign key constraint"},
 	{regexp.MustCompile(`^Unknown prepared statement handler \((.*)\) given to EXECUTE$`), errUnknownStmtCode,
 		"Unknown prepared statement handler ($1) given to EXECUTE"},
+	{regexp.MustCompile(`^stored procedure "(.*)" does not exist$`), mysql.ERSPDoesNotExist, "PROCEDURE $1 does not exist"},
 	{regexp.MustCompile(`^an index with id "(.*)" has already been registered$`), mysql.ERDupKeyName, "Duplicate key name '$1'"},
 	{regexp.MustCompile(`^column "(.*)" could not be found in any table in scope$`), mysql.ERBadFieldError, "Unknown column '$1'"},
 	{regexp.MustCompile(`^number of values does not match number of columns provided$`), mysql.ERWrongValueCountOnRow,
