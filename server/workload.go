@@ -35,7 +35,9 @@ func (vs *variables) workloadVariable() sql.SystemVariable {
 }
 
 // workloadChanged checks a session's SET workload: a known workload (or "" for the user's
-// default), and for a non-admin, no readonly constraint.
+// default), and for a non-admin, no readonly constraint; then it moves the session's memory
+// account into the workload, which fails with 241 when the workload cannot take what the
+// session keeps.
 func (vs *variables) workloadChanged(ctx *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
 	if internal(ctx) {
 		return nil
@@ -47,13 +49,14 @@ func (vs *variables) workloadChanged(ctx *sql.Context, _ sql.SystemVariableScope
 			return errConstraint("setting workload is readonly (constraints.workload.readonly); the value stays unchanged (admins are not bound by constraints)")
 		}
 	}
+	target := name
 	if name == "" {
-		return nil
-	}
-	if _, ok := cfg.LookupWorkload(name); !ok {
+		target = cfg.UserWorkload(ctx.Session.Client().User)
+	} else if _, ok := cfg.LookupWorkload(name); !ok {
 		return errUnknownWorkload(cfg, name, "")
 	}
-	return nil
+	// The session's memory account follows it into the workload (workloadmemory.go).
+	return vs.s.sessionAccounts.join(ctx.Session, target, name)
 }
 
 // errUnknownWorkload is MySQL's error for a value a variable cannot take, naming the known
@@ -136,7 +139,7 @@ func (s *Server) workloadRows() []tables.Workload {
 		rows = append(rows, tables.Workload{
 			Name: w.Name, Priority: int64(w.Priority), Weight: w.Weight,
 			MaxConcurrentStatements: int64(w.MaxConcurrent), MaxQueuedStatements: int64(w.MaxQueued),
-			MaxMemoryUsage: c.MaxMemoryUsage, Removed: w.Removed,
+			MaxMemoryUsage: c.MaxMemoryUsage, MemoryUsage: s.sessionAccounts.workloadUsage(w.Name), Removed: w.Removed,
 			Running: int64(w.Running), Stalled: int64(w.Stalled), Queued: int64(w.Queued),
 			Admitted: w.Admitted, Refused: w.Refused, Overloaded: w.Overloaded,
 			QueueWaitMicros: uint64(w.QueueWait.Microseconds()), CPUTimeMicros: uint64(w.CPU.Microseconds()),
