@@ -279,6 +279,7 @@ func (s *Server) buildEngine(cfg *config.Config, collation sql.CollationID) *sql
 	allowViewsOverReadOnlyTables(engine.Analyzer)
 	limitUnnesting(engine.Analyzer)
 	keepVirtualColumnTables(engine.Analyzer)
+	checkLockNames(engine)
 	grantPrivileges(engine.Analyzer.Catalog.MySQLDb, cfg.Users)
 	engine.Analyzer.Catalog.AuthHandler = mysqlAuthorization{engine.Analyzer.Catalog.AuthHandler}
 	yielder := newYielder(func() int { return int(s.counters.running.Load()) })

@@ -64,7 +64,7 @@ func (vs *variables) workloadChanged(ctx *sql.Context, _ sql.SystemVariableScope
 func errUnknownWorkload(cfg *config.Config, name, how string) error {
 	return mysql.NewSQLError(mysql.ERWrongValueForVar, "42000",
 		"Variable 'workload' can't be set to the value of '%s'%s: no such workload; the workloads are %s (config [[workloads]])",
-		name, how, strings.Join(cfg.WorkloadNames(), ", "))
+		clipped(name, quotedValue), how, strings.Join(cfg.WorkloadNames(), ", "))
 }
 
 // statementWorkload is the workload a statement on c runs in (see the top of this file).
