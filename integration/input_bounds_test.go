@@ -65,12 +65,20 @@ func TestErrorsQuoteClientInputClipped(t *testing.T) {
 		{"SET queue_max_wait_ms = REPEAT('9x', 500000)", 1231, "'" + strings.Repeat("9x", 100) + "...'", 600},
 		{"SELECT * FROM '" + big[:200000] + "'", 1064, "near '" + big[:80] + "...'", 400},
 		{"SET sql_mode = REPEAT('m', 1000000)", 0, "", 4200},
+		{"ROLLBACK TO SAVEPOINT `" + big[:100000] + "`", 1305, "SAVEPOINT " + big[:200] + "... does not exist", 400},
 	} {
 		_, err := c.ExecContext(context.Background(), q.query)
 		me := mysqlError(t, err)
 		if q.num != 0 && me.Number != q.num || !strings.Contains(me.Message, q.quoted) || len(me.Message) > q.limit {
 			t.Errorf("%.60s: %d %.300s (%d bytes); want %d quoting %.60s, at most %d bytes", q.query, me.Number, me.Message, len(me.Message), q.num, q.quoted, q.limit)
 		}
+	}
+	// The user name of a handshake, before authentication (the handshake may be 64 KiB).
+	db := s.open(big[:30000], "x", s.addr)
+	defer db.Close()
+	err := db.PingContext(context.Background())
+	if me := mysqlError(t, err); me.Number != 1045 || !strings.Contains(me.Message, "'"+big[:48]+"...'") || len(me.Message) > 200 {
+		t.Errorf("a 30 KB user name: %d %.300s (%d bytes); want 1045 quoting its first 48 bytes", me.Number, me.Message, len(me.Message))
 	}
 	// The session goes on.
 	var one int

@@ -17,6 +17,9 @@ const (
 	quotedSyntax = 80
 	// quotedLockName is how much of a lock name a message quotes.
 	quotedLockName = 192
+	// quotedUser is how much of a user name a message quotes (ER_ACCESS_DENIED_ERROR's width):
+	// the handshake's user name is the one input sent before authentication.
+	quotedUser = 48
 	// maxErrorMessage bounds every message sent to a client, in bytes: far above the longest
 	// of overloadsql's own (error 202's, with all the settings it names), far below any packet
 	// limit.
