@@ -99,20 +99,6 @@ func (s *Server) sessionWorkload(user string, sess sql.Session) string {
 	return s.cfg.Load().UserWorkload(user)
 }
 
-// SessionWorkload returns the workload a session's statements run in now and that workload's
-// max_memory_usage (bytes, 0 = no bound of its own), for the memory accounting. sess may be nil.
-func (s *Server) SessionWorkload(user string, sess sql.Session) (name string, maxMemoryUsage uint64) {
-	name = s.sessionWorkload(user, sess)
-	w, _ := s.cfg.Load().LookupWorkload(name)
-	return name, w.MaxMemoryUsage
-}
-
-// WorkloadMaxMemoryUsage returns a workload's max_memory_usage (bytes, 0 = none or unknown).
-func (s *Server) WorkloadMaxMemoryUsage(name string) uint64 {
-	w, _ := s.cfg.Load().LookupWorkload(name)
-	return w.MaxMemoryUsage
-}
-
 func sessionOf(c *mysql.Conn) sql.Session {
 	if cl := clientOf(c); cl != nil {
 		return cl.session

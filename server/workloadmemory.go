@@ -37,6 +37,9 @@ import (
 //
 // Sessions on admin_listen stay under the server's account: an operator's statements run in no
 // workload, and its session's own limit is the only one that refuses it.
+//
+// Lock order: a session's sessionMemory.mu, then sessionAccounts.mu (held only to look up a
+// session or a workload account, never while a session's mutex is taken).
 
 // workloadMemory is one workload's account. removed is set (under sessionAccounts.mu) when a
 // reload takes the workload out; its sessions are then moved out.
