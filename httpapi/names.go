@@ -114,6 +114,7 @@ var WorkloadNames = []Name{
 	{tableWorkloads, "weight", prefix + "workload_weight", 1},
 	{tableWorkloads, "priority", prefix + "workload_priority", 1},
 	{tableWorkloads, "max_memory_usage", prefix + "workload_max_memory_usage_bytes", 1},
+	{tableWorkloads, "memory_usage", prefix + "workload_memory_usage_bytes", 1},
 }
 
 // workloadLabel is the label of the workload series.

@@ -141,7 +141,7 @@ func (m method) check(c *mysql.Conn, user string, serverData, clientData []byte,
 	}
 	if !m.s.isAdmin(user) && isAdminConn(c.Conn) {
 		return nil, mysql.NewSQLError(mysql.ERSpecifiedAccessDenied, "42000",
-			"Access denied for user '%s': admin_listen accepts admin users only; use the main listener", user)
+			"Access denied for user '%s': admin_listen accepts admin users only; use the main listener", clipped(user, quotedUser))
 	}
 	return g, nil
 }
@@ -151,7 +151,7 @@ func userOf(a account, remote net.Addr) mysql.Getter {
 }
 
 func accessDenied(user string) error {
-	return mysql.NewSQLError(mysql.ERAccessDeniedError, mysql.SSAccessDeniedError, "Access denied for user '%v'", user)
+	return mysql.NewSQLError(mysql.ERAccessDeniedError, mysql.SSAccessDeniedError, "Access denied for user '%v'", clipped(user, quotedUser))
 }
 
 func hostOf(addr net.Addr) string {

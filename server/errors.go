@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"regexp"
+	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
@@ -66,7 +67,8 @@ var sqlStates = map[int]string{
 }
 
 // engineMessage turns an engine message matching pattern into MySQL's number and message; the
-// message is pattern's expansion template ($1, ...).
+// message is pattern's expansion template ($0, $1, ...), each part quoted at most quotedValue
+// bytes, the text near a syntax error quotedSyntax (see clip.go).
 type engineMessage struct {
 	pattern *regexp.Regexp
 	number  int
@@ -123,7 +125,8 @@ var rewordable = map[int]bool{
 }
 
 // clientError returns err as the client should see it: a *mysql.SQLError with MySQL's number,
-// SQLSTATE and, for the engine's own wordings listed above, MySQL's message.
+// SQLSTATE and, for the engine's own wordings listed above, MySQL's message, which quotes what
+// it names clipped; any message at most maxErrorMessage bytes long.
 func clientError(err error) *mysql.SQLError {
 	if err == nil {
 		return nil
@@ -135,17 +138,39 @@ func clientError(err error) *mysql.SQLError {
 	out := *se
 	if rewordable[out.Num] {
 		for _, m := range engineMessages {
-			if sub := m.pattern.FindStringSubmatchIndex(out.Message); sub != nil {
-				out.Message = string(m.pattern.ExpandString(nil, m.message, out.Message, sub))
+			if parts := m.pattern.FindStringSubmatch(out.Message); parts != nil {
+				out.Message = m.expand(parts)
 				out.Num = m.number
 				break
 			}
 		}
 	}
+	out.Message = clippedMessage(out.Message)
 	if out.State == mysql.SSUnknownSQLState || out.State == "" {
 		if state, ok := sqlStates[out.Num]; ok {
 			out.State = state
 		}
 	}
 	return &out
+}
+
+// expand is m's message with $i replaced by parts[i], clipped.
+func (m engineMessage) expand(parts []string) string {
+	quote := quotedValue
+	if m.number == mysql.ERParseError {
+		quote = quotedSyntax
+	}
+	var b strings.Builder
+	for i := 0; i < len(m.message); i++ {
+		c := m.message[i]
+		if c == '$' && i+1 < len(m.message) && m.message[i+1] >= '0' && m.message[i+1] <= '9' {
+			if n := int(m.message[i+1] - '0'); n < len(parts) {
+				b.WriteString(clipped(parts[n], quote))
+			}
+			i++
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }

@@ -232,7 +232,7 @@ func hinted(hints []statement.Hint, lo, hi float64, constraints map[string]confi
 func parseHintValue(v string) (float64, error) {
 	f, err := strconv.ParseFloat(v, 64)
 	if err == nil && (f < 0 || math.IsNaN(f)) {
-		err = fmt.Errorf("%s is not a number >= 0", v)
+		err = fmt.Errorf("%s is not a number >= 0", clipped(v, quotedValue))
 	}
 	return f, err
 }

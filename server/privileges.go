@@ -685,14 +685,14 @@ func (f secureFiles) writable(path string) (string, error) {
 			return "", outside
 		}
 		return "", mysql.NewSQLError(mysql.ERTextFileNotReadable, mysql.SSUnknownSQLState,
-			"Can't create/write to file '%s' (%v)", path, errors.Unwrap(err))
+			"Can't create/write to file '%s' (%v)", clipped(path, quotedValue), errors.Unwrap(err))
 	}
 	resolved, err := f.within(filepath.Join(parent, filepath.Base(abs)))
 	if err != nil {
 		return "", err
 	}
 	if _, err := os.Lstat(resolved); err == nil {
-		return "", mysql.NewSQLError(mysql.ERFileExists, mysql.SSUnknownSQLState, "File '%s' already exists", path)
+		return "", mysql.NewSQLError(mysql.ERFileExists, mysql.SSUnknownSQLState, "File '%s' already exists", clipped(path, quotedValue))
 	}
 	return resolved, nil
 }

@@ -82,7 +82,7 @@ func (h *protocolHandler) answerSavepoint(c *mysql.Conn, stmt *statement.Summary
 }
 
 func savepointMissing(name string) error {
-	return mysql.NewSQLError(erSPDoesNotExist, mysql.SSClientError, "SAVEPOINT %s does not exist", name)
+	return mysql.NewSQLError(erSPDoesNotExist, mysql.SSClientError, "SAVEPOINT %s does not exist", clipped(name, quotedValue))
 }
 
 // trackSavepoints follows a statement that ran: one that may write counts, one that ends or

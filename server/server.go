@@ -139,6 +139,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	s.statements = newStatements()
 	s.sessionAccounts = newSessionAccounts()
 	s.sessionAccounts.adjust(running.MaxServerMemoryUsage, 0, running.MaxMemoryUsageForSession)
+	s.sessionAccounts.configureWorkloads(running)
 	s.admission = admission.New(admissionLimits(running), admission.Options{})
 
 	s.monitor = warnings.NewMonitor(s.registry, warningsConfig(running), s.logger)
@@ -277,6 +278,7 @@ func (s *Server) buildEngine(cfg *config.Config, collation sql.CollationID) *sql
 	}).AddOverrides(overrides).Build(), nil)
 	allowViewsOverReadOnlyTables(engine.Analyzer)
 	limitUnnesting(engine.Analyzer)
+	checkLockNames(engine)
 	grantPrivileges(engine.Analyzer.Catalog.MySQLDb, cfg.Users)
 	engine.Analyzer.Catalog.AuthHandler = mysqlAuthorization{engine.Analyzer.Catalog.AuthHandler}
 	yielder := newYielder(func() int { return int(s.counters.running.Load()) })
@@ -320,7 +322,7 @@ func (s *Server) sessionBuilder(ctx context.Context, conn *mysql.Conn, addr stri
 	if old := clientOf(conn); old != nil {
 		s.sessionAccounts.end(old.session)
 	}
-	s.sessionAccounts.begin(client.session, isAdminConn(conn.Conn))
+	s.beginSessionMemory(conn, client.session)
 	conn.ClientData = client
 	// The engine names a connection's user in its process list only after a COM_INIT_DB.
 	s.engine.ProcessList.ConnectionReady(client.session)

@@ -179,6 +179,7 @@ func (s *Server) apply(cfg *config.Config, readCertificates bool) error {
 	s.cfg.Store(cfg)
 	s.sampler.Reconfigure(samplerSettings(cfg))
 	s.admission.SetLimits(admissionLimits(cfg))
+	s.sessionAccounts.configureWorkloads(cfg)
 	s.monitor.SetConfig(warningsConfig(cfg))
 	return nil
 }

@@ -50,7 +50,7 @@ func (t checkedVariableType) Convert(ctx context.Context, v any) (any, sql.Conve
 	}
 	if err != nil {
 		return nil, inRange, mysql.NewSQLError(mysql.ERWrongValueForVar, "42000",
-			"Variable '%s' can't be set to the value of '%s': it must be %s", t.name, shown(v), t.accepts)
+			"Variable '%s' can't be set to the value of '%s': it must be %s", t.name, clipped(shown(v), quotedValue), t.accepts)
 	}
 	return out, inRange, nil
 }
