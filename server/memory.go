@@ -187,12 +187,14 @@ func (s *Server) guardMemory(ctx context.Context) {
 			return
 		case now := <-tick.C:
 			cfg := s.cfg.Load()
-			limit := heapLimit(guardLimit(s.sampler.Snapshot().MemoryLimit, cfg.MaxServerMemoryUsage), s.storageOffHeapBytes())
-			if limit != applied {
-				applied = limit
-				debug.SetMemoryLimit(runtimeMemoryLimit(limit, previous))
+			limit := guardLimit(s.sampler.Snapshot().MemoryLimit, cfg.MaxServerMemoryUsage)
+			// The Go heap's part of it: the store's memory outside the heap is the rest.
+			heap := heapLimit(limit, s.storageOffHeapBytes(now))
+			if heap != applied {
+				applied = heap
+				debug.SetMemoryLimit(runtimeMemoryLimit(heap, previous))
 			}
-			s.checkMemory(now, limit)
+			s.checkMemory(now, heap)
 			s.sessionAccounts.adjust(limit, live(), cfg.MaxMemoryUsageForSession)
 		}
 	}

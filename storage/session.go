@@ -428,6 +428,19 @@ func (t *txn) beginWrite(ctx *sql.Context) error {
 }
 
 // checkSize fails the transaction when it went over its limit.
+// checkRoom fails the transaction before a write of n bytes that would take it over
+// MaxTransactionBytes: the batch grows by doubling, so a write past the bound could allocate
+// twice the bound at once.
+func (t *txn) checkRoom(n int) error {
+	limit := t.store.opts.MaxTransactionBytes
+	if int64(t.batch.Len()+t.undoBytes+n) <= limit {
+		return nil
+	}
+	t.failed = errTooLarge(limit)
+	t.discardWrites()
+	return t.failed
+}
+
 func (t *txn) checkSize() error {
 	limit := t.store.opts.MaxTransactionBytes
 	if int64(t.batch.Len()+t.undoBytes) <= limit {
@@ -459,6 +472,9 @@ func (t *txn) put(key, val, old []byte, existed bool, tid uint32, rowDelta int8)
 	}
 	if t.batch == nil {
 		return errNoWriteLock
+	}
+	if err := t.checkRoom(len(key) + len(val) + len(old)); err != nil {
+		return err
 	}
 	t.undo = append(t.undo, undoRec{key: key, old: old, existed: existed, tid: tid, rowDelta: rowDelta, obsolete: len(t.obsolete)})
 	t.undoBytes += len(key) + len(old) + 64
