@@ -327,6 +327,9 @@ type txn struct {
 	iters                sync.Mutex
 	openIters, snapIters int
 	zombies              []io.Closer
+	// open are the open iterators, which the transaction's end closes: the engine leaves the
+	// scan of a failed ALTER TABLE (index build, rewrite) unclosed.
+	open map[*pebble.Iterator]bool
 	// views are the tables' frozen views while their editors are in a statement (openIter).
 	views map[uint32]*tableView
 	// snapCommits is the store's commit count when the snapshot was taken.
@@ -598,6 +601,7 @@ func (t *txn) rollback() {
 	if t.done {
 		return
 	}
+	t.closeLeftovers()
 	wrote := t.batch != nil
 	t.discardWrites()
 	if t.snap != nil {
@@ -620,6 +624,7 @@ func (t *txn) commit(ctx *sql.Context) error {
 		t.rollback()
 		return err
 	}
+	t.closeLeftovers()
 	if t.snap != nil {
 		t.retire(t.snap)
 		t.snap = nil
