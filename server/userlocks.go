@@ -29,9 +29,9 @@ var lockFunctions = map[string]bool{"get_lock": true, "release_lock": true, "is_
 // provider (a boundedProvider, asked before the built-ins) answers their names with the
 // engine's own functions over the engine's lock subsystem, their first argument checked.
 func checkLockNames(engine *sqle.Engine) {
-	p, ok := engine.Analyzer.Catalog.DbProvider.(committedProvider)
+	p, ok := engine.Analyzer.Catalog.DbProvider.(boundedProvider)
 	if !ok {
-		panic(fmt.Sprintf("server: the engine's provider is a %T, not the committedProvider", engine.Analyzer.Catalog.DbProvider))
+		panic(fmt.Sprintf("server: the engine's provider is a %T, not the boundedProvider", engine.Analyzer.Catalog.DbProvider))
 	}
 	for _, f := range function.GetLockingFuncs(sql.NewEmptyContext(), engine.LS) {
 		name := f.FunctionName()
