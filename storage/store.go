@@ -130,6 +130,8 @@ type Stats struct {
 	Commits, Rollbacks, StatementRollbacks, SavepointRollbacks atomic.Int64
 	// LockWaitNanos and LockHoldNanos sum the write lock's waits and holds.
 	LockWaitNanos, LockHoldNanos atomic.Int64
+	// WriteStalls counts Pebble's write stalls; WriteStallNanos sums their lengths.
+	WriteStalls, WriteStallNanos atomic.Int64
 }
 
 type formatRecord struct {
@@ -157,7 +159,10 @@ func Open(dir string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("%w: %s: %v", ErrLocked, dir, err)
 	}
 	cache := pebble.NewCache(opts.CacheBytes)
+	s := &Store{lock: lock, cache: cache, opts: opts, dir: dir,
+		autoInc: map[uint32]uint64{}, rowIDs: map[uint32]uint64{}, stop: make(chan struct{})}
 	po := &pebble.Options{
+		EventListener:               stallListener(&s.stats),
 		FS:                          fs,
 		Cache:                       cache,
 		Lock:                        lock,
@@ -181,8 +186,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		}
 		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, dir, err)
 	}
-	s := &Store{db: db, lock: lock, cache: cache, opts: opts, dir: dir,
-		autoInc: map[uint32]uint64{}, rowIDs: map[uint32]uint64{}, stop: make(chan struct{})}
+	s.db = db
 	s.writeLock = opts.WriteLock
 	if s.writeLock == nil {
 		s.writeLock = NewWriteLock(opts.LockWaitTimeout)
