@@ -98,7 +98,8 @@ func (s *Server) asynchronousMetrics() []overload.Metric {
 }
 
 func (s *Server) events() []overload.Event {
-	return append(append(s.sampler.Snapshot().Counters.Events(), s.counters.events()...), s.sessionAccounts.events()...)
+	rows := append(append(s.sampler.Snapshot().Counters.Events(), s.counters.events()...), s.sessionAccounts.events()...)
+	return append(rows, s.writes.events()...)
 }
 
 func (s *Server) serverSettings() []tables.ServerSetting {
