@@ -23,9 +23,7 @@ const (
 	explainRuleID      analyzer.RuleId = 10_000
 	createSchemaRuleID analyzer.RuleId = 10_001
 	globalReadRuleID   analyzer.RuleId = 10_002
-	primaryKeyRuleID   analyzer.RuleId = 10_003
 	showVariablesID    analyzer.RuleId = 10_004
-	unlockedWriteID    analyzer.RuleId = 10_005
 	atomicRenamesID    analyzer.RuleId = 10_006
 	comparisonsID      analyzer.RuleId = 10_007
 	tableWidthID       analyzer.RuleId = 10_009
@@ -67,9 +65,7 @@ func appendAnalyzerRules() {
 		analyzer.Rule{Id: explainRuleID, Apply: explainManyRows},
 		analyzer.Rule{Id: createSchemaRuleID, Apply: createSchemaAsDatabase},
 		analyzer.Rule{Id: globalReadRuleID, Apply: readGlobalOnlyVariablesGlobally},
-		analyzer.Rule{Id: primaryKeyRuleID, Apply: fastPrimaryKeyLookups},
 		analyzer.Rule{Id: showVariablesID, Apply: showVariablesAsText},
-		analyzer.Rule{Id: unlockedWriteID, Apply: refuseUnlockedWrites},
 		analyzer.Rule{Id: atomicRenamesID, Apply: atomicRenames},
 		analyzer.Rule{Id: executionID, Apply: correctExecution},
 		analyzer.Rule{Id: geometryWritesID, Apply: checkedGeometryWrites})

@@ -76,11 +76,7 @@ func (i *interceptor) serve(ctx context.Context, c *mysql.Conn, stmt *statement.
 	if err != nil {
 		return err
 	}
-	callback = answering(&turn, callback)
-	switch {
-	case turn.alone:
-		callback = withoutTransactionFlag(c, callback)
-	case turn.autocommitOff:
+	if turn.autocommitOff {
 		callback = i.s.committingAutocommit(c, turn.cl, callback)
 	}
 	ticket, err := i.takeSlot(ctx, c, stmt)
@@ -142,8 +138,7 @@ func (i *interceptor) recovered(c *mysql.Conn, err *error) {
 
 func (i *interceptor) Prepare(ctx context.Context, chain gms.Chain, c *mysql.Conn, query string, prepare *mysql.PrepareData) (fields []*querypb.Field, err error) {
 	defer i.recovered(c, &err)
-	i.s.enterPrepare(c)
-	defer i.s.leaveStorageAfterPrepare(c, openTransaction(c))
+	defer i.s.leaveStorageAfterPrepare(c, transactionOpen(c))
 	fields, err = chain.ComPrepare(ctx, c, query, prepare)
 	return fields, err
 }

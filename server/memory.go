@@ -187,7 +187,7 @@ func (s *Server) guardMemory(ctx context.Context) {
 			return
 		case now := <-tick.C:
 			cfg := s.cfg.Load()
-			limit := guardLimit(s.sampler.Snapshot().MemoryLimit, cfg.MaxServerMemoryUsage)
+			limit := heapLimit(guardLimit(s.sampler.Snapshot().MemoryLimit, cfg.MaxServerMemoryUsage), s.storageOffHeapBytes())
 			if limit != applied {
 				applied = limit
 				debug.SetMemoryLimit(runtimeMemoryLimit(limit, previous))
