@@ -83,5 +83,10 @@ func storageHistograms(o storage.Observation) []httpapi.Histogram {
 	}}
 }
 
-// histograms are the distributions /metrics exports; none while no store is open.
-func (s *Server) histograms() []httpapi.Histogram { return nil }
+// histograms are the distributions /metrics exports.
+func (s *Server) histograms() []httpapi.Histogram {
+	if s.store == nil {
+		return nil
+	}
+	return storageHistograms(s.store.Observe())
+}

@@ -287,8 +287,5 @@ func TestSystemBackup(t *testing.T) {
 		if ok != tc.want || dir != tc.dir {
 			t.Errorf("SystemBackup(%q) = %q, %v, want %q, %v", tc.sql, dir, ok, tc.dir, tc.want)
 		}
-		if c := s.Exempt("main"); ok && c.Exempt {
-			t.Errorf("SYSTEM BACKUP is exempt from overload rejection: %+v", c)
-		}
 	}
 }
