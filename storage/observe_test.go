@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -143,4 +144,42 @@ func TestCheckpointOnline(t *testing.T) {
 			t.Errorf("%s = %s on the checkpoint, want %s", q, got, want)
 		}
 	}
+}
+
+// information_schema.TABLES shows the exact row count and a data length that counts the rows in
+// the memtables as well as those in the table files.
+func TestTableRowsAndDataLength(t *testing.T) {
+	s, err := Open("data", Options{FS: vfs.NewMem()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r := newRunner(t, s, "main")
+	defer r.close()
+	r.must("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(200), KEY kv (v))")
+	const q = "SELECT TABLE_ROWS, DATA_LENGTH FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'main' AND TABLE_NAME = 't'"
+	if got := fmt.Sprint(r.must(q)); got != "[[0 0]]" {
+		t.Errorf("empty table: %s, want [[0 0]]", got)
+	}
+	for i := 0; i < 10; i++ {
+		var vals []string
+		for j := 0; j < 100; j++ {
+			vals = append(vals, fmt.Sprintf("(%d, '%0100d')", i*100+j, j))
+		}
+		r.must("INSERT INTO t VALUES " + strings.Join(vals, ", "))
+	}
+	check := func(when string) {
+		row := r.must(q)[0]
+		rows, length := fmt.Sprint(row[0]), row[1]
+		n, _ := strconv.ParseUint(fmt.Sprint(length), 10, 64)
+		// a row is at least its 100-byte value; the rows are not compressible below 20 bytes each
+		if rows != "1000" || n < 1000*20 || n > 1000*400 {
+			t.Errorf("%s: TABLE_ROWS %s DATA_LENGTH %d, want 1000 rows of 20 to 400 bytes", when, rows, n)
+		}
+	}
+	check("in the memtable")
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	check("flushed")
 }

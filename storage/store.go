@@ -118,6 +118,8 @@ type Store struct {
 	mu      sync.Mutex
 	autoInc map[uint32]uint64 // table id → next AUTO_INCREMENT value (never rolled back)
 	rowIDs  map[uint32]uint64 // keyless table id → next hidden row id
+	// rowSizes: table id → the average size of a row, sampled once (DataLength).
+	rowSizes sync.Map
 
 	stop chan struct{}
 	wg   sync.WaitGroup
