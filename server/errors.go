@@ -24,6 +24,10 @@ const erQueryInterrupted = 1317
 // erFKColumnCannotDrop is ER_FK_COLUMN_CANNOT_DROP: a column a foreign key of its table uses.
 const erFKColumnCannotDrop = 1828
 
+// erSPDoesNotExist is ER_SP_DOES_NOT_EXIST, also MySQL's error of a savepoint name that is not
+// set.
+const erSPDoesNotExist = 1305
+
 // erDropIndexFK is ER_DROP_INDEX_FK: an index a foreign key needs.
 const erDropIndexFK = 1553
 
@@ -57,6 +61,7 @@ var sqlStates = map[int]string{
 	mysql.EROperandColumns:          "21000",               // 1241
 	mysql.ERSubqueryNo1Row:          "21000",               // 1242
 	mysql.ERDataOutOfRange:          "22003",               // 1264
+	erSPDoesNotExist:                mysql.SSClientError,   // 1305
 	erQueryInterrupted:              "70100",               // 1317
 	mysql.ERDataTooLong:             mysql.SSDataTooLong,   // 1406
 	mysql.ERRowIsReferenced2:        "23000",               // 1451
@@ -91,6 +96,7 @@ var engineMessages = []engineMessage{
 	{regexp.MustCompile(`^the view (.*)\.%!s\(MISSING\) already exists$`), mysql.ERTableExists, "Table '$1' already exists"},
 	{regexp.MustCompile(`^the view [^.]*\.(.*) already exists$`), mysql.ERTableExists, "Table '$1' already exists"},
 	{regexp.MustCompile(`^Check constraint "(.*)" violated$`), erCheckConstraintViolated, "Check constraint '$1' is violated."},
+	{regexp.MustCompile(`^SAVEPOINT (.*) does not exist$`), erSPDoesNotExist, "SAVEPOINT $1 does not exist"},
 	{regexp.MustCompile(`^Duplicate key name '(.*)'$`), mysql.ERDupKeyName, "Duplicate key name '$1'"},
 	{regexp.MustCompile("^cannot drop column `(.*)` as it is used in foreign key `(.*)`$"), erFKColumnCannotDrop,
 		"Cannot drop column '$1': needed in a foreign key constraint '$2'"},

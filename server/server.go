@@ -84,6 +84,8 @@ type Server struct {
 	lockWaits lockWaits
 	// store holds the user databases on data_dir (store.go).
 	store *storage.Store
+	// offHeap is the store's memory outside the Go heap, for the memory guard.
+	offHeap offHeap
 	// reloadMu makes reloads one at a time; see the lock order in the package comment.
 	reloadMu sync.Mutex
 	// settingsMu is the settings lock: every change of the running configuration, of the

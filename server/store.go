@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"overloadsql/server/config"
@@ -23,12 +24,8 @@ import (
 // ordered by the server's own write lock (storeLock), so that lock waits show in the process
 // list, obey innodb_lock_wait_timeout and KILL, and are counted.
 
-// memTableBytes is the size of one of the store's memtables; storageMemTables of them may be
-// queued before writes stall (storage.Open's setting).
-const (
-	memTableBytes    = 16 << 20
-	storageMemTables = 4
-)
+// memTableBytes is the size of one of the store's memtables.
+const memTableBytes = 16 << 20
 
 // StoreOpenError is the error of New when the data directory cannot be opened; Code is the
 // process's exit code for it (docs/storage.md).
@@ -136,14 +133,30 @@ func (s *Server) setMainCollation(collation sql.CollationID) error {
 	return nil
 }
 
-// storageOffHeapBytes is the memory of the store outside the Go heap: in a cgo build, Pebble
-// allocates its block cache and memtables with C malloc (in a build without cgo they are
-// ordinary Go memory, which the heap already counts).
-func (s *Server) storageOffHeapBytes() uint64 {
+// offHeapEvery is how often the memory guard measures the store's memory outside the heap.
+const offHeapEvery = time.Second
+
+// offHeap is the store's memory outside the Go heap as last measured, for the memory guard.
+type offHeap struct {
+	bytes    atomic.Uint64
+	measured time.Time // only the guard's goroutine touches it
+}
+
+// storageOffHeapBytes is the memory of the store outside the Go heap, measured at most every
+// offHeapEvery: in a cgo build Pebble allocates its block cache and memtables with C malloc, so
+// what they hold now (the cache fills up to storage_cache_bytes; memtable arenas are allocated
+// whole) is outside the heap. In a build without cgo they are ordinary Go memory, which the
+// heap already counts.
+func (s *Server) storageOffHeapBytes(now time.Time) uint64 {
 	if !cgoBuild || s.store == nil {
 		return 0
 	}
-	return uint64(s.store.CacheBytes()) + memTableBytes*storageMemTables
+	if now.Sub(s.offHeap.measured) >= offHeapEvery {
+		s.offHeap.measured = now
+		m := s.store.Metrics()
+		s.offHeap.bytes.Store(uint64(max(m.BlockCache.Size, 0)) + m.MemTable.Size + m.MemTable.ZombieSize)
+	}
+	return s.offHeap.bytes.Load()
 }
 
 // heapLimit is the part of the memory limit the Go heap may use: the rest holds the store's

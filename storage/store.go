@@ -45,7 +45,8 @@ type Options struct {
 	// FS is the filesystem; nil is the operating system's. Tests use vfs.NewMem or
 	// vfs.NewCrashableMem.
 	FS vfs.FS
-	// CacheBytes is the size of the block cache (default 64 MiB). It is Go heap memory.
+	// CacheBytes is the size of the block cache (default 64 MiB). In a cgo build it is C
+	// memory, outside the Go heap.
 	CacheBytes int64
 	// MemTableBytes is the size of one memtable (default 16 MiB; two may be queued).
 	MemTableBytes int64

@@ -2,10 +2,11 @@ package storage
 
 import (
 	"encoding/binary"
-	"github.com/cockroachdb/pebble/v2"
+	"fmt"
 	"io"
 	"strings"
 
+	"github.com/cockroachdb/pebble/v2"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
 
@@ -512,9 +513,30 @@ func (t *Table) CreateCheck(ctx *sql.Context, check *sql.CheckDefinition) error 
 				return mysqlError(3822, "HY000", "Duplicate check constraint name '%s'.", check.Name)
 			}
 		}
-		d.Checks = append(d.Checks, *check)
+		c := *check
+		if c.Name == "" {
+			// MySQL's name of an unnamed CHECK: <table>_chk_<n>, the first n not taken.
+			c.Name = generatedCheckName(d)
+		}
+		d.Checks = append(d.Checks, c)
 		return nil
 	})
+}
+
+func generatedCheckName(d *tableDesc) string {
+	for i := 1; ; i++ {
+		name := fmt.Sprintf("%s_chk_%d", d.Name, i)
+		taken := false
+		for _, c := range d.Checks {
+			if strings.EqualFold(c.Name, name) {
+				taken = true
+				break
+			}
+		}
+		if !taken {
+			return name
+		}
+	}
 }
 
 func (t *Table) DropCheck(ctx *sql.Context, name string) error {
