@@ -398,7 +398,9 @@ func crashRun(t *testing.T, syncMode string, kills int, minWindow, maxWindow tim
 			worstRestart = max(worstRestart, took)
 		}
 		db := cs.cur.db()
-		rows := crashVerify(t, db, book, durable, killedAt, 2*time.Second, round == 1)
+		// storage_sync = none syncs every second; 2 s more of slack for a loaded machine's
+		// scheduling, so that the test does not depend on the machine's speed
+		rows := crashVerify(t, db, book, durable, killedAt, 3*time.Second, round == 1)
 		if t.Failed() {
 			t.Fatalf("round %d (after %d kills, %d ledger rows): the data is not what the acknowledged commits left", round, round, rows)
 		}
