@@ -57,6 +57,8 @@ type crashBook struct {
 	// must stay absent. lostAcked counts the acknowledged ones.
 	lost      map[int64]bool
 	lostAcked int
+	// maxLostAge is the longest time between a lost commit's acknowledgement and the kill.
+	maxLostAge time.Duration
 }
 
 type crashAck struct{ sentAt, ackedAt time.Time }
@@ -224,6 +226,7 @@ func crashVerify(t *testing.T, db *sql.DB, book *crashBook, durable bool, killed
 		delete(book.acked, lostID)
 		book.lost[lostID] = true
 		book.lostAcked++
+		book.maxLostAge = max(book.maxLostAge, killedAt.Sub(la.ackedAt))
 	}
 	for id := range ledger {
 		_, acked := book.acked[id]
@@ -405,8 +408,8 @@ func crashRun(t *testing.T, syncMode string, kills int, minWindow, maxWindow tim
 			t.Fatalf("round %d (after %d kills, %d ledger rows): the data is not what the acknowledged commits left", round, round, rows)
 		}
 		if round == kills {
-			t.Logf("%d kills: %d ledger rows survive, %d commits acknowledged and present, %d acknowledged and lost, %d unacknowledged and lost; slowest restart %v",
-				kills, rows, len(book.acked), book.lostAcked, len(book.lost)-book.lostAcked, worstRestart.Round(time.Millisecond))
+			t.Logf("%d kills: %d ledger rows survive, %d commits acknowledged and present, %d acknowledged and lost (at most %v before the kill), %d unacknowledged and lost; slowest restart %v",
+				kills, rows, len(book.acked), book.lostAcked, book.maxLostAge.Round(time.Millisecond), len(book.lost)-book.lostAcked, worstRestart.Round(time.Millisecond))
 			break
 		}
 		window := minWindow + time.Duration(rnd.Int63n(int64(maxWindow-minWindow)))
