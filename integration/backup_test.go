@@ -108,3 +108,18 @@ func TestSystemBackupOnline(t *testing.T) {
 		t.Error("the server did not log the backup")
 	}
 }
+
+// A backup inside data_dir is refused (1004), and so is one without secure_file_priv (1290).
+func TestSystemBackupRefusals(t *testing.T) {
+	dir := t.TempDir()
+	s := startServer(t, serverOptions{dir: dir, top: "secure_file_priv = " + quote(dir)})
+	wantError(t, s.adminDB(), "SYSTEM BACKUP TO '"+filepath.Join(dir, "data", "b")+"'", 1004, "HY000")
+	if _, err := os.Stat(filepath.Join(dir, "data", "b")); err == nil {
+		t.Error("the refused backup left a directory inside data_dir")
+	}
+	if _, err := s.adminDB().Exec("SYSTEM BACKUP TO '" + filepath.Join(dir, "ok") + "'"); err != nil {
+		t.Errorf("a backup beside data_dir: %v", err)
+	}
+	plain := startServer(t, serverOptions{})
+	wantError(t, plain.adminDB(), "SYSTEM BACKUP TO '"+filepath.Join(t.TempDir(), "b")+"'", 1290, "HY000")
+}
