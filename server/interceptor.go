@@ -22,7 +22,7 @@ import (
 const errServerOverloaded = 745
 
 // interceptor sees every statement before the engine parses it: it answers overloadsql's own
-// statements (SYSTEM RELOAD CONFIG, TRUNCATE system.warnings), rejects work under CPU overload,
+// statements (SYSTEM RELOAD CONFIG, SYSTEM BACKUP TO, TRUNCATE system.warnings), rejects work under CPU overload,
 // and records SET PERSIST.
 type interceptor struct {
 	s *Server
@@ -243,6 +243,16 @@ func (i *interceptor) own(c *mysql.Conn, stmt *statement.Summary, callback resul
 			return true, mysql.NewSQLError(mysql.ERUnknownError, mysql.SSUnknownSQLState, "SYSTEM RELOAD CONFIG failed, the running settings stay: %v", err)
 		}
 		return true, callback(&sqltypes.Result{}, false)
+	case isBackup(stmt):
+		dir, _ := stmt.SystemBackup()
+		if !i.s.auth.isAdmin(c.User) {
+			return true, errNeedAdmin("SYSTEM BACKUP")
+		}
+		r, err := i.s.backupTo(dir)
+		if err != nil {
+			return true, err
+		}
+		return true, callback(r, false)
 	case stmt.IsTruncateWarnings(currentDatabase(c)):
 		if !i.s.auth.isAdmin(c.User) {
 			return true, errNeedAdmin("TRUNCATE system.warnings")
@@ -252,6 +262,11 @@ func (i *interceptor) own(c *mysql.Conn, stmt *statement.Summary, callback resul
 		return true, callback(&sqltypes.Result{RowsAffected: uint64(n)}, false)
 	}
 	return false, nil
+}
+
+func isBackup(stmt *statement.Summary) bool {
+	_, ok := stmt.SystemBackup()
+	return ok
 }
 
 // forgetThresholdsIfNamed drops a connection's cached thresholds after a statement that names

@@ -94,11 +94,19 @@ func (s *Server) asynchronousMetrics() []overload.Metric {
 		overload.Metric{Name: "Uptime", Value: time.Since(s.started).Seconds(),
 			Description: "Seconds since the server started."},
 	)
+	if s.store != nil {
+		rows = append(rows, storageGauges(s.store.Observe())...)
+	}
 	return rows
 }
 
 func (s *Server) events() []overload.Event {
-	return append(append(s.sampler.Snapshot().Counters.Events(), s.counters.events()...), s.sessionAccounts.events()...)
+	rows := append(append(s.sampler.Snapshot().Counters.Events(), s.counters.events()...), s.sessionAccounts.events()...)
+	rows = append(rows, s.writes.events()...)
+	if s.store != nil {
+		rows = append(rows, storageEvents(s.store.Observe())...)
+	}
+	return rows
 }
 
 func (s *Server) serverSettings() []tables.ServerSetting {

@@ -119,6 +119,8 @@ type Store struct {
 	mu      sync.Mutex
 	autoInc map[uint32]uint64 // table id → next AUTO_INCREMENT value (never rolled back)
 	rowIDs  map[uint32]uint64 // keyless table id → next hidden row id
+	// rowSizes: table id → the average size of a row, sampled once (DataLength).
+	rowSizes sync.Map
 
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -131,6 +133,8 @@ type Stats struct {
 	Commits, Rollbacks, StatementRollbacks, SavepointRollbacks atomic.Int64
 	// LockWaitNanos and LockHoldNanos sum the write lock's waits and holds.
 	LockWaitNanos, LockHoldNanos atomic.Int64
+	// WriteStalls counts Pebble's write stalls; WriteStallNanos sums their lengths.
+	WriteStalls, WriteStallNanos atomic.Int64
 }
 
 type formatRecord struct {
@@ -158,7 +162,10 @@ func Open(dir string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("%w: %s: %v", ErrLocked, dir, err)
 	}
 	cache := pebble.NewCache(opts.CacheBytes)
+	s := &Store{lock: lock, cache: cache, opts: opts, dir: dir,
+		autoInc: map[uint32]uint64{}, rowIDs: map[uint32]uint64{}, stop: make(chan struct{})}
 	po := &pebble.Options{
+		EventListener:               stallListener(&s.stats),
 		FS:                          fs,
 		Cache:                       cache,
 		Lock:                        lock,
@@ -182,8 +189,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		}
 		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, dir, err)
 	}
-	s := &Store{db: db, lock: lock, cache: cache, opts: opts, dir: dir,
-		autoInc: map[uint32]uint64{}, rowIDs: map[uint32]uint64{}, stop: make(chan struct{})}
+	s.db = db
 	s.writeLock = opts.WriteLock
 	if s.writeLock == nil {
 		s.writeLock = NewWriteLock(opts.LockWaitTimeout)
