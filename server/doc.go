@@ -9,20 +9,14 @@
 // with the overload settings of its user, and every statement passes the overload interceptor
 // (exempt? rejected?) before the engine parses it; an ordinary one (not on the admin listener)
 // is registered while it runs, so that the memory guard (memory.go) can stop it when the heap
-// crosses the memory limit. The engine reads `main` (an in-memory
-// database) and `system` (package tables), which shows the live state kept here: the sampler
-// of package overload, the warning registry of package warnings, the running configuration and
-// the counters. The engine's in-memory tables answer a primary-key lookup with a scan of every
-// row plus a sort of the whole table; an analyzer rule (lookup.go) gives their indexed accesses a
-// lookup that reads each row once and sorts only the matches, or, for a read that sees the
-// committed tables, looks an integer key up in a map of the committed rows (committedkeys.go).
-// Plain secondary indexes are kept beside the engine's storage, as definitions that the tables
-// report and that lookup.go answers by a scan (sideindex.go): the engine's own entries made
-// every single-row write cost time proportional to the distance the row moves times the entries.
+// crosses the memory limit. The engine reads `main` and the databases made by CREATE DATABASE,
+// stored in package storage on data_dir (store.go), and `system` (package tables), which shows
+// the live state kept here: the sampler of package overload, the warning registry of package
+// warnings, the running configuration and the counters.
 //
-// The engine's in-memory sessions would put back, at commit, every table version a transaction
-// saw; transactions.go makes one transaction write at a time (the write lock) and keeps the
-// others from putting anything back, so no committed change is lost.
+// Transactions are the storage's; transactions.go makes one transaction write at a time (the
+// write lock) and marks every statement on the storage session, so that a failed statement
+// undoes only its own changes.
 //
 // Who may do what is stated in one table in privileges.go: the engine's privilege tables hold
 // the grants, and a guard checks every plan before it runs for what grants cannot express.

@@ -13,8 +13,8 @@ import (
 
 // RENAME TABLE and ALTER TABLE ... RENAME TO, all or nothing as in MySQL.
 //
-// The engine renames pair by pair, each for good at once (the in-memory database's list of
-// tables is outside any transaction), and repoints the foreign keys that name a table before it
+// The engine renames pair by pair, each for good at once over the in-memory database (whose list
+// of tables was outside any transaction; not re-checked on the storage), and repoints the foreign keys that name a table before it
 // renames the table. So a pair that failed (its table missing, its new name taken) left the pairs
 // before it renamed, and its own table's foreign keys naming a table that was not renamed. An
 // ALTER TABLE that renames and changes more ran its parts in the order written: the parts after

@@ -27,8 +27,7 @@ import (
 // statement is what can fill the server while every statement is small: its user variables, its
 // session variables and its prepared statements. The engine keeps the user variables in its
 // session (sql.BaseSession's user variables, a field the server
-// cannot reach), and its in-memory tables require the session to be the engine's own
-// *memory.Session, so the server cannot wrap the session to see SetUserVariable. It counts them
+// cannot reach), so the server does not see SetUserVariable. It counts them
 // where the plans that set them are built instead (sessionAccounts.build, called by guard.Build
 // for every plan that may set one, procedure bodies and prepared statements included):
 //

@@ -41,7 +41,7 @@ func storageGauges(o storage.Observation) []overload.Metric {
 // storageEvents are the store's rows of system.events: cumulative since start.
 func storageEvents(o storage.Observation) []overload.Event {
 	return []overload.Event{
-		{Name: "StorageCommits", Value: uint64(o.Commits), Description: "Transactions committed in the storage (autocommit statements and COMMITs that wrote or read stored tables)."},
+		{Name: "StorageCommits", Value: uint64(o.Commits), Description: "Transactions that wrote stored tables and committed (a read-only transaction is not counted)."},
 		{Name: "StorageRollbacks", Value: uint64(o.Rollbacks), Description: "Transactions rolled back in the storage: ROLLBACK, a failed autocommit statement, a transaction ended by a disconnect or KILL."},
 		{Name: "StorageStatementRollbacks", Value: uint64(o.StatementRollbacks), Description: "Failed statements inside a transaction whose own changes were undone (the transaction went on)."},
 		{Name: "StorageSavepointRollbacks", Value: uint64(o.SavepointRollbacks), Description: "ROLLBACK TO SAVEPOINT statements."},

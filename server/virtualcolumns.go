@@ -11,7 +11,8 @@ import (
 )
 
 // Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): ALTER of a column after a
-// VIRTUAL column fails with 1235 (the in-memory table shifts columns).
+// VIRTUAL column fails with 1235 (the in-memory tables that preceded the storage shifted
+// columns; the storage keeps columns by tag, storage/doc.go, and may not need the refusal).
 // Test: TestVirtualColumns fails without it.
 //
 // refuseVirtualColumnShifts covers MODIFY, CHANGE, RENAME COLUMN and ALTER COLUMN ... SET or DROP
@@ -41,7 +42,7 @@ func refuseVirtualColumnShifts(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Nod
 		}
 		if virtual := virtualColumnBefore(table.Schema(ctx), column); virtual != "" {
 			return nil, transform.SameTree, mysql.NewSQLError(mysql.ERNotSupportedYet, mysql.SSUnknownSQLState,
-				"This version of MySQL doesn't yet support 'changing column %s, which follows the VIRTUAL column %s (the in-memory engine rewrites the wrong values)'", column, virtual)
+				"This version of MySQL doesn't yet support 'changing column %s, which follows the VIRTUAL column %s (put VIRTUAL columns last, or make them STORED)'", column, virtual)
 		}
 	}
 	return n, transform.SameTree, nil
