@@ -8,16 +8,13 @@ import (
 	"time"
 
 	"overloadsql/admission"
+	"overloadsql/mysqlerr"
 	"overloadsql/server/config"
 	"overloadsql/server/statement"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
 )
-
-// errTooManySimultaneousQueries is ClickHouse's TOO_MANY_SIMULTANEOUS_QUERIES code, used as the
-// MySQL error number of a statement that gets no CPU slot.
-const errTooManySimultaneousQueries = 202
 
 // admissionTick is how often the slot count adapts while statements run or wait.
 const admissionTick = time.Millisecond
@@ -59,10 +56,10 @@ func (i *interceptor) takeSlot(ctx context.Context, c *mysql.Conn, stmt *stateme
 		i.s.counters.admissionRejected.Add(1)
 		i.s.counters.failedQueries.Add(1)
 		i.s.admissionLog.note(msg)
-		return nil, mysql.NewSQLError(errTooManySimultaneousQueries, mysql.SSUnknownSQLState, "%s", msg)
+		return nil, mysqlerr.New(mysqlerr.ERTooManySimultaneousQueries, "%s", msg)
 	}
 	// The client went away (or the connection is closing): nobody reads an answer.
-	return nil, mysql.NewSQLError(mysql.ERQueryInterrupted, "70100", "Query execution was interrupted while waiting for a CPU slot: %v", err)
+	return nil, mysqlerr.New(mysql.ERQueryInterrupted, "Query execution was interrupted while waiting for a CPU slot: %v", err)
 }
 
 // admissionMessage is the text of error 202, in ClickHouse's words with the counts and the

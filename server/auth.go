@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"net"
 
+	"overloadsql/mysqlerr"
 	"overloadsql/server/config"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -140,7 +141,7 @@ func (m method) check(c *mysql.Conn, user string, serverData, clientData []byte,
 		return nil, err
 	}
 	if !m.s.isAdmin(user) && isAdminConn(c.Conn) {
-		return nil, mysql.NewSQLError(mysql.ERSpecifiedAccessDenied, "42000",
+		return nil, mysqlerr.New(mysql.ERSpecifiedAccessDenied,
 			"Access denied for user '%s': admin_listen accepts admin users only; use the main listener", user)
 	}
 	return g, nil
@@ -151,7 +152,7 @@ func userOf(a account, remote net.Addr) mysql.Getter {
 }
 
 func accessDenied(user string) error {
-	return mysql.NewSQLError(mysql.ERAccessDeniedError, mysql.SSAccessDeniedError, "Access denied for user '%v'", user)
+	return mysqlerr.New(mysql.ERAccessDeniedError, "Access denied for user '%v'", user)
 }
 
 func hostOf(addr net.Addr) string {

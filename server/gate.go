@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"overloadsql/overload"
+
+	"github.com/dolthub/vitess/go/mysql"
 )
 
 // gate decides at accept time, before any handshake work, whether a connection to the main
@@ -93,7 +95,7 @@ func refuse(c net.Conn, msg string) {
 	if len(msg) > 0xffffff-9 {
 		msg = msg[:0xffffff-9]
 	}
-	writeNow(c, errPacket(0, 1040, "08004", msg))
+	writeNow(c, errPacket(0, mysql.ERConCount, msg))
 	_ = c.Close()
 }
 

@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"strconv"
 
+	"overloadsql/mysqlerr"
 	"overloadsql/overload"
 	"overloadsql/server/config"
 	"overloadsql/server/statement"
@@ -17,9 +18,6 @@ import (
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 )
-
-// errServerOverloaded is ClickHouse's SERVER_OVERLOADED code, used as the MySQL error number.
-const errServerOverloaded = 745
 
 // interceptor sees every statement before the engine parses it: it answers overloadsql's own
 // statements (SYSTEM RELOAD CONFIG, TRUNCATE system.warnings), rejects work under CPU overload,
@@ -136,7 +134,7 @@ func (i *interceptor) recovered(c *mysql.Conn, err *error) {
 	if p := recover(); p != nil {
 		i.s.logger.Error("statement panicked; the connection stays open", "connection", c.ConnectionID, "user", c.User,
 			"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-		*err = mysql.NewSQLError(mysql.ERUnknownError, mysql.SSUnknownSQLState, "internal error: %v", p)
+		*err = mysqlerr.New(mysql.ERUnknownError, "internal error: %v", p)
 	}
 }
 
@@ -158,7 +156,7 @@ func (i *interceptor) StmtExecute(ctx context.Context, chain gms.Chain, c *mysql
 
 // ParsedQuery is part of the interface, but the engine's chain never calls it (v0.20.0).
 func (i *interceptor) ParsedQuery(gms.Chain, *mysql.Conn, string, ast.Statement, func(*sqltypes.Result, bool) error) error {
-	return mysql.NewSQLError(mysql.ERNotSupportedYet, mysql.SSUnknownSQLState, "pre-parsed queries are not supported")
+	return mysqlerr.New(mysql.ERNotSupportedYet, "pre-parsed queries are not supported")
 }
 
 // admit decides whether a statement runs under the current CPU overload. The order
@@ -198,7 +196,7 @@ func (i *interceptor) admit(c *mysql.Conn, stmt *statement.Summary) error {
 		i.s.admission.NoteOverloaded(workload)
 	}
 	i.s.rejectLog.note(msg)
-	return mysql.NewSQLError(errServerOverloaded, mysql.SSUnknownSQLState, "%s", msg)
+	return mysqlerr.New(mysqlerr.ERServerOverloaded, "%s", msg)
 }
 
 // hintConstraints are the constraints a connection's SET_VAR hints must keep: the config's for a
@@ -247,7 +245,7 @@ func (i *interceptor) own(c *mysql.Conn, stmt *statement.Summary, callback resul
 			return true, errNeedAdmin("SYSTEM RELOAD CONFIG")
 		}
 		if err := i.s.Reload("SYSTEM RELOAD CONFIG"); err != nil {
-			return true, mysql.NewSQLError(mysql.ERUnknownError, mysql.SSUnknownSQLState, "SYSTEM RELOAD CONFIG failed, the running settings stay: %v", err)
+			return true, mysqlerr.New(mysql.ERUnknownError, "SYSTEM RELOAD CONFIG failed, the running settings stay: %v", err)
 		}
 		return true, callback(&sqltypes.Result{}, false)
 	case stmt.IsTruncateWarnings(currentDatabase(c)):

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"overloadsql/admission"
+	"overloadsql/mysqlerr"
 	"strings"
 	"testing"
 
@@ -86,7 +87,7 @@ func TestAdmitProbability(t *testing.T) {
 					continue
 				}
 				var se *mysql.SQLError
-				if !errors.As(err, &se) || se.Number() != errServerOverloaded || se.SQLState() != "HY000" {
+				if !errors.As(err, &se) || se.Number() != mysqlerr.ERServerOverloaded || se.SQLState() != "HY000" {
 					t.Fatalf("error %v, want 745 HY000", err)
 				}
 				rejected++

@@ -13,7 +13,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"overloadsql/mysqlerr"
 	"overloadsql/server/statement"
+
+	"github.com/dolthub/vitess/go/mysql"
 )
 
 // MySQL command bytes the packet reader looks at.
@@ -50,15 +53,9 @@ const maxLongDataStatements = 1024
 // command byte and a statement id.
 const commandPrefix = 5
 
-// Errors the packet reader answers itself: MySQL's ER_NET_PACKET_TOO_LARGE (sent before the
-// connection is closed), ER_UNKNOWN_COM_ERROR and ER_UNKNOWN_STMT_HANDLER.
-const (
-	errPacketTooLargeCode = 1153
-	errPacketTooLargeText = "Got a packet bigger than 'max_allowed_packet' bytes"
-	errUnknownCommandCode = 1047
-	errUnknownStmtCode    = 1243
-	errBadHandshakeCode   = 1043
-)
+// errPacketTooLargeText is MySQL's message of ER_NET_PACKET_TOO_LARGE, which the packet reader
+// sends before it closes the connection.
+const errPacketTooLargeText = "Got a packet bigger than 'max_allowed_packet' bytes"
 
 // served reports whether the protocol layer serves a command byte; the reader answers every
 // other one (and an empty command packet) with 1047 itself, so it never reaches code that
@@ -341,7 +338,7 @@ func (c *packetConn) startPacket() {
 	if c.authenticated && seq == 0 && !continuation {
 		if length == 0 {
 			c.nHeader = 0
-			c.refuse(0, errUnknownCommandCode, "08S01", "Unknown command")
+			c.refuse(0, mysql.ERUnknownComError, "Unknown command")
 			return
 		}
 		c.nPrefix, c.prefixLen = 0, min(length, commandPrefix)
@@ -352,8 +349,8 @@ func (c *packetConn) startPacket() {
 
 // refuse answers the current command with an ERR packet and drops its remaining n payload
 // bytes (and its continuation packets).
-func (c *packetConn) refuse(n int, code uint16, state, msg string) {
-	c.reply = errPacket(c.header[3]+1, code, state, msg)
+func (c *packetConn) refuse(n int, num uint16, msg string) {
+	c.reply = errPacket(c.header[3]+1, num, msg)
 	c.dropping, c.drop = true, n
 	c.replyIfDropped()
 }
@@ -385,13 +382,13 @@ func (c *packetConn) startCommand() {
 		return
 	}
 	if !served(prefix[0]) {
-		c.refuse(length-len(prefix), errUnknownCommandCode, "08S01", "Unknown command")
+		c.refuse(length-len(prefix), mysql.ERUnknownComError, "Unknown command")
 		return
 	}
 	if len(prefix) == commandPrefix {
 		id := binary.LittleEndian.Uint32(prefix[1:])
 		if prefix[0] == comStmtReset && c.prepared != nil && !c.prepared(id) {
-			c.refuse(length-len(prefix), errUnknownStmtCode, "HY000",
+			c.refuse(length-len(prefix), mysqlerr.ERUnknownStmtHandler,
 				fmt.Sprintf("Unknown prepared statement handler (%d) given to mysqld_stmt_reset", id))
 			return
 		}
@@ -468,7 +465,7 @@ const (
 func (c *packetConn) emitHandshake() {
 	if !validHandshake(c.prepare) {
 		c.failed = true
-		writeRaw(c.wire, errPacket(c.header[3]+1, errBadHandshakeCode, "08S01", "Bad handshake"))
+		writeRaw(c.wire, errPacket(c.header[3]+1, mysqlerr.ERHandshakeError, "Bad handshake"))
 		if c.limits != nil {
 			c.limits.log.note("closed a connection with a malformed handshake response (error 1043)")
 		}
@@ -554,7 +551,7 @@ func (c *packetConn) fail(why string, answer bool) {
 	c.failed = true
 	c.passthrough, c.capturing = 0, false
 	if answer {
-		writeRaw(c.wire, errPacket(c.header[3]+1, errPacketTooLargeCode, "08S01", errPacketTooLargeText))
+		writeRaw(c.wire, errPacket(c.header[3]+1, mysql.ERNetPacketTooLarge, errPacketTooLargeText))
 	}
 	if c.limits != nil {
 		c.limits.counters.packetTooLarge.Add(1)
@@ -637,13 +634,15 @@ func (w *writeTracker) shift(b []byte) {
 // errorWriteTimeout bounds the write of an ERR packet from the connection's own goroutine.
 const errorWriteTimeout = time.Second
 
-// errPacket is one MySQL ERR packet with the given sequence number.
-func errPacket(seq byte, code uint16, state, msg string) []byte {
+// errPacket is one MySQL ERR packet with the given sequence number, error number num and
+// MySQL's SQLSTATE for it.
+func errPacket(seq byte, num uint16, msg string) []byte {
+	state := mysqlerr.State(int(num))
 	payload := 1 + 2 + 1 + 5 + len(msg)
 	pkt := make([]byte, 4, 4+payload)
 	pkt[0], pkt[1], pkt[2], pkt[3] = byte(payload), byte(payload>>8), byte(payload>>16), seq
 	pkt = append(pkt, 0xff)
-	pkt = binary.LittleEndian.AppendUint16(pkt, code)
+	pkt = binary.LittleEndian.AppendUint16(pkt, num)
 	pkt = append(pkt, '#')
 	pkt = append(pkt, state...)
 	return append(pkt, msg...)

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"overloadsql/mysqlerr"
 	"overloadsql/server/statement"
 
 	"github.com/dolthub/vitess/go/mysql"
@@ -64,7 +65,7 @@ func (h guardHandler) ComInitDB(c *mysql.Conn, schemaName string) error {
 		if hp, _, err := net.SplitHostPort(host); err == nil {
 			host = hp
 		}
-		return mysql.NewSQLError(mysql.ERDBAccessDenied, sqlStateAccessDenied,
+		return mysqlerr.New(mysql.ERDBAccessDenied,
 			"Access denied for user '%s'@'%s' to database '%s'", c.User, host, schemaName)
 	}
 	return h.Handler.ComInitDB(c, schemaName)
@@ -86,9 +87,6 @@ func (h guardHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query st
 // default max_prepared_stmt_count (which MySQL counts across all connections).
 const maxPreparedStatements = 16382
 
-// errTooManyPrepared is MySQL's ER_MAX_PREPARED_STMT_COUNT_REACHED.
-const errTooManyPrepared = 1461
-
 // maxPlaceholders is the most '?' a prepared statement may hold. MySQL allows 65535; the
 // protocol layer counts them in 16 bits and sizes the NULL bitmap of COM_STMT_EXECUTE as
 // (count+7)/8 in 16 bits too: 65529 to 65535 placeholders made every execution panic (and drop
@@ -96,20 +94,17 @@ const errTooManyPrepared = 1461
 // bound.
 const maxPlaceholders = 65535 - 7
 
-// errManyPlaceholders is MySQL's ER_PS_MANY_PARAM.
-const errManyPlaceholders = 1390
-
 func (h guardHandler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, prepare *mysql.PrepareData) ([]*querypb.Field, error) {
 	// The protocol layer has already stored the new statement; a refused one must not stay.
 	// Each placeholder takes a byte of the text: a shorter statement is not read.
 	if len(query) > maxPlaceholders && statement.Placeholders(query) > maxPlaceholders {
 		delete(c.PrepareData, prepare.StatementID)
-		return nil, mysql.NewSQLError(errManyPlaceholders, "HY000",
+		return nil, mysqlerr.New(mysqlerr.ERPsManyParam,
 			"Prepared statement contains too many placeholders (at most %d)", maxPlaceholders)
 	}
 	if len(c.PrepareData) > maxPreparedStatements {
 		delete(c.PrepareData, prepare.StatementID)
-		return nil, mysql.NewSQLError(errTooManyPrepared, "42000",
+		return nil, mysqlerr.New(mysqlerr.ERMaxPreparedStmtCountReached,
 			"Can't create more than max_prepared_stmt_count statements (current value: %d)", maxPreparedStatements)
 	}
 	fields, err := h.Handler.ComPrepare(ctx, c, query, prepare)
@@ -146,7 +141,7 @@ func (h guardHandler) failed(c *mysql.Conn, stmt string, err error) {
 		return
 	}
 	attrs := []any{"user", truncate(c.User, maxLoggedInput), "connection", c.ConnectionID,
-		"err", truncate(firstLine(clientError(err).Error()), maxLoggedInput), "statement", truncate(stmt, maxLoggedInput)}
+		"err", truncate(firstLine(mysqlerr.ForClient(err).Error()), maxLoggedInput), "statement", truncate(stmt, maxLoggedInput)}
 	if suppressed > 0 {
 		attrs = append(attrs, "suppressed", suppressed)
 	}

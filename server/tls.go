@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"overloadsql/mysqlerr"
 	"overloadsql/server/config"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -34,9 +35,6 @@ const (
 
 // generatedCertValidity is how long a generated certificate is valid (MySQL 8: ten years).
 const generatedCertValidity = 10 * 365 * 24 * time.Hour
-
-// errSecureTransportRequired is MySQL's ER_SECURE_TRANSPORT_REQUIRED.
-const errSecureTransportRequired = 3159
 
 // certificates holds the certificate both listeners offer. The TLS handshake reads it through
 // GetCertificate, so a reload replaces it for new connections without touching open ones.
@@ -238,7 +236,7 @@ func (c *certificates) inMemory() error {
 
 // errInsecureTransport is MySQL's answer to a login without TLS under require_secure_transport.
 func errInsecureTransport() error {
-	return mysql.NewSQLError(errSecureTransportRequired, mysql.SSUnknownSQLState,
+	return mysqlerr.New(mysqlerr.ERSecureTransportRequired,
 		"Connections using insecure transport are prohibited while --require_secure_transport=ON.")
 }
 

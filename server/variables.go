@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 
+	"overloadsql/mysqlerr"
 	"overloadsql/server/config"
 	"overloadsql/tables"
 
@@ -113,12 +114,12 @@ func (vs *variables) isAdmin(ctx *sql.Context) bool {
 }
 
 func errNeedAdmin(what string) error {
-	return mysql.NewSQLError(mysql.ERSpecifiedAccessDenied, "42000",
+	return mysqlerr.New(mysql.ERSpecifiedAccessDenied,
 		"Access denied; you need the admin privilege for this operation (%s)", what)
 }
 
 func errConstraint(format string, args ...any) error {
-	return mysql.NewSQLError(mysql.ERWrongValueForVar, "42000", format, args...)
+	return mysqlerr.New(mysql.ERWrongValueForVar, format, args...)
 }
 
 func (vs *variables) sessionSettingChanged(ctx *sql.Context, scope sql.SystemVariableScope, v sql.SystemVarValue) error {

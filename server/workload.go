@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"overloadsql/admission"
+	"overloadsql/mysqlerr"
 	"overloadsql/server/config"
 	"overloadsql/server/statement"
 	"overloadsql/tables"
@@ -59,7 +60,7 @@ func (vs *variables) workloadChanged(ctx *sql.Context, _ sql.SystemVariableScope
 // errUnknownWorkload is MySQL's error for a value a variable cannot take, naming the known
 // workloads; how says where the name came from ("" for SET).
 func errUnknownWorkload(cfg *config.Config, name, how string) error {
-	return mysql.NewSQLError(mysql.ERWrongValueForVar, "42000",
+	return mysqlerr.New(mysql.ERWrongValueForVar,
 		"Variable 'workload' can't be set to the value of '%s'%s: no such workload; the workloads are %s (config [[workloads]])",
 		name, how, strings.Join(cfg.WorkloadNames(), ", "))
 }

@@ -6,7 +6,10 @@ import (
 	"io"
 	"strings"
 
+	"overloadsql/mysqlerr"
+
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
 )
 
 // ALTER TABLE. Columns keep their tags across every change, so renaming, moving, commenting or
@@ -137,7 +140,7 @@ func (t *Table) RewriteInserter(ctx *sql.Context, oldSchema, newSchema sql.Prima
 			return nil, sql.ErrColumnNotFound.New(c.Name)
 		}
 		if c.Length > 0 && newSchema.Schema[i].PrimaryKey {
-			return nil, mysqlError(1235, "42000", "This version of MySQL doesn't yet support 'prefix lengths in a PRIMARY KEY'")
+			return nil, mysqlerr.New(mysql.ERNotSupportedYet, "This version of MySQL doesn't yet support 'prefix lengths in a PRIMARY KEY'")
 		}
 	}
 	tx, err := t.db.writer(ctx)
@@ -255,10 +258,10 @@ func (t *Table) CreateIndex(ctx *sql.Context, def sql.IndexDef) error {
 		} else if def.IsVector() {
 			kind = "VECTOR"
 		}
-		return mysqlError(1235, "42000", "This version of MySQL doesn't yet support '%s indexes'", kind)
+		return mysqlerr.New(mysql.ERNotSupportedYet, "This version of MySQL doesn't yet support '%s indexes'", kind)
 	}
 	if def.Predicate != nil {
-		return mysqlError(1235, "42000", "This version of MySQL doesn't yet support 'partial indexes'")
+		return mysqlerr.New(mysql.ERNotSupportedYet, "This version of MySQL doesn't yet support 'partial indexes'")
 	}
 	return t.alter(ctx, func(d *tableDesc) error {
 		if strings.EqualFold(def.Name, "PRIMARY") {
@@ -269,7 +272,7 @@ func (t *Table) CreateIndex(ctx *sql.Context, def sql.IndexDef) error {
 		}
 		idx := indexDesc{ID: d.NextIndex, Name: def.Name, Unique: def.IsUnique(), Comment: def.Comment}
 		if d.NextIndex == iidRowHash-1 {
-			return mysqlError(1069, "42000", "Too many keys specified; max 64 keys allowed")
+			return mysqlerr.New(mysql.ERTooManyKeys, "Too many keys specified; max 64 keys allowed")
 		}
 		d.NextIndex++
 		for _, c := range def.Columns {
@@ -363,7 +366,7 @@ func (t *Table) buildIndexNow(ctx *sql.Context, name string) error {
 	e := ins.(*editor)
 	for _, pos := range e.build.pos {
 		if e.t.schema.Schema[pos].Virtual {
-			return mysqlError(1235, "42000", "This version of MySQL doesn't yet support 'foreign keys on virtual columns'")
+			return mysqlerr.New(mysql.ERNotSupportedYet, "This version of MySQL doesn't yet support 'foreign keys on virtual columns'")
 		}
 	}
 	iter, err := e.Table.PartitionRows(ctx, partition{})

@@ -1,4 +1,4 @@
-package server
+package mysqlerr
 
 import (
 	"errors"
@@ -10,7 +10,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 )
 
-func TestClientError(t *testing.T) {
+func TestForClient(t *testing.T) {
 	for _, c := range []struct {
 		err   error
 		num   int
@@ -38,12 +38,12 @@ func TestClientError(t *testing.T) {
 		{sql.ErrCheckConstraintViolated.New("t_chk_1"), 3819, "HY000", "Check constraint 't_chk_1' is violated."},
 		{errors.New("something else"), 1105, "HY000", "something else"},
 	} {
-		got := clientError(c.err)
+		got := ForClient(c.err)
 		if got.Num != c.num || got.State != c.state || (c.msg != "" && got.Message != c.msg) {
-			t.Errorf("clientError(%v) = %d (%s) %q, want %d (%s) %q", c.err, got.Num, got.State, got.Message, c.num, c.state, c.msg)
+			t.Errorf("ForClient(%v) = %d (%s) %q, want %d (%s) %q", c.err, got.Num, got.State, got.Message, c.num, c.state, c.msg)
 		}
 	}
-	if clientError(nil) != nil {
-		t.Error("clientError(nil) is not nil")
+	if ForClient(nil) != nil {
+		t.Error("ForClient(nil) is not nil")
 	}
 }
