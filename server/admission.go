@@ -11,6 +11,7 @@ import (
 	"overloadsql/mysqlerr"
 	"overloadsql/server/config"
 	"overloadsql/server/statement"
+	"overloadsql/server/wire"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
@@ -26,7 +27,7 @@ const admissionTick = time.Millisecond
 // case costs a lock and an increment. While the statement waits, a client that closes its
 // connection takes it out of the queue at once.
 func (i *interceptor) takeSlot(ctx context.Context, c *mysql.Conn, stmt *statement.Summary) (*admission.Ticket, error) {
-	if isAdminConn(c.Conn) || i.s.cfg.Load().AdmissionControl == config.AdmissionOff {
+	if wire.IsAdminConn(c.Conn) || i.s.cfg.Load().AdmissionControl == config.AdmissionOff {
 		return nil, nil
 	}
 	workload, err := i.s.statementWorkload(c, stmt)

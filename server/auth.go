@@ -10,6 +10,7 @@ import (
 
 	"overloadsql/mysqlerr"
 	"overloadsql/server/config"
+	"overloadsql/server/wire"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
@@ -114,7 +115,7 @@ func (m method) HandleUser(c *mysql.Conn, user string) bool { return m.handles(u
 // HandleAuthPluginData checks a login. An address with repeated failures waits first (see
 // loginDelays); a success ends the connection's pre-login limits.
 func (m method) HandleAuthPluginData(c *mysql.Conn, user string, serverData, clientData []byte, remote net.Addr) (mysql.Getter, error) {
-	markSecure(c)
+	wire.MarkSecure(c)
 	addr := hostOf(remote)
 	if m.s.delays != nil {
 		m.s.delays.wait(addr)
@@ -126,21 +127,19 @@ func (m method) HandleAuthPluginData(c *mysql.Conn, user string, serverData, cli
 	if err != nil {
 		return nil, err
 	}
-	if p := packetConnOf(c.Conn); p != nil {
-		p.markAuthenticated()
-	}
+	wire.MarkAuthenticated(c.Conn)
 	return g, nil
 }
 
 func (m method) check(c *mysql.Conn, user string, serverData, clientData []byte, remote net.Addr) (mysql.Getter, error) {
 	if m.s.requireSecure != nil && m.s.requireSecure() && !c.TLSEnabled() {
-		return nil, errInsecureTransport()
+		return nil, wire.ErrInsecureTransport()
 	}
 	g, err := m.AuthMethod.HandleAuthPluginData(c, user, serverData, clientData, remote)
 	if err != nil {
 		return nil, err
 	}
-	if !m.s.isAdmin(user) && isAdminConn(c.Conn) {
+	if !m.s.isAdmin(user) && wire.IsAdminConn(c.Conn) {
 		return nil, mysqlerr.New(mysql.ERSpecifiedAccessDenied,
 			"Access denied for user '%s': admin_listen accepts admin users only; use the main listener", user)
 	}

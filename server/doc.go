@@ -1,24 +1,24 @@
 // Package server wires overloadsql together on go-mysql-server.
 //
-// A connection's path: the listener accepts it (the main listener's gate may drop it with a
-// 1040 ERR packet before any handshake work; the admin listener never does, but both bound
-// their connections and the ones still in their handshake), a packet reader below the protocol
-// layer enforces the per-client limits (bytes and time before login, max_allowed_packet after),
-// the auth server checks the user's password (delaying answers to an address after repeated
-// failures, and checking that only admins use the admin listener), a session is built
-// with the overload settings of its user, and every statement passes the overload interceptor
-// (exempt? rejected?) before the engine parses it; an ordinary one (not on the admin listener)
-// is registered while it runs, so that the memory guard (memory.go) can stop it when the heap
-// crosses the memory limit. The engine reads `main` (an in-memory
-// database) and `system` (package tables), which shows the live state kept here: the sampler
-// of package overload, the warning registry of package warnings, the running configuration and
-// the counters. The engine's in-memory tables answer a primary-key lookup with a scan of every
-// row plus a sort of the whole table; an analyzer rule (lookup.go) gives their indexed accesses a
-// lookup that reads each row once and sorts only the matches, or, for a read that sees the
-// committed tables, looks an integer key up in a map of the committed rows (committedkeys.go).
-// Plain secondary indexes are kept beside the engine's storage, as definitions that the tables
-// report and that lookup.go answers by a scan (sideindex.go): the engine's own entries made
-// every single-row write cost time proportional to the distance the row moves times the entries.
+// A connection's path: package server/wire accepts it (the main listener's gate may drop it with a
+// 1040 ERR packet before any handshake work; the admin listener never does, but both bound their
+// connections and the ones still in their handshake), and its packet reader below the protocol
+// layer enforces the per-client limits (bytes and time before login, max_allowed_packet after) and
+// terminates TLS; then the auth server checks the user's password (delaying answers to an address
+// after repeated failures, and checking that only admins use the admin listener), a session is
+// built with the overload settings of its user, and every statement passes the overload
+// interceptor (exempt? rejected?) before the engine parses it; an ordinary one (not on the admin
+// listener) is registered while it runs, so that the memory guard (memory.go) can stop it when the
+// heap crosses the memory limit. The engine reads `main` (an in-memory database) and `system`
+// (package tables), which shows the live state kept here: the sampler of package overload, the
+// warning registry of package warnings, the running configuration and the counters. The engine's
+// in-memory tables answer a primary-key lookup with a scan of every row plus a sort of the whole
+// table; an analyzer rule (lookup.go) gives their indexed accesses a lookup that reads each row
+// once and sorts only the matches, or, for a read that sees the committed tables, looks an integer
+// key up in a map of the committed rows (committedkeys.go). Plain secondary indexes are kept
+// beside the engine's storage, as definitions that the tables report and that lookup.go answers by
+// a scan (sideindex.go): the engine's own entries made every single-row write cost time
+// proportional to the distance the row moves times the entries.
 //
 // The engine's in-memory sessions would put back, at commit, every table version a transaction
 // saw; transactions.go makes one transaction write at a time (the write lock) and keeps the
@@ -26,6 +26,8 @@
 //
 // Who may do what is stated in one table in privileges.go: the engine's privilege tables hold
 // the grants, and a guard checks every plan before it runs for what grants cannot express.
+//
+// Every error a client sees gets MySQL's number and SQLSTATE from package mysqlerr.
 //
 // The configuration (package server/config) is loaded at start, may be reloaded without a
 // restart, and is swapped atomically: readers on hot paths take one pointer load.

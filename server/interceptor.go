@@ -11,6 +11,7 @@ import (
 	"overloadsql/overload"
 	"overloadsql/server/config"
 	"overloadsql/server/statement"
+	"overloadsql/server/wire"
 
 	gms "github.com/dolthub/go-mysql-server/server"
 	"github.com/dolthub/vitess/go/mysql"
@@ -92,7 +93,7 @@ func (i *interceptor) serve(ctx context.Context, c *mysql.Conn, stmt *statement.
 	// that runs checks it now and then.
 	ctx, done := cancelOnDisconnect(ctx, c.Conn)
 	defer done()
-	if !isAdminConn(c.Conn) {
+	if !wire.IsAdminConn(c.Conn) {
 		var entry *runningStatement
 		if ctx, entry, err = i.s.statements.start(ctx, stmt, currentDatabase(c)); err != nil {
 			i.s.counters.memoryLimitExceeded.Add(1)
@@ -184,7 +185,7 @@ func (i *interceptor) admit(c *mysql.Conn, stmt *statement.Summary) error {
 	if stmt.Exempt(currentDatabase(c)).Exempt {
 		return nil
 	}
-	msg := rejectMessage(r, lo, hi, p)
+	msg := mysqlerr.OverloadedMessage(r, lo, hi, p)
 	if i.s.cfg.Load().OverloadEnforcement == config.EnforcementDryRun {
 		i.s.counters.overloadDryRunRejected.Add(1)
 		i.s.rejectLog.note("dry run, served anyway: " + msg)

@@ -10,6 +10,7 @@ import (
 
 	"overloadsql/mysqlerr"
 	"overloadsql/server/statement"
+	"overloadsql/server/wire"
 
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
@@ -33,10 +34,8 @@ type guardHandler struct {
 }
 
 func (h guardHandler) NewConnection(c *mysql.Conn) {
-	if p := packetConnOf(c.Conn); p != nil {
-		// Called from the connection's goroutine, like every later use of PrepareData.
-		p.prepared = func(id uint32) bool { _, ok := c.PrepareData[id]; return ok }
-	}
+	// Called from the connection's goroutine, like every later use of PrepareData.
+	wire.TrackPrepared(c.Conn, func(id uint32) bool { _, ok := c.PrepareData[id]; return ok })
 	h.Handler.NewConnection(c)
 }
 

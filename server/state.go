@@ -6,6 +6,7 @@ import (
 
 	"overloadsql/overload"
 	"overloadsql/server/config"
+	"overloadsql/server/wire"
 	"overloadsql/tables"
 	"overloadsql/warnings"
 )
@@ -89,7 +90,7 @@ func (s *Server) asynchronousMetrics() []overload.Metric {
 	rows := make([]overload.Metric, 0, len(snap.Metrics)+2)
 	rows = append(rows, snap.Metrics...)
 	rows = append(rows,
-		overload.Metric{Name: "ConnectionDropProbability", Value: overload.Probability(snap.Overload, d.min, d.max),
+		overload.Metric{Name: "ConnectionDropProbability", Value: overload.Probability(snap.Overload, d.Min, d.Max),
 			Description: "Probability that a new connection to the main listener is dropped now, from OSCPUOverload and the *_os_cpu_wait_time_ratio_to_drop_connection server settings."},
 		overload.Metric{Name: "Uptime", Value: time.Since(s.started).Seconds(),
 			Description: "Seconds since the server started."},
@@ -115,13 +116,13 @@ func (s *Server) serverSettings() []tables.ServerSetting {
 	return rows
 }
 
-func (s *Server) dropSettings() dropSettings {
+func (s *Server) dropSettings() wire.DropSettings {
 	cfg := s.cfg.Load()
-	return dropSettings{
-		min:            cfg.MinDropRatio,
-		max:            cfg.MaxDropRatio,
-		maxConnections: int64(cfg.MaxConnections),
-		dryRun:         cfg.OverloadEnforcement == config.EnforcementDryRun,
+	return wire.DropSettings{
+		Min:            cfg.MinDropRatio,
+		Max:            cfg.MaxDropRatio,
+		MaxConnections: int64(cfg.MaxConnections),
+		DryRun:         cfg.OverloadEnforcement == config.EnforcementDryRun,
 	}
 }
 
@@ -172,7 +173,7 @@ func (s *Server) apply(cfg *config.Config, readCertificates bool) error {
 		return err
 	}
 	if readCertificates && (cfg.Path != "" || cfg.TLSCertFile != "") {
-		if err := s.certs.load(cfg); err != nil {
+		if err := s.certs.Load(cfg); err != nil {
 			return err
 		}
 	}

@@ -1,4 +1,4 @@
-package server
+package wire
 
 import (
 	"bytes"
@@ -80,7 +80,7 @@ func served(cmd byte) bool {
 // A client over a limit gets error 1153 (08S01) and its connection is closed; the protocol
 // layer sees a clean end of stream, so it logs nothing. The reader also lets prepared
 // statements name the `system` database unquoted: the protocol layer parses COM_STMT_PREPARE
-// with its own parser before the engine (and so systemParser) sees it, so the statement text is
+// with its own parser before the engine (and so the server's systemParser) sees it, so the statement text is
 // rewritten here. Every other byte passes through unchanged.
 //
 // Commands the protocol layer would mishandle (an empty packet, an unknown command byte, a
@@ -93,14 +93,14 @@ func served(cmd byte) bool {
 // runs the TLS handshake on the socket and parses the packets inside it. The protocol layer
 // then sees the plain handshake response without CLIENT_SSL, one sequence number lower (it
 // never saw the SSL request), so until the client's first command the reader lowers the
-// sequence numbers it reads by one and raises those written by one. markSecure tells the protocol
+// sequence numbers it reads by one and raises those written by one. MarkSecure tells the protocol
 // layer the connection is secure.
 //
 // Only the connection's own goroutine calls Read and markAuthenticated; Close may come from the
 // accept loop (eviction of an unauthenticated connection).
 type packetConn struct {
 	net.Conn
-	limits *clientLimits
+	limits *ClientLimits
 	// wire is what packets travel over: the socket, or secure once TLS is on.
 	wire   net.Conn
 	secure *tls.Conn
@@ -160,10 +160,10 @@ type packetConn struct {
 	evicted   atomic.Bool
 }
 
-func newPacketConn(c net.Conn, limits *clientLimits) *packetConn {
+func newPacketConn(c net.Conn, limits *ClientLimits) *packetConn {
 	p := &packetConn{Conn: c, wire: c, limits: limits, buf: make([]byte, 16<<10), longDataStmt: -1}
 	if limits != nil {
-		_ = c.SetReadDeadline(time.Now().Add(limits.connectTimeout()))
+		_ = c.SetReadDeadline(time.Now().Add(limits.ConnectTimeout()))
 	}
 	return p
 }
@@ -173,7 +173,7 @@ func (c *packetConn) Unwrap() net.Conn { return c.Conn }
 // Close also ends the connection's place among the unauthenticated ones.
 func (c *packetConn) Close() error {
 	if c.limits != nil {
-		c.limits.handshakes.remove(c.handshake)
+		c.limits.Handshakes.remove(c.handshake)
 	}
 	return c.Conn.Close()
 }
@@ -187,7 +187,7 @@ func (c *packetConn) markAuthenticated() {
 	c.authenticated = true
 	c.readShift = 0
 	if c.limits != nil {
-		c.limits.handshakes.remove(c.handshake)
+		c.limits.Handshakes.remove(c.handshake)
 		_ = c.Conn.SetReadDeadline(time.Time{})
 	}
 }
@@ -225,12 +225,12 @@ func (c *packetConn) readError(err error) error {
 		return io.EOF
 	}
 	if !c.authenticated && c.limits != nil && errors.Is(err, os.ErrDeadlineExceeded) {
-		c.limits.counters.connectTimeouts.Add(1)
-		c.limits.log.note("closed a connection that did not log in within connect_timeout")
+		c.limits.Counters.ConnectTimeouts.Add(1)
+		c.limits.Log("closed a connection that did not log in within connect_timeout")
 		return io.EOF
 	}
 	if c.secure != nil && !c.secure.ConnectionState().HandshakeComplete && c.limits != nil {
-		c.limits.log.note("closed a connection whose TLS handshake failed")
+		c.limits.Log("closed a connection whose TLS handshake failed")
 		return io.EOF
 	}
 	return err
@@ -313,12 +313,12 @@ func (c *packetConn) startPacket() {
 		// one is an SSL request when it sets CLIENT_SSL.
 		if seq == 1 && length >= 32 {
 			c.capturing, c.hello, c.prepareLen = true, true, length
-			c.sslRequest = length == 32 && c.secure == nil && c.limits != nil && c.limits.tls != nil
+			c.sslRequest = length == 32 && c.secure == nil && c.limits != nil && c.limits.TLS != nil
 			c.prepare = c.prepare[:0]
 			c.nHeader = 0
 			return
 		}
-	} else if c.limits != nil && c.message > c.limits.maxPacket() {
+	} else if c.limits != nil && c.message > c.limits.MaxPacket() {
 		c.fail("sent a message bigger than max_allowed_packet", true)
 		return
 	}
@@ -422,7 +422,7 @@ func (c *packetConn) addLongData(id uint32, n int) bool {
 	}
 	c.longData[id] += n
 	c.longDataTotal += n
-	if c.limits != nil && c.longDataTotal > c.limits.maxPacket() {
+	if c.limits != nil && c.longDataTotal > c.limits.MaxPacket() {
 		c.fail("sent long data bigger than max_allowed_packet", true)
 		return false
 	}
@@ -467,7 +467,7 @@ func (c *packetConn) emitHandshake() {
 		c.failed = true
 		writeRaw(c.wire, errPacket(c.header[3]+1, mysqlerr.ERHandshakeError, "Bad handshake"))
 		if c.limits != nil {
-			c.limits.log.note("closed a connection with a malformed handshake response (error 1043)")
+			c.limits.Log("closed a connection with a malformed handshake response (error 1043)")
 		}
 		return
 	}
@@ -554,8 +554,8 @@ func (c *packetConn) fail(why string, answer bool) {
 		writeRaw(c.wire, errPacket(c.header[3]+1, mysql.ERNetPacketTooLarge, errPacketTooLargeText))
 	}
 	if c.limits != nil {
-		c.limits.counters.packetTooLarge.Add(1)
-		c.limits.log.note("closed a connection that " + why + " (error 1153)")
+		c.limits.Counters.PacketTooLarge.Add(1)
+		c.limits.Log("closed a connection that " + why + " (error 1153)")
 	}
 }
 
@@ -568,7 +568,7 @@ func (c *packetConn) startTLS(rest []byte) {
 	if len(rest) > 0 {
 		socket = &replayConn{Conn: c.Conn, pending: bytes.Clone(rest)}
 	}
-	c.secure = tls.Server(socket, c.limits.tls)
+	c.secure = tls.Server(socket, c.limits.TLS)
 	c.wire = c.secure
 	c.readShift, c.writeShift = 1, true
 }
