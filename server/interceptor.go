@@ -203,7 +203,7 @@ func (i *interceptor) admit(c *mysql.Conn, stmt *statement.Summary) error {
 // hintConstraints are the constraints a connection's SET_VAR hints must keep: the config's for a
 // non-admin, nil for an admin, who is not bound by them.
 func (i *interceptor) hintConstraints(c *mysql.Conn) map[string]config.Constraint {
-	if i.s.auth.isAdmin(c.User) {
+	if i.s.auth.IsAdmin(c.User) {
 		return nil
 	}
 	return i.s.cfg.Load().Constraints
@@ -242,7 +242,7 @@ func parseHintValue(v string) (float64, error) {
 func (i *interceptor) own(c *mysql.Conn, stmt *statement.Summary, callback resultCallback) (handled bool, err error) {
 	switch {
 	case stmt.IsSystemReloadConfig():
-		if !i.s.auth.isAdmin(c.User) {
+		if !i.s.auth.IsAdmin(c.User) {
 			return true, errNeedAdmin("SYSTEM RELOAD CONFIG")
 		}
 		if err := i.s.Reload("SYSTEM RELOAD CONFIG"); err != nil {
@@ -250,7 +250,7 @@ func (i *interceptor) own(c *mysql.Conn, stmt *statement.Summary, callback resul
 		}
 		return true, callback(&sqltypes.Result{}, false)
 	case stmt.IsTruncateWarnings(currentDatabase(c)):
-		if !i.s.auth.isAdmin(c.User) {
+		if !i.s.auth.IsAdmin(c.User) {
 			return true, errNeedAdmin("TRUNCATE system.warnings")
 		}
 		n := i.s.registry.Len()

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"overloadsql/overload"
+	"overloadsql/server/access"
 	"overloadsql/server/config"
 	"overloadsql/server/statement"
 	"overloadsql/warnings"
@@ -28,7 +29,7 @@ func decisionServer(t testing.TB, overloadRatio float64, seed uint64) *Server {
 	rng := rand.New(rand.NewPCG(seed, seed))
 	s := &Server{logger: logger, random: rng.Float64, registry: warnings.NewRegistry()}
 	s.cfg.Store(config.Default())
-	s.auth = newAuthServer(config.Default().Users)
+	s.auth = access.NewAccounts(config.Default().Users)
 	s.variables = newVariables(s)
 	if err := s.variables.register(); err != nil {
 		t.Fatal(err)

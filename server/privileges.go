@@ -244,7 +244,7 @@ func (g guard) Build(ctx *sql.Context, n sql.Node, r sql.Row) (sql.RowIter, erro
 // check checks a statement's plan, and gives the plan and the context to build it with, and
 // whether the plan sets user variables (whose memory the session's account charges).
 func (g guard) check(ctx *sql.Context, n sql.Node) (sql.Node, *sql.Context, bool, error) {
-	admin := g.s.auth.isAdmin(ctx.Session.Client().User)
+	admin := g.s.auth.IsAdmin(ctx.Session.Client().User)
 	var err error
 	files, calls, variables := false, false, false
 	inspectPlan(ctx, n, func(n sql.Node) bool {

@@ -59,7 +59,7 @@ func (h guardHandler) ComResetConnection(c *mysql.Conn) error {
 // 1044: the engine made mysql the current database of `mariadb -u app mysql` or of a
 // COM_INIT_DB, where USE mysql failed, and SHOW TABLES listed it.
 func (h guardHandler) ComInitDB(c *mysql.Conn, schemaName string) error {
-	if !h.s.auth.isAdmin(c.User) && !readable(schemaName) {
+	if !h.s.auth.IsAdmin(c.User) && !readable(schemaName) {
 		host := c.RemoteAddr().String()
 		if hp, _, err := net.SplitHostPort(host); err == nil {
 			host = hp

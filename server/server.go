@@ -14,6 +14,7 @@ import (
 	"overloadsql/admission"
 	"overloadsql/httpapi"
 	"overloadsql/overload"
+	"overloadsql/server/access"
 	"overloadsql/server/config"
 	"overloadsql/server/wire"
 	"overloadsql/tables"
@@ -51,7 +52,7 @@ type Server struct {
 	protocol  *gms.Server
 	listener  *wire.Listener
 	gate      *wire.Gate
-	auth      *authServer
+	auth      *access.Accounts
 	certs     *wire.Certificates
 	variables *variables
 	http      *httpapi.Server // nil when http_listen is off
@@ -163,9 +164,9 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.auth = newAuthServer(running.Users)
-	s.auth.requireSecure = func() bool { return s.cfg.Load().RequireSecureTransport == config.SwitchOn }
-	s.auth.delays = newLoginDelays(s.loginDelaySettings, time.Sleep, &s.counters)
+	s.auth = access.NewAccounts(running.Users)
+	s.auth.RequireSecure = func() bool { return s.cfg.Load().RequireSecureTransport == config.SwitchOn }
+	s.auth.Delays = access.NewLoginDelays(s.loginDelaySettings, time.Sleep, &s.counters.delayedLogins)
 	s.variables = newVariables(s)
 	collation, err := useCollation(running.CollationServer)
 	if err != nil {
@@ -226,7 +227,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		if s.http, err = httpapi.Listen(running.HTTPListen, httpapi.Options{
 			State: httpState{s}, Logger: s.logger,
 			Metrics: s.recorder.metrics, Warnings: s.recorder.warnings, Retention: running.MetricLogRetention,
-			Authenticate: s.auth.checkHTTPAdmin,
+			Authenticate: s.auth.CheckHTTPAdmin,
 		}); err != nil {
 			s.listener.Close()
 			return nil, err
@@ -336,7 +337,7 @@ func (s *Server) newContext(ctx context.Context, opts ...sql.ContextOption) *sql
 	c := sql.NewContext(ctx, opts...)
 	if c.Session != nil && c.ProcessList != nil {
 		c.ProcessList = lockWaitProcesses{ProcessList: c.ProcessList, waits: &s.lockWaits}
-		if user := c.Session.Client().User; !s.auth.isAdmin(user) {
+		if user := c.Session.Client().User; !s.auth.IsAdmin(user) {
 			c.ProcessList = ownProcesses{ProcessList: c.ProcessList, user: user}
 		}
 	}

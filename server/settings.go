@@ -80,7 +80,7 @@ func (s *Server) commitSettings(conn uint32, user string, failed bool, persist m
 		s.showGlobals(changes)
 		return nil
 	}
-	if len(persist) > 0 && !s.auth.isAdmin(user) {
+	if len(persist) > 0 && !s.auth.IsAdmin(user) {
 		s.showGlobals(changes)
 		return errNeedAdmin("SET PERSIST")
 	}

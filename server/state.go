@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"overloadsql/overload"
+	"overloadsql/server/access"
 	"overloadsql/server/config"
 	"overloadsql/server/wire"
 	"overloadsql/tables"
@@ -126,12 +127,12 @@ func (s *Server) dropSettings() wire.DropSettings {
 	}
 }
 
-func (s *Server) loginDelaySettings() loginDelaySettings {
+func (s *Server) loginDelaySettings() access.LoginDelaySettings {
 	cfg := s.cfg.Load()
-	return loginDelaySettings{
-		threshold: cfg.FailedLoginThreshold,
-		min:       cfg.FailedLoginMinDelay,
-		max:       cfg.FailedLoginMaxDelay,
+	return access.LoginDelaySettings{
+		Threshold: cfg.FailedLoginThreshold,
+		Min:       cfg.FailedLoginMinDelay,
+		Max:       cfg.FailedLoginMaxDelay,
 	}
 }
 

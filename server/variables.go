@@ -110,7 +110,7 @@ func internal(ctx *sql.Context) bool {
 
 // isAdmin reports whether the change comes from an admin's session.
 func (vs *variables) isAdmin(ctx *sql.Context) bool {
-	return vs.s.auth.isAdmin(ctx.Session.Client().User)
+	return vs.s.auth.IsAdmin(ctx.Session.Client().User)
 }
 
 func errNeedAdmin(what string) error {

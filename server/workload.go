@@ -72,7 +72,7 @@ func (s *Server) statementWorkload(c *mysql.Conn, stmt *statement.Summary) (stri
 		if h.Name != config.WorkloadSetting {
 			continue
 		}
-		if !s.auth.isAdmin(c.User) && ignoredHint(cfg.Constraints, h) != nil {
+		if !s.auth.IsAdmin(c.User) && ignoredHint(cfg.Constraints, h) != nil {
 			break // the engine warns (guard.warnIgnoredHints)
 		}
 		if _, ok := cfg.LookupWorkload(h.Value); !ok || !s.admission.Known(h.Value) {
