@@ -15,11 +15,10 @@ type fakeClock struct {
 }
 
 type fakeTimer struct {
-	c   *fakeClock
-	id  int
-	at  time.Time
-	f   func()
-	off bool
+	c  *fakeClock
+	id int
+	at time.Time
+	f  func()
 }
 
 func newFakeClock() *fakeClock {

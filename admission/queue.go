@@ -39,12 +39,6 @@ func (q *queue) push(w *waiter) {
 	q.len++
 }
 
-func (q *queue) pop() *waiter {
-	w := q.head
-	q.remove(w)
-	return w
-}
-
 func (q *queue) remove(w *waiter) {
 	if w.prev == nil {
 		q.head = w.next

@@ -13,8 +13,8 @@
 //     rotation before clients see error 1040.
 //   - GET /history: the recorded history (MetricHistory, WarningHistory) of the last minutes as
 //     JSON, one array per series, counters as increments per frame.
-//   - GET /dashboard: one page that charts /history with uPlot, embedded from dashboard/ with
-//     go:embed (the library's dist file, its licence beside it), and refreshes every few seconds.
+//   - GET /dashboard: one page that charts /history with uPlot, embedded from dashboard/ (the
+//     library's dist file, its licence beside it), and refreshes every few seconds.
 //     Its Content-Security-Policy allows this server only, so it needs no internet access; the
 //     page sets data-points on every chart after drawing, which the browser test reads.
 //

@@ -13,12 +13,6 @@ import (
 
 // Tests of what README.md and docs/ promise and no other test checked.
 
-// gauge reads one row of system.metrics.
-func gauge(t testing.TB, db *sql.DB, name string) string {
-	t.Helper()
-	return oneValue(t, db, "SELECT value FROM system.metrics WHERE metric = ?", name)
-}
-
 // waitExit waits for the server process to end and returns how long it took.
 func waitExit(t *testing.T, s *testServer, from time.Time, within time.Duration) time.Duration {
 	t.Helper()

@@ -14,7 +14,7 @@ import (
 func TestGeneratedColumnsWithComparisons(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	execAll(t, db,
+	mustExec(t, db,
 		"CREATE TABLE g (d DECIMAL(5,2), b INT AS (d > 1) STORED, n INT GENERATED ALWAYS AS (d IS NULL) STORED, "+
 			"l INT AS (d BETWEEN 1 AND 2) STORED, i INT AS (d IN (1, 2)) STORED, y INT AS (d > 0 AND NOT d > 1.5) STORED, "+
 			"e INT DEFAULT (1 > 0), CHECK (d < 900))",
@@ -48,7 +48,7 @@ func TestGeneratedColumnsWithComparisons(t *testing.T) {
 	if err := db.QueryRow("SHOW CREATE TABLE g").Scan(&name, &create); err != nil {
 		t.Fatal(err)
 	}
-	execAll(t, db, strings.Replace(create, "CREATE TABLE `g`", "CREATE TABLE `g2`", 1),
+	mustExec(t, db, strings.Replace(create, "CREATE TABLE `g`", "CREATE TABLE `g2`", 1),
 		"INSERT INTO g2 (d) SELECT d FROM g")
 	if got := queryStrings(t, db, "SELECT * FROM g2 ORDER BY d"); !slices.Equal(got, want) {
 		t.Errorf("SELECT * FROM g2 (created from SHOW CREATE TABLE g):\n%q\nwant\n%q", got, want)
@@ -81,7 +81,7 @@ func TestGeneratedColumnsWithComparisons(t *testing.T) {
 func TestVirtualColumns(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	execAll(t, db,
+	mustExec(t, db,
 		"CREATE TABLE t (a INT, b INT, v INT AS (a + 1) VIRTUAL)",
 		"INSERT INTO t (a, b) VALUES (1, 2), (5, 6)",
 		"CREATE TABLE u (a INT, v INT AS (a > 1) VIRTUAL, c INT, z VARCHAR(5))",
@@ -123,7 +123,7 @@ func TestVirtualColumns(t *testing.T) {
 			t.Errorf("%s: %d %s, want 1235", q, me.Number, me.Message)
 		}
 	}
-	execAll(t, db,
+	mustExec(t, db,
 		"ALTER TABLE u MODIFY COLUMN a BIGINT",
 		"ALTER TABLE u ALTER COLUMN a SET DEFAULT 3",
 		"ALTER TABLE u ADD COLUMN n INT DEFAULT 7 AFTER c",

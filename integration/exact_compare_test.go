@@ -20,8 +20,8 @@ func TestNumericComparisonsAreExact(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
 	indexedAndPlain(t, db, "xi", "xn", "id INT PRIMARY KEY, t TINYINT, u BIGINT UNSIGNED, d DECIMAL(8,2)", ", KEY (t), KEY (u), KEY (d)", "(1, 127, 5, 1.50), (2, -128, 0, 1.49), (3, 5, 18446744073709551615, 2.00)")
-	execAll(t, db, "CREATE TABLE xp (t TINYINT PRIMARY KEY)", "INSERT INTO xp VALUES (127), (5)")
-	conn := pinned(t, db)
+	mustExec(t, db, "CREATE TABLE xp (t TINYINT PRIMARY KEY)", "INSERT INTO xp VALUES (127), (5)")
+	conn := session(t, db)
 	wantIDs(t, db, []whereCase{
 		{"t = 300", nil},
 		{"300 = t", nil},
@@ -46,7 +46,7 @@ func TestNumericComparisonsAreExact(t *testing.T) {
 		{"d > 1.499e0", []string{"1", "3"}},
 	}, "xi", "xn")
 	// Inside subqueries, unions, derived tables and views too.
-	execAll(t, db, "CREATE VIEW xv AS SELECT id FROM xn WHERE d = 1.499")
+	mustExec(t, db, "CREATE VIEW xv AS SELECT id FROM xn WHERE d = 1.499")
 	for _, q := range []string{
 		"SELECT id FROM xn WHERE id IN (SELECT id FROM xi WHERE d = 1.499)",
 		"SELECT id FROM xn WHERE EXISTS (SELECT 1 FROM xi WHERE xi.d = 1.499)",
@@ -71,12 +71,12 @@ func TestNumericComparisonsAreExact(t *testing.T) {
 			t.Errorf("d = ? with %T 1.499: %d rows (%v), want 0", arg, n, err)
 		}
 	}
-	execAll(t, db, "DELETE FROM xi WHERE d = 1.499", "UPDATE xi SET t = 0 WHERE t = 300", "UPDATE xi SET t = 1 WHERE u = -1")
+	mustExec(t, db, "DELETE FROM xi WHERE d = 1.499", "UPDATE xi SET t = 0 WHERE t = 300", "UPDATE xi SET t = 1 WHERE u = -1")
 	if got := queryStrings(t, db, "SELECT id, t FROM xi ORDER BY id"); !slices.Equal(got, []string{"1\t127", "2\t-128", "3\t5"}) {
 		t.Errorf("after DELETE and UPDATEs whose WHERE matches nothing: %q", got)
 	}
 	// CHECK constraints, made with the table or added later.
-	execAll(t, db, "CREATE TABLE xc (id INT PRIMARY KEY, d DECIMAL(8,2), CHECK (d > 1.499))",
+	mustExec(t, db, "CREATE TABLE xc (id INT PRIMARY KEY, d DECIMAL(8,2), CHECK (d > 1.499))",
 		"ALTER TABLE xc ADD CONSTRAINT below CHECK (d < 2.001)", "INSERT INTO xc VALUES (1, 1.50), (2, 2.00)")
 	for _, bad := range []string{"INSERT INTO xc VALUES (3, 1.49)", "INSERT INTO xc VALUES (4, 2.01)"} {
 		wantError(t, db, bad, 3819, "HY000") // the CHECK refuses it
@@ -95,7 +95,7 @@ func TestNumericComparisonsAreExact(t *testing.T) {
 func TestExactComparisonsInRoutines(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	execAll(t, db, "CREATE TABLE rd (id INT PRIMARY KEY, d DECIMAL(8,2))", "INSERT INTO rd VALUES (1, 1.50)",
+	mustExec(t, db, "CREATE TABLE rd (id INT PRIMARY KEY, d DECIMAL(8,2))", "INSERT INTO rd VALUES (1, 1.50)",
 		"CREATE TABLE rlog (what VARCHAR(20), n INT)",
 		`CREATE PROCEDURE rcheck() BEGIN
 			DECLARE loops INT DEFAULT 0;
@@ -130,7 +130,7 @@ func TestExactComparisonsInRoutines(t *testing.T) {
 func TestExactComparisonsInGeneratedColumns(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	execAll(t, db, "CREATE TABLE gx (d DECIMAL(8,2), eq INT AS (d = 1.499), gt INT AS (d > 1.499) STORED, df INT DEFAULT (1.499 = 1.50))",
+	mustExec(t, db, "CREATE TABLE gx (d DECIMAL(8,2), eq INT AS (d = 1.499), gt INT AS (d > 1.499) STORED, df INT DEFAULT (1.499 = 1.50))",
 		"ALTER TABLE gx ADD COLUMN lt INT AS (d < 1.499)", "INSERT INTO gx (d) VALUES (1.50), (1.49)")
 	if got := queryStrings(t, db, "SELECT d, eq, gt, df, lt FROM gx ORDER BY d"); !slices.Equal(got, []string{"1.49\t0\t0\t0\t1", "1.50\t0\t1\t0\t0"}) {
 		t.Errorf("generated columns: %q, want 1.49: 0 0 0 1, 1.50: 0 1 0 0", got)
@@ -145,7 +145,7 @@ func TestExactComparisonsInGeneratedColumns(t *testing.T) {
 func TestNotInWithNulls(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	execAll(t, db, "CREATE TABLE na (id INT PRIMARY KEY, x INT, KEY (x))", "INSERT INTO na VALUES (1, 1), (2, 2), (3, NULL)",
+	mustExec(t, db, "CREATE TABLE na (id INT PRIMARY KEY, x INT, KEY (x))", "INSERT INTO na VALUES (1, 1), (2, 2), (3, NULL)",
 		"CREATE TABLE nb (id INT PRIMARY KEY, y INT, KEY (y))", "INSERT INTO nb VALUES (1, 1), (2, 1), (3, NULL)",
 		"CREATE TABLE nc (id INT PRIMARY KEY, y INT NOT NULL)", "INSERT INTO nc VALUES (1, 1)")
 	wantIDs(t, db, []whereCase{
@@ -208,11 +208,11 @@ func TestTextComparedWithNumbers(t *testing.T) {
 	if got := queryStrings(t, db, "SELECT CAST('2x' AS DOUBLE), CAST(' -3e-1x' AS DOUBLE)"); !slices.Equal(got, []string{"2\t-0.3"}) {
 		t.Errorf("CAST of '2x' and ' -3e-1x' AS DOUBLE: %q, want 2 and -0.3", got)
 	}
-	execAll(t, db, "CREATE TABLE tc (s VARCHAR(10), CHECK (s > 0))", "INSERT INTO tc VALUES ('2x')")
+	mustExec(t, db, "CREATE TABLE tc (s VARCHAR(10), CHECK (s > 0))", "INSERT INTO tc VALUES ('2x')")
 	wantError(t, db, "INSERT INTO tc VALUES ('aa')", 3819, "HY000") // CHECK (s > 0)
 	create := queryStrings(t, db, "SHOW CREATE TABLE tc")[0]
 	create = strings.Replace(strings.SplitN(create, "\t", 2)[1], "`tc`", "`tc2`", 1)
-	execAll(t, db, create, "INSERT INTO tc2 VALUES ('2x')")
+	mustExec(t, db, create, "INSERT INTO tc2 VALUES ('2x')")
 }
 
 // TestNumbersComparedWithText: a number compared with text that is not a number as a whole
@@ -236,8 +236,8 @@ func TestNumbersComparedWithText(t *testing.T) {
 		{"n = ' 1'", []string{"2"}},
 		{"n = '1.5'", nil},
 	}, "ni", "nn")
-	conn := pinned(t, db)
-	execOn(t, conn, "DELETE FROM ni WHERE n = '1x'")
+	conn := session(t, db)
+	mustExec(t, conn, "DELETE FROM ni WHERE n = '1x'")
 	if got := queryStrings(t, conn, "SHOW WARNINGS"); !slices.Equal(got, []string{"Warning\t1292\tTruncated incorrect DOUBLE value: '1x'"}) {
 		t.Errorf("warnings of DELETE ... WHERE n = '1x': %q, want one 1292", got)
 	}
@@ -253,7 +253,7 @@ func TestDecimalsComparedWithDoubles(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
 	indexedAndPlain(t, db, "dxi", "dxn", "id INT PRIMARY KEY, d DECIMAL(8,2)", ", KEY (d)", "(1, 1.50), (2, 1.49)")
-	execAll(t, db, "CREATE TABLE fx (f DOUBLE, g FLOAT)", "INSERT INTO fx VALUES (1.499, 1.5)")
+	mustExec(t, db, "CREATE TABLE fx (f DOUBLE, g FLOAT)", "INSERT INTO fx VALUES (1.499, 1.5)")
 	for _, c := range []struct {
 		where string
 		want  []string
@@ -299,7 +299,7 @@ func TestDecimalLiteralsBelowOne(t *testing.T) {
 func TestUpdateOutOfRangeFails(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	execAll(t, db, "CREATE TABLE ov (id INT PRIMARY KEY, c INT, t TINYINT, u INT UNSIGNED)",
+	mustExec(t, db, "CREATE TABLE ov (id INT PRIMARY KEY, c INT, t TINYINT, u INT UNSIGNED)",
 		"INSERT INTO ov VALUES (1, 2147483647, 127, 0), (2, 5, 1, 1)")
 	rows := func() []string { return queryStrings(t, db, "SELECT id, c, t, u FROM ov ORDER BY id") }
 	before := rows()
@@ -315,8 +315,8 @@ func TestUpdateOutOfRangeFails(t *testing.T) {
 			t.Errorf("after the failed %s: %q, want %q", q, got, before)
 		}
 	}
-	conn := pinned(t, db)
-	execOn(t, conn, "UPDATE IGNORE ov SET t = t + 1", "SET SESSION sql_mode = ''", "UPDATE ov SET c = c + 1 WHERE id = 1")
+	conn := session(t, db)
+	mustExec(t, conn, "UPDATE IGNORE ov SET t = t + 1", "SET SESSION sql_mode = ''", "UPDATE ov SET c = c + 1 WHERE id = 1")
 	if got := rows(); !slices.Equal(got, []string{"1\t2147483647\t127\t0", "2\t5\t2\t1"}) {
 		t.Errorf("after UPDATE IGNORE and a non-strict UPDATE: %q", got)
 	}
@@ -332,7 +332,7 @@ func TestRowComparisonsWithNulls(t *testing.T) {
 		"(1, 2) = (1, 2), ((1, 2), 3) = ((1, NULL), 3), (NULL, 1) <=> (NULL, 1), (1, NULL) < (2, NULL)"); !slices.Equal(got, []string{"NULL\tNULL\tNULL\t0\t1\tNULL\t1\t1"}) {
 		t.Errorf("row comparisons: %q", got)
 	}
-	execAll(t, db, "CREATE TABLE rc (id INT PRIMARY KEY, a INT, b INT, KEY (a, b))", "INSERT INTO rc VALUES (1, 1, NULL), (2, 1, 2), (3, NULL, NULL)")
+	mustExec(t, db, "CREATE TABLE rc (id INT PRIMARY KEY, a INT, b INT, KEY (a, b))", "INSERT INTO rc VALUES (1, 1, NULL), (2, 1, 2), (3, NULL, NULL)")
 	for _, c := range []struct {
 		where string
 		want  []string
@@ -374,6 +374,6 @@ func wantIDs(t *testing.T, db *sql.DB, cases []whereCase, tables ...string) {
 func indexedAndPlain(t *testing.T, db *sql.DB, indexed, plain, columns, keys, rows string) {
 	t.Helper()
 	for table, k := range map[string]string{indexed: keys, plain: ""} {
-		execAll(t, db, "CREATE TABLE "+table+" ("+columns+k+")", "INSERT INTO "+table+" VALUES "+rows)
+		mustExec(t, db, "CREATE TABLE "+table+" ("+columns+k+")", "INSERT INTO "+table+" VALUES "+rows)
 	}
 }

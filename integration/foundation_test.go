@@ -14,20 +14,6 @@ import (
 	"time"
 )
 
-const appUsers = `
-[[users]]
-name = "default"
-admin = true
-
-[[users]]
-name = "app"
-password = "secret"
-admin = false
-`
-
-// heavyQuery keeps one core busy for about a second or two on this kind of machine.
-const heavyQuery = "SELECT COUNT(*) FROM information_schema.columns a, information_schema.columns b"
-
 func TestDatabasesAndRoundTrip(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()

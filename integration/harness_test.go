@@ -5,9 +5,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +20,7 @@ import (
 	// The tests run a binary built from these packages; importing them makes a change to them
 	// invalidate go test's cached results of this package.
 	"overloadsql/internal/serverproc"
+	"overloadsql/internal/syncbuf"
 	_ "overloadsql/server"
 )
 
@@ -66,7 +70,7 @@ type testServer struct {
 	adminAddr  string
 	dir        string
 	configPath string
-	log        *serverproc.LogBuffer
+	log        *syncbuf.Buffer
 }
 
 func freePort(t testing.TB) string {
@@ -93,7 +97,7 @@ func startServer(t testing.TB, o serverOptions) *testServer {
 
 func startWithConfig(t testing.TB, o serverOptions, path, addr, admin string) *testServer {
 	t.Helper()
-	s := &testServer{t: t, addr: addr, adminAddr: admin, dir: o.dir, configPath: path, log: &serverproc.LogBuffer{}}
+	s := &testServer{t: t, addr: addr, adminAddr: admin, dir: o.dir, configPath: path, log: &syncbuf.Buffer{}}
 	if o.addressSpace != 0 {
 		if os.Getenv("OVERLOADSQL_RACE") == "1" {
 			t.Skip("the race detector's shadow memory does not fit in the bounded address space (ThreadSanitizer failed to allocate)")
@@ -168,11 +172,6 @@ func (s *testServer) adminDB() *sql.DB {
 	return db
 }
 
-func (s *testServer) port() string {
-	_, p, _ := net.SplitHostPort(s.addr)
-	return p
-}
-
 // mysqlError returns the server error inside err, or fails the test.
 func mysqlError(t testing.TB, err error) *mysql.MySQLError {
 	t.Helper()
@@ -183,19 +182,32 @@ func mysqlError(t testing.TB, err error) *mysql.MySQLError {
 	return me
 }
 
-// need returns the path of a command-line tool the test needs. Under CI (CI=true) a missing
-// tool fails the test, since .ci/run installs it; elsewhere the test is skipped.
+// unavailable ends a test that lacks something outside Go it needs (a tool, a package, root):
+// under CI (CI=true) it fails, since .ci/run provides all of them; elsewhere it is skipped.
+func unavailable(t testing.TB, why string) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("%s: .ci/run should have provided it", why)
+	}
+	t.Skip(why)
+}
+
+// need returns the path of a command-line tool the test needs, or ends the test (unavailable).
 func need(t testing.TB, tool string) string {
 	t.Helper()
 	p, err := exec.LookPath(tool)
-	if err == nil {
-		return p
+	if err != nil {
+		unavailable(t, fmt.Sprintf("%s is not installed (.ci/run installs it)", tool))
 	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s is missing: .ci/run should have installed it", tool)
+	return p
+}
+
+// needFile ends the test (unavailable) unless path, a file a package installs, exists.
+func needFile(t testing.TB, path, install string) {
+	t.Helper()
+	if _, err := os.Stat(path); err != nil {
+		unavailable(t, fmt.Sprintf("%s is missing (%s)", path, install))
 	}
-	t.Skipf("%s is not installed (.ci/run installs it)", tool)
-	return ""
 }
 
 // realCPU skips a test whose figures come from real CPU contention unless OVERLOADSQL_REAL_CPU=1:
@@ -208,6 +220,9 @@ func realCPU(t testing.TB) {
 	}
 }
 
+// toolTimeout bounds one run of an external client (the mariadb CLI, a client script).
+const toolTimeout = 90 * time.Second
+
 // mariadbCLI runs the mariadb client against addr with the SQL on stdin and returns its
 // combined output.
 func mariadbCLI(t testing.TB, addr, user, sqlText string, extra ...string) (string, error) {
@@ -215,7 +230,7 @@ func mariadbCLI(t testing.TB, addr, user, sqlText string, extra ...string) (stri
 	bin := need(t, "mariadb")
 	host, port, _ := net.SplitHostPort(addr)
 	args := append([]string{"-h", host, "-P", port, "-u", user, "--skip-ssl", "--connect-timeout=5"}, extra...)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), toolTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Stdin = strings.NewReader(sqlText)
@@ -223,7 +238,7 @@ func mariadbCLI(t testing.TB, addr, user, sqlText string, extra ...string) (stri
 	return string(out), err
 }
 
-// eventually polls cond until it holds or the timeout passes.
+// eventually polls cond every 50 ms until it holds or the timeout passes.
 func eventually(t testing.TB, timeout time.Duration, what string, cond func() (bool, string)) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
@@ -306,7 +321,7 @@ func (s *testServer) replaceConfig(o serverOptions) {
 // killed when the test ends, its output shown if the test failed.
 func startTool(t *testing.T, name, bin string, args ...string) {
 	t.Helper()
-	log := &serverproc.LogBuffer{}
+	log := &syncbuf.Buffer{}
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
@@ -330,4 +345,172 @@ func oneValue(t testing.TB, db *sql.DB, query string, args ...any) string {
 		t.Fatalf("%s %v: %d rows %q, want one", query, args, len(rows), rows)
 	}
 	return rows[0]
+}
+
+// appUsers is the [[users]] part of a server with the admin `default` (no password) and the
+// non-admin `app` (password "secret").
+const appUsers = `
+[[users]]
+name = "default"
+admin = true
+
+[[users]]
+name = "app"
+password = "secret"
+admin = false
+`
+
+// execer is a pool, a connection or a transaction.
+type execer interface {
+	ExecContext(context.Context, string, ...any) (sql.Result, error)
+}
+
+// mustExec runs the statements in order and fails the test at the first error.
+func mustExec(t testing.TB, db execer, queries ...string) {
+	t.Helper()
+	for _, q := range queries {
+		if _, err := db.ExecContext(context.Background(), q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+// session is one connection of db, closed with the test, after the setup statements ran on it.
+func session(t *testing.T, db *sql.DB, setup ...string) *sql.Conn {
+	t.Helper()
+	c, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	mustExec(t, c, setup...)
+	return c
+}
+
+// intOn runs a query that answers one integer on conn.
+func intOn(t *testing.T, conn *sql.Conn, query string) int {
+	t.Helper()
+	var n int
+	if err := conn.QueryRowContext(context.Background(), query).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return n
+}
+
+// wantError runs stmt and checks that it fails with the MySQL error number and SQLSTATE.
+func wantError(t *testing.T, db *sql.DB, stmt string, number uint16, state string) *mysql.MySQLError {
+	t.Helper()
+	_, err := db.Exec(stmt)
+	if err == nil {
+		t.Errorf("%s: succeeded, want error %d (%s)", stmt, number, state)
+		return nil
+	}
+	me := mysqlError(t, err)
+	if me.Number != number || string(me.SQLState[:]) != state {
+		t.Errorf("%s: error %d (%s) %q, want %d (%s)", stmt, me.Number, string(me.SQLState[:]), me.Message, number, state)
+	}
+	return me
+}
+
+// event reads one counter of system.events.
+func event(t testing.TB, db interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, name string) int {
+	t.Helper()
+	var n int
+	err := db.QueryRowContext(context.Background(), "SELECT value FROM system.events WHERE event = ?", name).Scan(&n)
+	if err != nil {
+		t.Fatalf("system.events %s: %v", name, err)
+	}
+	return n
+}
+
+// gauge reads one row of system.metrics.
+func gauge(t testing.TB, db *sql.DB, name string) string {
+	t.Helper()
+	return oneValue(t, db, "SELECT value FROM system.metrics WHERE metric = ?", name)
+}
+
+// serverSetting reads one row of system.server_settings.
+func serverSetting(t testing.TB, db *sql.DB, name string) string {
+	t.Helper()
+	return oneValue(t, db, "SELECT value FROM system.server_settings WHERE name = ?", name)
+}
+
+// globalValue reads @@GLOBAL.name as text.
+func globalValue(t testing.TB, db *sql.DB, name string) string {
+	t.Helper()
+	return queryStrings(t, db, "SELECT @@GLOBAL."+name)[0]
+}
+
+// metric reads one row of system.asynchronous_metrics.
+func metric(t *testing.T, admin *sql.DB, name string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(oneValue(t, admin, "SELECT value FROM system.asynchronous_metrics WHERE metric = ?", name), 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// alive fails the test if the server process has exited or no longer answers.
+func (s *testServer) alive(t testing.TB, after string) {
+	t.Helper()
+	select {
+	case <-s.proc.Exited():
+		t.Fatalf("the server died after %s: %v", after, s.proc.ExitErr())
+	default:
+	}
+	db := s.open("default", "", s.adminAddr)
+	defer db.Close()
+	if err := db.Ping(); err != nil {
+		t.Fatalf("the server does not answer after %s: %v", after, err)
+	}
+}
+
+// loadKeyedTable creates table (id INT PRIMARY KEY, k INT, c VARCHAR(20), KEY k_1 (k)) and
+// inserts rows 1 to rows in one statement, each with k = id % mod and c = 'c' followed by id.
+func loadKeyedTable(t testing.TB, db execer, table string, rows, mod int) {
+	t.Helper()
+	values := make([]string, 0, rows)
+	for id := 1; id <= rows; id++ {
+		values = append(values, fmt.Sprintf("(%d, %d, 'c%d')", id, id%mod, id))
+	}
+	mustExec(t, db, "CREATE TABLE "+table+" (id INT PRIMARY KEY, k INT, c VARCHAR(20), KEY k_1 (k))",
+		"INSERT INTO "+table+" VALUES "+strings.Join(values, ", "))
+}
+
+// heavyQuery keeps one core busy for about a second or two on this kind of machine.
+const heavyQuery = "SELECT COUNT(*) FROM information_schema.columns a, information_schema.columns b"
+
+// startHTTPServer starts overloadsql with http_listen on a free port; top adds top-level keys.
+func startHTTPServer(t *testing.T, top string) (*testServer, string) {
+	t.Helper()
+	httpAddr := freePort(t)
+	s := startServer(t, serverOptions{top: fmt.Sprintf("http_listen = %q\n%s", httpAddr, top)})
+	return s, "http://" + httpAddr
+}
+
+// httpGet returns the status and body of GET url (with basic auth when user is not empty).
+func httpGet(t testing.TB, rawURL, user, password string) (int, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if user != "" {
+		req.SetBasicAuth(user, password)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", rawURL, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		t.Fatalf("GET %s: %v", rawURL, err)
+	}
+	return resp.StatusCode, string(body)
 }

@@ -1,10 +1,8 @@
 package integration
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -17,38 +15,6 @@ import (
 
 	"overloadsql/httpapi"
 )
-
-// startHTTPServer starts overloadsql with http_listen on a free port; top adds top-level keys.
-func startHTTPServer(t *testing.T, top string) (*testServer, string) {
-	t.Helper()
-	httpAddr := freePort(t)
-	s := startServer(t, serverOptions{top: fmt.Sprintf("http_listen = %q\n%s", httpAddr, top)})
-	return s, "http://" + httpAddr
-}
-
-// httpGet returns the status and body of GET url (with basic auth when user is not empty).
-func httpGet(t testing.TB, rawURL, user, password string) (int, string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if user != "" {
-		req.SetBasicAuth(user, password)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("GET %s: %v", rawURL, err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
-	if err != nil {
-		t.Fatalf("GET %s: %v", rawURL, err)
-	}
-	return resp.StatusCode, string(body)
-}
 
 func TestPingAndReady(t *testing.T) {
 	s, base := startHTTPServer(t, "min_os_cpu_wait_time_ratio_to_drop_connection = 1\nmax_os_cpu_wait_time_ratio_to_drop_connection = 2\n")

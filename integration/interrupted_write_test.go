@@ -24,9 +24,9 @@ import (
 func TestInterruptedWriteStoresNoRows(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	holder, victim := pinned(t, db), pinned(t, db)
+	holder, victim := session(t, db), session(t, db)
 	victimID := intOn(t, victim, "SELECT CONNECTION_ID()")
-	execOn(t, db, "CREATE TABLE main.existing (v INT)")
+	mustExec(t, db, "CREATE TABLE main.existing (v INT)")
 	for _, c := range []struct{ name, query, table string }{
 		{"CREATE TABLE ... AS SELECT", "CREATE TABLE main.created AS SELECT GET_LOCK('held', 120) AS v", "main.created"},
 		{"INSERT ... SELECT", "INSERT INTO main.existing SELECT GET_LOCK('held', 120)", "main.existing"},

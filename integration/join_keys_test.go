@@ -22,7 +22,7 @@ func TestJoinsMatchEqualValues(t *testing.T) {
 		if table == "hn" {
 			keys = ""
 		}
-		execAll(t, db, "CREATE TABLE "+table+" (id INT PRIMARY KEY, d DECIMAL(8,2), e DECIMAL(12,3), i INT, "+
+		mustExec(t, db, "CREATE TABLE "+table+" (id INT PRIMARY KEY, d DECIMAL(8,2), e DECIMAL(12,3), i INT, "+
 			"s VARCHAR(10) COLLATE utf8mb4_0900_ai_ci, j JSON"+keys+")",
 			"INSERT INTO "+table+` VALUES (1, 1.50, 1.5, 1, 'a', '{"a": 1}'), (2, 1.50, 1.5, 1, 'A', '{"a": 1}'),`+
 				` (3, 2.00, 2, 2, 'b', '[1]'), (4, 2.00, 2, 2, 'b ', '[1]'), (5, NULL, NULL, NULL, NULL, NULL)`)
@@ -58,7 +58,7 @@ func TestJoinsMatchEqualValues(t *testing.T) {
 		if table == "mn" {
 			keys = ""
 		}
-		execAll(t, db, "CREATE TABLE "+table+" (id INT PRIMARY KEY, c1 INT, c2 VARCHAR(10)"+keys+")",
+		mustExec(t, db, "CREATE TABLE "+table+" (id INT PRIMARY KEY, c1 INT, c2 VARCHAR(10)"+keys+")",
 			"INSERT INTO "+table+" VALUES (1, 1, '10'), (2, 2, '10'), (3, 1, 'a'), (4, NULL, '10'), (5, 1, NULL), (6, NULL, NULL)")
 	}
 	for _, c := range []struct {

@@ -19,7 +19,7 @@ func TestTooManyTablesInAJoin(t *testing.T) {
 		create = append(create, fmt.Sprintf("CREATE TABLE j%d (id INT PRIMARY KEY, v INT)", i),
 			fmt.Sprintf("INSERT INTO j%d VALUES (1, %d)", i, i))
 	}
-	execAll(t, db, create...)
+	mustExec(t, db, create...)
 	// tables lists j<from> ... j<to> for a FROM clause.
 	tables := func(from, to int) string {
 		var names []string
@@ -35,7 +35,7 @@ func TestTooManyTablesInAJoin(t *testing.T) {
 		}
 		return q
 	}
-	execAll(t, db,
+	mustExec(t, db,
 		"CREATE VIEW va AS SELECT j0.v FROM "+tables(0, 39),
 		"CREATE VIEW vb AS SELECT j40.v FROM "+tables(40, 79),
 		"CREATE TABLE sink (v INT)")
@@ -60,7 +60,7 @@ func TestTooManyTablesInAJoin(t *testing.T) {
 			}
 		}
 	}
-	execAll(t, db, "INSERT INTO sink SELECT j0.v FROM "+tables(0, 60))
+	mustExec(t, db, "INSERT INTO sink SELECT j0.v FROM "+tables(0, 60))
 
 	for _, q := range []string{
 		"SELECT COUNT(*) FROM " + tables(0, 61),

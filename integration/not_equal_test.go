@@ -17,7 +17,7 @@ func TestDecimalNotEqual(t *testing.T) {
 		if table == "nn" {
 			keys = ""
 		}
-		execAll(t, db, "CREATE TABLE "+table+" (id INT PRIMARY KEY, d DECIMAL(12,3)"+keys+")",
+		mustExec(t, db, "CREATE TABLE "+table+" (id INT PRIMARY KEY, d DECIMAL(12,3)"+keys+")",
 			"INSERT INTO "+table+" VALUES (1, 0.010), (2, 0.25), (3, 1.5), (4, NULL), (5, -1), (6, 2.25)")
 	}
 	wantIDs(t, db, []whereCase{
@@ -50,7 +50,7 @@ func TestDoubleNotEqual(t *testing.T) {
 		{"f NOT IN (0.25, 0.5)", []string{"3"}},
 	}, "xi", "xn")
 	for _, table := range []string{"xi", "xn"} {
-		execAll(t, db, "DELETE FROM "+table+" WHERE x <> 1.5", "DELETE FROM "+table+" WHERE x NOT IN (1.5e0, 2.5e0)")
+		mustExec(t, db, "DELETE FROM "+table+" WHERE x <> 1.5", "DELETE FROM "+table+" WHERE x NOT IN (1.5e0, 2.5e0)")
 		if got := queryStrings(t, db, "SELECT id FROM "+table+" ORDER BY id"); !slices.Equal(got, []string{"3", "4"}) {
 			t.Errorf("%s after DELETE ... WHERE x <> 1.5 and x NOT IN (1.5e0, 2.5e0): %q, want 3 and 4", table, got)
 		}

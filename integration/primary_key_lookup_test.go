@@ -3,9 +3,7 @@ package integration
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -17,17 +15,8 @@ func TestPrimaryKeyLookupThroughPreparedStatements(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
 	ctx := context.Background()
-	if _, err := db.Exec("CREATE TABLE pk (id INT PRIMARY KEY, k INT, c VARCHAR(20), KEY k_1 (k))"); err != nil {
-		t.Fatal(err)
-	}
 	const rows = 500
-	values := make([]string, 0, rows)
-	for id := 1; id <= rows; id++ {
-		values = append(values, fmt.Sprintf("(%d, %d, 'c%d')", id, id%10, id))
-	}
-	if _, err := db.Exec("INSERT INTO pk VALUES " + strings.Join(values, ", ")); err != nil {
-		t.Fatal(err)
-	}
+	loadKeyedTable(t, db, "pk", rows, 10)
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -67,15 +67,6 @@ func queryLoad(t *testing.T, db *sql.DB, query, setup string, k int, max time.Du
 	}
 }
 
-func metric(t *testing.T, admin *sql.DB, name string) float64 {
-	t.Helper()
-	v, err := strconv.ParseFloat(oneValue(t, admin, "SELECT value FROM system.asynchronous_metrics WHERE metric = ?", name), 64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
 // truthOver reads OSCPUOverload for the given time and returns its median with the ground
 // truth d·W/B - 1 for d runnable tasks of the server over the same time.
 func truthOver(t *testing.T, admin *sql.DB, d int, over time.Duration) (median, truth float64) {

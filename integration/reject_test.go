@@ -12,30 +12,6 @@ import (
 // rejectText is the message of error 745 with the numbers left open.
 var rejectText = regexp.MustCompile(`^CPU is overloaded, CPU is waiting for execution way more than executing, ratio of wait time \(OSCPUWaitMicroseconds metric\) to busy time \(OSCPUVirtualTimeMicroseconds metric\) is ([0-9.e+-]+)\. Min ratio for error \(min_os_cpu_wait_time_ratio_to_throw setting\) ([0-9.e+-]+), max ratio for error \(max_os_cpu_wait_time_ratio_to_throw setting\) ([0-9.e+-]+), probability used to decide whether to discard the query ([0-9.e+-]+)\. Consider reducing the number of queries or increase backoff between retries\. \(SERVER_OVERLOADED\)$`)
 
-func session(t *testing.T, db *sql.DB, setup ...string) *sql.Conn {
-	t.Helper()
-	c, err := db.Conn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	for _, q := range setup {
-		if _, err := c.ExecContext(context.Background(), q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	return c
-}
-
-func mustExec(t testing.TB, db interface {
-	ExecContext(context.Context, string, ...any) (sql.Result, error)
-}, q string) {
-	t.Helper()
-	if _, err := db.ExecContext(context.Background(), q); err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-}
-
 // selectOne runs SELECT 1 n times and returns the rejection messages.
 func selectOne(t *testing.T, c *sql.Conn, n int) (rejected []string) {
 	t.Helper()

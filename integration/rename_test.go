@@ -14,7 +14,7 @@ import (
 func TestRenameTableIsAllOrNothing(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	execAll(t, db,
+	mustExec(t, db,
 		"CREATE TABLE ra (id INT PRIMARY KEY)", "CREATE TABLE rc (id INT PRIMARY KEY)", "CREATE TABLE rd (id INT PRIMARY KEY)",
 		"CREATE TABLE rk (id INT PRIMARY KEY, aid INT, CONSTRAINT rk_a FOREIGN KEY (aid) REFERENCES ra (id))",
 		"CREATE VIEW rv AS SELECT 1 AS one",
@@ -41,7 +41,7 @@ func TestRenameTableIsAllOrNothing(t *testing.T) {
 		}
 	}
 
-	execAll(t, db, "RENAME TABLE ra TO rtmp, rc TO ra, rtmp TO rc", "RENAME TABLE main.rd TO main.re, RE TO rf")
+	mustExec(t, db, "RENAME TABLE ra TO rtmp, rc TO ra, rtmp TO rc", "RENAME TABLE main.rd TO main.re, RE TO rf")
 	if got := queryStrings(t, db, "SELECT (SELECT id FROM ra), (SELECT id FROM rc)"); !slices.Equal(got, []string{"3\t1"}) {
 		t.Errorf("after the swap, ra and rc hold %q, want the other's rows", got)
 	}
@@ -60,17 +60,17 @@ func TestRenameTableIsAllOrNothing(t *testing.T) {
 func TestAlterTableRenamesAfterItsOtherChanges(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	execAll(t, db,
+	mustExec(t, db,
 		"CREATE TABLE at1 (id INT PRIMARY KEY, x INT, KEY kx (x))",
 		"CREATE TABLE ak (id INT PRIMARY KEY, aid INT, CONSTRAINT ak_a FOREIGN KEY (aid) REFERENCES at1 (id))",
 		"CREATE TABLE taken (id INT PRIMARY KEY)",
 		"INSERT INTO at1 VALUES (1, 5)", "INSERT INTO ak VALUES (1, 1)")
 
-	execAll(t, db, "ALTER TABLE at1 RENAME TO at2, ADD COLUMN c INT")
+	mustExec(t, db, "ALTER TABLE at1 RENAME TO at2, ADD COLUMN c INT")
 	if got := queryStrings(t, db, "SELECT id, x, c FROM at2"); !slices.Equal(got, []string{"1\t5\tNULL"}) {
 		t.Errorf("at2 after ALTER TABLE at1 RENAME TO at2, ADD COLUMN c: %q", got)
 	}
-	execAll(t, db, "ALTER TABLE at2 RENAME COLUMN x TO x2, RENAME AS at3, ADD INDEX kc (c)")
+	mustExec(t, db, "ALTER TABLE at2 RENAME COLUMN x TO x2, RENAME AS at3, ADD INDEX kc (c)")
 	if got, want := indexColumns(t, db, "at3"), []string{"PRIMARY\tid", "kc\tc", "kx\tx2"}; !slices.Equal(got, want) {
 		t.Errorf("indexes of at3: %q, want %q", got, want)
 	}

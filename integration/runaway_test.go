@@ -217,7 +217,7 @@ func TestWideTablesAreBounded(t *testing.T) {
 func TestDoublingViewsAreRefused(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	execAll(t, db, "CREATE TABLE dv (a INT)", "INSERT INTO dv VALUES (1), (2)", "CREATE VIEW dv0 AS SELECT a FROM dv")
+	mustExec(t, db, "CREATE TABLE dv (a INT)", "INSERT INTO dv VALUES (1), (2)", "CREATE VIEW dv0 AS SELECT a FROM dv")
 	refused, last := "", 0
 	for i := 1; i <= 14 && refused == ""; i++ {
 		create := fmt.Sprintf("CREATE VIEW dv%d AS SELECT x.a FROM dv%d x JOIN dv%d y ON x.a = y.a", i, i-1, i-1)

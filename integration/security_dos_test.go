@@ -25,34 +25,6 @@ import (
 // what the idle server reserves, far below what any of the attacks allocated unbounded.
 const memoryLimit = 3 << 30
 
-// event reads one counter of system.events.
-func event(t testing.TB, db interface {
-	QueryRowContext(context.Context, string, ...any) *sql.Row
-}, name string) int {
-	t.Helper()
-	var n int
-	err := db.QueryRowContext(context.Background(), "SELECT value FROM system.events WHERE event = ?", name).Scan(&n)
-	if err != nil {
-		t.Fatalf("system.events %s: %v", name, err)
-	}
-	return n
-}
-
-// alive fails the test if the server process has exited or no longer answers.
-func (s *testServer) alive(t testing.TB, after string) {
-	t.Helper()
-	select {
-	case <-s.proc.Exited():
-		t.Fatalf("the server died after %s: %v", after, s.proc.ExitErr())
-	default:
-	}
-	db := s.open("default", "", s.adminAddr)
-	defer db.Close()
-	if err := db.Ping(); err != nil {
-		t.Fatalf("the server does not answer after %s: %v", after, err)
-	}
-}
-
 func isTimeout(err error) bool {
 	var ne net.Error
 	return errors.As(err, &ne) && ne.Timeout()

@@ -9,36 +9,10 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/go-sql-driver/mysql"
 )
 
 // These tests are the attacks of a non-admin account (`app`) on files and privileges: each must
 // fail with MySQL's error number and SQLSTATE, and leave the server as it was.
-
-// wantError runs stmt and checks that it fails with the MySQL error number and SQLSTATE.
-func wantError(t *testing.T, db *sql.DB, stmt string, number uint16, state string) *mysql.MySQLError {
-	t.Helper()
-	_, err := db.Exec(stmt)
-	if err == nil {
-		t.Errorf("%s: succeeded, want error %d (%s)", stmt, number, state)
-		return nil
-	}
-	me := mysqlError(t, err)
-	if me.Number != number || string(me.SQLState[:]) != state {
-		t.Errorf("%s: error %d (%s) %q, want %d (%s)", stmt, me.Number, string(me.SQLState[:]), me.Message, number, state)
-	}
-	return me
-}
-
-func execAll(t *testing.T, db *sql.DB, stmts ...string) {
-	t.Helper()
-	for _, s := range stmts {
-		if _, err := db.Exec(s); err != nil {
-			t.Fatalf("%s: %v", s, err)
-		}
-	}
-}
 
 func appDB(t *testing.T, s *testServer) *sql.DB {
 	db := s.open("app", "secret", s.addr)
@@ -49,7 +23,7 @@ func appDB(t *testing.T, s *testServer) *sql.DB {
 func TestSecurityNoFileAccessByDefault(t *testing.T) {
 	s := startServer(t, serverOptions{sections: appUsers})
 	app, admin := appDB(t, s), s.adminDB()
-	execAll(t, app, "CREATE TABLE files (x TEXT)")
+	mustExec(t, app, "CREATE TABLE files (x TEXT)")
 	persisted := filepath.Join(s.dir, "persisted_settings.toml")
 	out := filepath.Join(s.dir, "out.txt")
 	for _, db := range []*sql.DB{app, admin} {
@@ -118,13 +92,13 @@ func TestSecurityFileAccessInsideSecureFilePriv(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(secure, "rows.txt"), []byte("1\n2\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	execAll(t, admin, "CREATE TABLE main.loaded (x INT)", "LOAD DATA INFILE '"+secure+"/rows.txt' INTO TABLE main.loaded")
+	mustExec(t, admin, "CREATE TABLE main.loaded (x INT)", "LOAD DATA INFILE '"+secure+"/rows.txt' INTO TABLE main.loaded")
 	if got := queryStrings(t, admin, "SELECT COUNT(*) FROM main.loaded"); got[0] != "2" {
 		t.Errorf("LOAD DATA inside loaded %v rows, want 2", got)
 	}
 	wantError(t, admin, "LOAD DATA INFILE '"+secure+"/link.txt' INTO TABLE main.loaded", 1290, "HY000")
 	wantError(t, app, "LOAD DATA INFILE '"+secure+"/rows.txt' INTO TABLE main.loaded", 1227, "42000")
-	execAll(t, admin, "SELECT 'written' INTO OUTFILE '"+secure+"/out.txt'")
+	mustExec(t, admin, "SELECT 'written' INTO OUTFILE '"+secure+"/out.txt'")
 	if b, err := os.ReadFile(filepath.Join(secure, "out.txt")); err != nil || string(b) != "written\n" {
 		t.Errorf("OUTFILE inside: %q, %v", b, err)
 	}
@@ -184,8 +158,8 @@ func TestSecurityNonAdminCannotChangeServerState(t *testing.T) {
 		t.Errorf("globals after the attacks = %q, before %q", after[0], before[0])
 	}
 	// A non-admin still sets its own session, and an admin sets globals.
-	execAll(t, app, "SET autocommit = 1", "SET sql_select_limit = 5", "SET SESSION sql_mode = ''")
-	execAll(t, admin, "SET GLOBAL sql_select_limit = 1000", "SET GLOBAL sql_select_limit = DEFAULT")
+	mustExec(t, app, "SET autocommit = 1", "SET sql_select_limit = 5", "SET SESSION sql_mode = ''")
+	mustExec(t, admin, "SET GLOBAL sql_select_limit = 1000", "SET GLOBAL sql_select_limit = DEFAULT")
 }
 
 func TestSecurityDatabases(t *testing.T) {
@@ -203,7 +177,7 @@ func TestSecurityDatabases(t *testing.T) {
 	if got := queryStrings(t, app, "SELECT COUNT(*) FROM system.metrics"); got[0] == "0" {
 		t.Error("system is empty after the attacks")
 	}
-	execAll(t, app, "CREATE TABLE kept (x INT)", "INSERT INTO kept VALUES (1)")
+	mustExec(t, app, "CREATE TABLE kept (x INT)", "INSERT INTO kept VALUES (1)")
 	if got := queryStrings(t, admin, "SELECT COUNT(*) FROM main.kept"); got[0] != "1" {
 		t.Errorf("main.kept = %v", got)
 	}
@@ -212,17 +186,17 @@ func TestSecurityDatabases(t *testing.T) {
 func TestSecurityStoredCodeIsAdminOnly(t *testing.T) {
 	s := startServer(t, serverOptions{sections: appUsers})
 	app, admin := appDB(t, s), s.adminDB()
-	execAll(t, app, "CREATE TABLE t (x INT)")
+	mustExec(t, app, "CREATE TABLE t (x INT)")
 	wantError(t, app, "CREATE TRIGGER main.x BEFORE INSERT ON main.t FOR EACH ROW SET @@GLOBAL.simulated_os_cpu_overload = 42", 1142, "42000")
 	wantError(t, app, "CREATE PROCEDURE p() SET @@GLOBAL.sql_select_limit = 1", 1044, "42000")
 	wantError(t, app, "CREATE EVENT e ON SCHEDULE EVERY 1 SECOND DO SET @@GLOBAL.sql_select_limit = 1", 1044, "42000")
-	execAll(t, admin, "INSERT INTO main.t VALUES (1)")
+	mustExec(t, admin, "INSERT INTO main.t VALUES (1)")
 	if got := queryStrings(t, admin, "SELECT @@GLOBAL.simulated_os_cpu_overload"); got[0] != "-1" {
 		t.Errorf("simulated_os_cpu_overload = %v after an admin's INSERT", got)
 	}
 	// Views run with the reader's rights: an admin's view of mysql.user shows nothing to app; the
 	// engine checks the view's table, and answers as MySQL does for it (1142).
-	execAll(t, admin, "CREATE VIEW main.users AS SELECT user FROM mysql.user")
+	mustExec(t, admin, "CREATE VIEW main.users AS SELECT user FROM mysql.user")
 	wantError(t, app, "SELECT * FROM main.users", 1142, "42000")
 }
 
@@ -331,7 +305,7 @@ func TestSecurityProcessListAndKill(t *testing.T) {
 	if err := victim.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&victimID); err != nil {
 		t.Fatal(err)
 	}
-	execAll(t, app, "KILL QUERY "+strconv.Itoa(victimID), "KILL "+strconv.Itoa(victimID))
+	mustExec(t, app, "KILL QUERY "+strconv.Itoa(victimID), "KILL "+strconv.Itoa(victimID))
 	eventually(t, 10*time.Second, "app's own connection is killed", func() (bool, string) {
 		err := victim.PingContext(ctx)
 		return err != nil, "still alive"
@@ -366,7 +340,7 @@ readonly = true
 	}
 
 	// Overloaded: the session's thresholds apply, so the hint does not switch rejection off.
-	execAll(t, s.adminDB(), "SET GLOBAL simulated_os_cpu_overload = 5")
+	mustExec(t, s.adminDB(), "SET GLOBAL simulated_os_cpu_overload = 5")
 	if _, err := app.ExecContext(ctx, bypass); err == nil {
 		t.Error("the hint switched the readonly rejection threshold off")
 	} else if me := mysqlError(t, err); me.Number != 745 {

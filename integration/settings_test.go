@@ -2,7 +2,6 @@ package integration
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,18 +12,6 @@ import (
 	"testing"
 	"time"
 )
-
-// serverSetting reads one row of system.server_settings.
-func serverSetting(t testing.TB, db *sql.DB, name string) string {
-	t.Helper()
-	return oneValue(t, db, "SELECT value FROM system.server_settings WHERE name = ?", name)
-}
-
-// globalValue reads @@GLOBAL.name as text.
-func globalValue(t testing.TB, db *sql.DB, name string) string {
-	t.Helper()
-	return queryStrings(t, db, "SELECT @@GLOBAL."+name)[0]
-}
 
 // TestSettingsChangesUnderConcurrencyNeverDeadlock hammers every way of changing settings at
 // once — file rewrites (watched), SYSTEM RELOAD CONFIG, SIGHUP, SET GLOBAL and SET PERSIST of
@@ -199,10 +186,7 @@ func TestSetPersistWithTheDiskFullChangesNothing(t *testing.T) {
 func smallFileSystem(t *testing.T) string {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("this test needs root to mount a small tmpfs")
-		}
-		t.Skip("this test needs root to mount a small tmpfs")
+		unavailable(t, "this test needs root to mount a small tmpfs")
 	}
 	dir := t.TempDir()
 	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=64k"); err != nil {

@@ -17,17 +17,8 @@ func TestSecondaryIndexesThroughTheServer(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
 	ctx := context.Background()
-	if _, err := db.Exec("CREATE TABLE si (id INT PRIMARY KEY, k INT, c VARCHAR(20), KEY k_1 (k))"); err != nil {
-		t.Fatal(err)
-	}
 	const rows = 400
-	values := make([]string, 0, rows)
-	for id := 1; id <= rows; id++ {
-		values = append(values, fmt.Sprintf("(%d, %d, 'c%d')", id, id%17, id))
-	}
-	if _, err := db.Exec("INSERT INTO si VALUES " + strings.Join(values, ", ")); err != nil {
-		t.Fatal(err)
-	}
+	loadKeyedTable(t, db, "si", rows, 17)
 	idsWith := func(k int) []string {
 		var out []string
 		for id := 1; id <= rows; id++ {
@@ -99,7 +90,7 @@ func TestSecondaryIndexesThroughTheServer(t *testing.T) {
 func TestSideIndexesStayWhenAnAlterFails(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	execAll(t, db,
+	mustExec(t, db,
 		"CREATE TABLE sf (id INT PRIMARY KEY, k INT, c INT, x INT, s VARCHAR(5), KEY kk (k), KEY kcx (c, x))",
 		"INSERT INTO sf VALUES (1, 1, 1, 5, 'a'), (2, 2, 2, 5, 'b')")
 	indexes := func() []string { return indexColumns(t, db, "sf") }
@@ -123,7 +114,7 @@ func TestSideIndexesStayWhenAnAlterFails(t *testing.T) {
 	}
 	wantError(t, db, "CREATE INDEX kk ON sf (x)", 1061, "42000")
 	wantError(t, db, "CREATE TABLE sg (id INT PRIMARY KEY, a INT, KEY k (a), UNIQUE k (a))", 1061, "42000")
-	execAll(t, db, "ALTER TABLE sf RENAME COLUMN k TO k2, DROP COLUMN c")
+	mustExec(t, db, "ALTER TABLE sf RENAME COLUMN k TO k2, DROP COLUMN c")
 	if got, want := indexes(), []string{"PRIMARY\tid", "kcx\tx", "kk\tk2"}; !slices.Equal(got, want) {
 		t.Errorf("after a successful ALTER: indexes %q, want %q", got, want)
 	}
@@ -138,16 +129,16 @@ func TestSideIndexesStayWhenAnAlterFails(t *testing.T) {
 func TestDDLCommitsImplicitly(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	execAll(t, db, "CREATE TABLE ic (id INT PRIMARY KEY, k INT, d INT DEFAULT 0, KEY kk (k))")
-	conn := pinned(t, db)
+	mustExec(t, db, "CREATE TABLE ic (id INT PRIMARY KEY, k INT, d INT DEFAULT 0, KEY kk (k))")
+	conn := session(t, db)
 	rows := func() []string { return queryStrings(t, db, "SELECT id FROM ic ORDER BY id") }
 	indexes := func() []string { return indexColumns(t, db, "ic") }
 
-	execOn(t, conn, "BEGIN", "INSERT INTO ic VALUES (1, 1, 0), (2, 2, 0)")
+	mustExec(t, conn, "BEGIN", "INSERT INTO ic VALUES (1, 1, 0), (2, 2, 0)")
 	if _, err := conn.ExecContext(context.Background(), "ALTER TABLE ic RENAME COLUMN k TO k2, ADD UNIQUE KEY ud (d)"); err == nil {
 		t.Fatal("the ALTER that adds a unique key over duplicates succeeded")
 	}
-	execOn(t, conn, "ROLLBACK")
+	mustExec(t, conn, "ROLLBACK")
 	if got := rows(); !slices.Equal(got, []string{"1", "2"}) {
 		t.Errorf("rows written before a failed ALTER, after ROLLBACK: %q, want 1 and 2 (committed by the ALTER)", got)
 	}
@@ -158,12 +149,12 @@ func TestDDLCommitsImplicitly(t *testing.T) {
 		t.Errorf("column k after the failed ALTER: %q", got)
 	}
 
-	execOn(t, conn, "SET autocommit = 0", "INSERT INTO ic VALUES (3, 3, 3)", "ALTER TABLE ic ADD COLUMN e INT",
+	mustExec(t, conn, "SET autocommit = 0", "INSERT INTO ic VALUES (3, 3, 3)", "ALTER TABLE ic ADD COLUMN e INT",
 		"INSERT INTO ic VALUES (4, 4, 4, 4)", "ROLLBACK")
 	if got := rows(); !slices.Equal(got, []string{"1", "2", "3"}) {
 		t.Errorf("with autocommit off, after INSERT, ALTER, INSERT, ROLLBACK: %q, want 1, 2 and 3", got)
 	}
-	execOn(t, conn, "INSERT INTO ic VALUES (5, 5, 5, 5)", "CREATE INDEX ke ON ic (e)", "ROLLBACK", "SET autocommit = 1")
+	mustExec(t, conn, "INSERT INTO ic VALUES (5, 5, 5, 5)", "CREATE INDEX ke ON ic (e)", "ROLLBACK", "SET autocommit = 1")
 	if got := rows(); !slices.Equal(got, []string{"1", "2", "3", "5"}) {
 		t.Errorf("after INSERT, CREATE INDEX, ROLLBACK: %q, want 5 kept", got)
 	}
@@ -171,11 +162,11 @@ func TestDDLCommitsImplicitly(t *testing.T) {
 		t.Errorf("indexes: %q, want %q", got, want)
 	}
 	// DDL behind an empty version comment commits as the same DDL without it.
-	execOn(t, conn, "BEGIN", "INSERT INTO ic VALUES (6, 6, 6, 6)")
+	mustExec(t, conn, "BEGIN", "INSERT INTO ic VALUES (6, 6, 6, 6)")
 	if _, err := conn.ExecContext(context.Background(), "/*!50000 */ ALTER TABLE ic ADD UNIQUE KEY ud (d)"); err == nil {
 		t.Fatal("the ALTER that adds a unique key over duplicates succeeded")
 	}
-	execOn(t, conn, "ROLLBACK")
+	mustExec(t, conn, "ROLLBACK")
 	if got := rows(); !slices.Equal(got, []string{"1", "2", "3", "5", "6"}) {
 		t.Errorf("after INSERT, a failed /*!50000 */ ALTER, ROLLBACK: %q, want 6 kept", got)
 	}
@@ -190,17 +181,17 @@ func TestDDLCommitsImplicitly(t *testing.T) {
 func TestPreparedDDLCommitsImplicitly(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	execAll(t, db, "CREATE TABLE pc (id INT PRIMARY KEY, k INT, d INT DEFAULT 0, KEY kk (k))")
-	conn := pinned(t, db)
+	mustExec(t, db, "CREATE TABLE pc (id INT PRIMARY KEY, k INT, d INT DEFAULT 0, KEY kk (k))")
+	conn := session(t, db)
 	rows := func() []string { return queryStrings(t, db, "SELECT id FROM pc ORDER BY id") }
 	indexes := func() []string { return indexColumns(t, db, "pc") }
 
-	execOn(t, conn, "PREPARE failing FROM 'ALTER TABLE pc RENAME COLUMN k TO k2, ADD UNIQUE KEY ud (d)'",
+	mustExec(t, conn, "PREPARE failing FROM 'ALTER TABLE pc RENAME COLUMN k TO k2, ADD UNIQUE KEY ud (d)'",
 		"BEGIN", "INSERT INTO pc VALUES (1, 1, 0), (2, 2, 0)")
 	if _, err := conn.ExecContext(context.Background(), "EXECUTE failing"); err == nil {
 		t.Fatal("the prepared ALTER that adds a unique key over duplicates succeeded")
 	}
-	execOn(t, conn, "ROLLBACK")
+	mustExec(t, conn, "ROLLBACK")
 	if got := rows(); !slices.Equal(got, []string{"1", "2"}) {
 		t.Errorf("rows written before a failed EXECUTE of an ALTER, after ROLLBACK: %q, want 1 and 2 (committed by it)", got)
 	}
@@ -208,7 +199,7 @@ func TestPreparedDDLCommitsImplicitly(t *testing.T) {
 		t.Errorf("indexes after the failed EXECUTE: %q, want %q", got, want)
 	}
 
-	execOn(t, conn, "SET @add = 'ALTER TABLE pc ADD COLUMN e INT'", "PREPARE adding FROM @add",
+	mustExec(t, conn, "SET @add = 'ALTER TABLE pc ADD COLUMN e INT'", "PREPARE adding FROM @add",
 		"SET autocommit = 0", "INSERT INTO pc VALUES (3, 3, 3)", "EXECUTE adding",
 		"INSERT INTO pc VALUES (4, 4, 4, 4)", "ROLLBACK", "SET autocommit = 1")
 	if got := rows(); !slices.Equal(got, []string{"1", "2", "3"}) {
@@ -224,24 +215,24 @@ func TestPreparedDDLCommitsImplicitly(t *testing.T) {
 func TestDDLThatDoesNotParseCommitsNothing(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	execAll(t, db, "CREATE TABLE sx (id INT PRIMARY KEY)")
-	conn := pinned(t, db)
+	mustExec(t, db, "CREATE TABLE sx (id INT PRIMARY KEY)")
+	conn := session(t, db)
 	for _, stmt := range []string{
 		"ALTER TABLE sx ADD COLUMN",
 		"CREATE INDEX ON sx (id)",
 		"OPTIMIZE TABLE sx", // not in the engine's grammar
 	} {
-		execOn(t, conn, "BEGIN", "INSERT INTO sx VALUES (1)")
+		mustExec(t, conn, "BEGIN", "INSERT INTO sx VALUES (1)")
 		if _, err := conn.ExecContext(context.Background(), stmt); err == nil {
 			t.Fatalf("%s: succeeded, want a syntax error", stmt)
 		}
-		execOn(t, conn, "ROLLBACK")
+		mustExec(t, conn, "ROLLBACK")
 		if got := queryStrings(t, db, "SELECT id FROM sx"); len(got) != 0 {
 			t.Errorf("BEGIN, INSERT, %s (a syntax error), ROLLBACK: rows %q, want none", stmt, got)
-			execAll(t, db, "DELETE FROM sx")
+			mustExec(t, db, "DELETE FROM sx")
 		}
 	}
-	execOn(t, conn, "BEGIN", "INSERT INTO sx VALUES (2)", "ALTER TABLE sx ADD COLUMN c INT", "ROLLBACK")
+	mustExec(t, conn, "BEGIN", "INSERT INTO sx VALUES (2)", "ALTER TABLE sx ADD COLUMN c INT", "ROLLBACK")
 	if got := queryStrings(t, db, "SELECT id FROM sx"); !slices.Equal(got, []string{"2"}) {
 		t.Errorf("BEGIN, INSERT, ALTER that parses, ROLLBACK: rows %q, want 2 (committed by the ALTER)", got)
 	}
@@ -254,7 +245,7 @@ func TestDDLThatDoesNotParseCommitsNothing(t *testing.T) {
 func TestFailedCreateTableLeavesNoTable(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	execAll(t, db, "CREATE TABLE fp (id INT PRIMARY KEY)", "CREATE TABLE fl (id INT PRIMARY KEY)")
+	mustExec(t, db, "CREATE TABLE fp (id INT PRIMARY KEY)", "CREATE TABLE fl (id INT PRIMARY KEY)")
 	bad := "CREATE TABLE fc (id INT PRIMARY KEY, p VARCHAR(5), KEY kp (p), FOREIGN KEY (p) REFERENCES fp (id))"
 	tables := func() []string { return queryStrings(t, db, "SHOW TABLES") }
 	if _, err := db.Exec(bad); err == nil {
@@ -263,19 +254,19 @@ func TestFailedCreateTableLeavesNoTable(t *testing.T) {
 	if got := tables(); !slices.Equal(got, []string{"fl", "fp"}) {
 		t.Errorf("tables after the failed CREATE TABLE: %q, want fl and fp only", got)
 	}
-	conn := pinned(t, db)
-	execOn(t, conn, "BEGIN", "INSERT INTO fl VALUES (1)")
+	conn := session(t, db)
+	mustExec(t, conn, "BEGIN", "INSERT INTO fl VALUES (1)")
 	if _, err := conn.ExecContext(context.Background(), bad); err == nil {
 		t.Fatal("the failed CREATE TABLE succeeded inside a transaction")
 	}
-	execOn(t, conn, "ROLLBACK")
+	mustExec(t, conn, "ROLLBACK")
 	if got := tables(); !slices.Equal(got, []string{"fl", "fp"}) {
 		t.Errorf("tables after the failed CREATE TABLE in a transaction: %q, want fl and fp only", got)
 	}
 	if got := queryStrings(t, db, "SELECT id FROM fl"); !slices.Equal(got, []string{"1"}) {
 		t.Errorf("the row written before the failed CREATE TABLE: %q, want it committed", got)
 	}
-	execAll(t, db, "CREATE TABLE fc (id INT PRIMARY KEY, p INT, KEY kp (p), FOREIGN KEY (p) REFERENCES fp (id))")
+	mustExec(t, db, "CREATE TABLE fc (id INT PRIMARY KEY, p INT, KEY kp (p), FOREIGN KEY (p) REFERENCES fp (id))")
 	if got := queryStrings(t, db, "SELECT index_name FROM information_schema.statistics WHERE table_name = 'fc' ORDER BY index_name"); !slices.Equal(got, []string{"kp", "PRIMARY"}) {
 		t.Errorf("indexes of the table created after the failures: %q", got)
 	}
@@ -288,13 +279,13 @@ func TestFailedCreateTableLeavesNoTable(t *testing.T) {
 func TestForeignKeyColumnsCannotBeDropped(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	execAll(t, db,
+	mustExec(t, db,
 		"CREATE TABLE kp (id INT PRIMARY KEY, code INT, note INT, KEY (code))",
 		"CREATE TABLE kc (id INT PRIMARY KEY, pcode INT, CONSTRAINT g FOREIGN KEY (pcode) REFERENCES kp (code))",
 		"INSERT INTO kp VALUES (1, 10, 0), (2, 20, 0)", "INSERT INTO kc VALUES (1, 10)")
 	wantError(t, db, "ALTER TABLE kc DROP COLUMN pcode", 1828, "HY000")
 	wantError(t, db, "ALTER TABLE kp DROP COLUMN code", 1829, "HY000")
-	execAll(t, db, "ALTER TABLE kp DROP COLUMN note", "DELETE FROM kp WHERE id = 2")
+	mustExec(t, db, "ALTER TABLE kp DROP COLUMN note", "DELETE FROM kp WHERE id = 2")
 	if got := queryStrings(t, db, "SELECT id, code FROM kp"); !slices.Equal(got, []string{"1\t10"}) {
 		t.Errorf("the referenced table after the refused drop: %q", got)
 	}
@@ -308,7 +299,7 @@ func TestForeignKeyColumnsCannotBeDropped(t *testing.T) {
 func TestDropIndexNeededByForeignKey(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	execAll(t, db,
+	mustExec(t, db,
 		"CREATE TABLE ip (id INT PRIMARY KEY, code INT, UNIQUE KEY uc (code))",
 		"CREATE TABLE ic (id INT PRIMARY KEY, pid INT, pcode INT, x INT, KEY k (pid), "+
 			"CONSTRAINT ic_p FOREIGN KEY (pid) REFERENCES ip (id), CONSTRAINT ic_c FOREIGN KEY (pcode) REFERENCES ip (code))",
@@ -328,7 +319,7 @@ func TestDropIndexNeededByForeignKey(t *testing.T) {
 			t.Errorf("%s: message %q", stmt, me.Message)
 		}
 	}
-	execAll(t, db, "INSERT INTO ic VALUES (1, 1, 10, 0)", "INSERT INTO ie VALUES (2)",
+	mustExec(t, db, "INSERT INTO ic VALUES (1, 1, 10, 0)", "INSERT INTO ie VALUES (2)",
 		"ALTER TABLE ic ADD INDEX k2 (pid, x)", "DROP INDEX k ON ic",
 		"ALTER TABLE ie ADD UNIQUE KEY up (pid)", "ALTER TABLE ie DROP PRIMARY KEY")
 	wantError(t, db, "INSERT INTO ic VALUES (2, 3, NULL, 0)", 1452, "23000")
@@ -348,7 +339,7 @@ func indexColumns(t testing.TB, db *sql.DB, table string) []string {
 // point of the test.
 func wantNoWriteLockHolder(t *testing.T, db *sql.DB, when string) {
 	t.Helper()
-	if got := writeLockGauge(t, db, "WriteLockHolder"); got != "0" {
+	if got := gauge(t, db, "WriteLockHolder"); got != "0" {
 		t.Errorf("WriteLockHolder = %s %s, want 0", got, when)
 	}
 }
@@ -360,7 +351,7 @@ func wantNoWriteLockHolder(t *testing.T, db *sql.DB, when string) {
 func TestDropTemporaryTableLeavesPermanentTables(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	execAll(t, db, "CREATE TABLE kept (id INT PRIMARY KEY)", "INSERT INTO kept VALUES (1), (2)",
+	mustExec(t, db, "CREATE TABLE kept (id INT PRIMARY KEY)", "INSERT INTO kept VALUES (1), (2)",
 		"CREATE PROCEDURE drop_kept() DROP TEMPORARY TABLE kept")
 	wantError(t, db, "DROP TEMPORARY TABLE kept", 1051, "42S02")
 	wantError(t, db, "DROP TEMPORARY TABLE IF EXISTS kept", 1051, "42S02")
@@ -369,5 +360,5 @@ func TestDropTemporaryTableLeavesPermanentTables(t *testing.T) {
 	if got := queryStrings(t, db, "SELECT id FROM kept ORDER BY id"); !slices.Equal(got, []string{"1", "2"}) {
 		t.Errorf("rows of the permanent table after DROP TEMPORARY TABLE: %q", got)
 	}
-	execAll(t, db, "DROP TABLE kept")
+	mustExec(t, db, "DROP TABLE kept")
 }

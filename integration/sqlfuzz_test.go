@@ -19,7 +19,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"overloadsql/cmd/sqlfuzz/fuzz"
-	"overloadsql/internal/serverproc"
+	"overloadsql/internal/syncbuf"
 )
 
 // TestSQLFuzzAgainstMariaDB is the smoke run of the differential fuzzer: three seeds of up to
@@ -95,7 +95,7 @@ func startMariaDB(t *testing.T) string {
 	}
 	addr := freePort(t)
 	host, port, _ := net.SplitHostPort(addr)
-	log := &serverproc.LogBuffer{}
+	log := &syncbuf.Buffer{}
 	cmd := exec.Command(mariadbd, "--no-defaults", "--datadir="+data, "--user="+me.Username,
 		"--bind-address="+host, "--port="+port, "--socket="+sock, "--pid-file="+filepath.Join(dir, "mariadb.pid"),
 		"--skip-name-resolve", "--skip-log-bin", "--innodb-buffer-pool-size=32M",

@@ -92,12 +92,7 @@ func TestTLS(t *testing.T) {
 
 	node := need(t, "node")
 	script := filepath.Join("clients", "node", "tls.js")
-	if _, err := os.Stat(filepath.Join("clients", "node", "node_modules", "mysql2", "package.json")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("mysql2 is missing: .ci/run runs npm install in integration/clients/node")
-		}
-		t.Skip("mysql2 is not installed (cd integration/clients/node && npm install)")
-	}
+	needFile(t, filepath.Join("clients", "node", "node_modules", "mysql2", "package.json"), "cd integration/clients/node && npm install")
 	cmd := exec.CommandContext(ctx, node, script)
 	cmd.Env = append(os.Environ(), "OSQL_HOST="+host, "OSQL_PORT="+port, "OSQL_USER=sha", "OSQL_PASSWORD=secret")
 	out, err = cmd.Output()

@@ -18,42 +18,13 @@ import (
 // writers kept only the last one's rows. These tests failed before the write lock
 // (transactions.go): concurrent increments lost about a third of their updates.
 
-// pinned is one connection of db, closed with the test.
-func pinned(t *testing.T, db *sql.DB) *sql.Conn {
-	t.Helper()
-	conn, err := db.Conn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	return conn
-}
-
-func execOn(t testing.TB, db interface {
-	ExecContext(context.Context, string, ...any) (sql.Result, error)
-}, queries ...string) {
-	t.Helper()
-	for _, q := range queries {
-		mustExec(t, db, q)
-	}
-}
-
-func intOn(t *testing.T, conn *sql.Conn, query string) int {
-	t.Helper()
-	var n int
-	if err := conn.QueryRowContext(context.Background(), query).Scan(&n); err != nil {
-		t.Fatalf("%s: %v", query, err)
-	}
-	return n
-}
-
 func TestConcurrentWritesAreNotLost(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
 	db.SetMaxOpenConns(8)
 	const writers, increments = 3, 60
-	execOn(t, db, "CREATE TABLE counts (id INT PRIMARY KEY, v INT)")
-	execOn(t, db, "INSERT INTO counts VALUES (0, 0), (1, 0), (2, 0), (3, 0)")
+	mustExec(t, db, "CREATE TABLE counts (id INT PRIMARY KEY, v INT)")
+	mustExec(t, db, "INSERT INTO counts VALUES (0, 0), (1, 0), (2, 0), (3, 0)")
 	var wg sync.WaitGroup
 	errs := make(chan error, writers+1)
 	stop := make(chan struct{})
@@ -121,25 +92,25 @@ func TestConcurrentWritesAreNotLost(t *testing.T) {
 func TestReadOnlyTransactionKeepsOthersCommits(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	execOn(t, db, "CREATE TABLE kv (id INT PRIMARY KEY, v INT)")
-	execOn(t, db, "INSERT INTO kv VALUES (1, 1)")
+	mustExec(t, db, "CREATE TABLE kv (id INT PRIMARY KEY, v INT)")
+	mustExec(t, db, "INSERT INTO kv VALUES (1, 1)")
 	for _, begin := range []string{"BEGIN", "SET autocommit = 0"} {
 		t.Run(begin, func(t *testing.T) {
-			reader, writer := pinned(t, db), pinned(t, db)
+			reader, writer := session(t, db), session(t, db)
 			before := intOn(t, reader, "SELECT v FROM kv WHERE id = 1")
-			execOn(t, reader, begin)
+			mustExec(t, reader, begin)
 			if got := intOn(t, reader, "SELECT v FROM kv WHERE id = 1"); got != before {
 				t.Fatalf("read %d in the transaction, %d before it", got, before)
 			}
-			execOn(t, writer, "UPDATE kv SET v = v + 1 WHERE id = 1")
+			mustExec(t, writer, "UPDATE kv SET v = v + 1 WHERE id = 1")
 			if got := intOn(t, reader, "SELECT v FROM kv WHERE id = 1"); got != before {
 				t.Errorf("the transaction's second read saw %d, its first %d: reads in a transaction must repeat", got, before)
 			}
-			execOn(t, reader, "COMMIT")
+			mustExec(t, reader, "COMMIT")
 			if got := intOn(t, writer, "SELECT v FROM kv WHERE id = 1"); got != before+1 {
 				t.Errorf("after the reader's COMMIT v = %d, want %d: the read-only transaction undid a commit", got, before+1)
 			}
-			execOn(t, reader, "SET autocommit = 1")
+			mustExec(t, reader, "SET autocommit = 1")
 		})
 	}
 }
@@ -150,17 +121,17 @@ func TestReadOnlyTransactionKeepsOthersCommits(t *testing.T) {
 func TestWriteLockWaits(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	execOn(t, db, "CREATE TABLE kv (id INT PRIMARY KEY, v INT)", "INSERT INTO kv VALUES (1, 1)")
-	holder, waiter := pinned(t, db), pinned(t, db)
-	execOn(t, holder, "BEGIN", "UPDATE kv SET v = 100 WHERE id = 1")
+	mustExec(t, db, "CREATE TABLE kv (id INT PRIMARY KEY, v INT)", "INSERT INTO kv VALUES (1, 1)")
+	holder, waiter := session(t, db), session(t, db)
+	mustExec(t, holder, "BEGIN", "UPDATE kv SET v = 100 WHERE id = 1")
 	holderID := intOn(t, holder, "SELECT CONNECTION_ID()")
 
-	execOn(t, waiter, "SET innodb_lock_wait_timeout = 1")
+	mustExec(t, waiter, "SET innodb_lock_wait_timeout = 1")
 	_, err := waiter.ExecContext(context.Background(), "UPDATE kv SET v = 200 WHERE id = 1")
 	if me := mysqlError(t, err); me.Number != 1205 || string(me.SQLState[:]) != "HY000" {
 		t.Fatalf("second writer: %v, want 1205 (HY000) Lock wait timeout exceeded", err)
 	}
-	if got := writeLockGauge(t, db, "WriteLockHolder"); got != strconv.Itoa(holderID) {
+	if got := gauge(t, db, "WriteLockHolder"); got != strconv.Itoa(holderID) {
 		t.Errorf("WriteLockHolder = %s, want the holder's connection id %d", got, holderID)
 	}
 	if got := oneValue(t, db, "SELECT value FROM system.events WHERE event = 'LockWaitTimeoutQueries'"); got != "1" {
@@ -172,9 +143,9 @@ func TestWriteLockWaits(t *testing.T) {
 	}
 
 	// The waiter gets the lock as soon as the holder rolls back.
-	execOn(t, waiter, "SET innodb_lock_wait_timeout = 30")
+	mustExec(t, waiter, "SET innodb_lock_wait_timeout = 30")
 	done := waitingWrite(t, db, waiter, "UPDATE kv SET v = v + 1 WHERE id = 1")
-	execOn(t, holder, "ROLLBACK")
+	mustExec(t, holder, "ROLLBACK")
 	select {
 	case err := <-done:
 		if err != nil {
@@ -191,15 +162,15 @@ func TestWriteLockWaits(t *testing.T) {
 	if _, err := holder.ExecContext(context.Background(), "INSERT INTO kv VALUES (1, 5)"); err == nil {
 		t.Fatal("a duplicate key was accepted")
 	}
-	execOn(t, waiter, "SET innodb_lock_wait_timeout = 1", "UPDATE kv SET v = 3 WHERE id = 1")
+	mustExec(t, waiter, "SET innodb_lock_wait_timeout = 1", "UPDATE kv SET v = 3 WHERE id = 1")
 
 	// A connection that closes in its transaction frees the lock, and its writes are gone.
 	gone := s.open("default", "", s.addr)
-	goneConn := pinned(t, gone)
-	execOn(t, goneConn, "BEGIN", "UPDATE kv SET v = 999 WHERE id = 1")
+	goneConn := session(t, gone)
+	mustExec(t, goneConn, "BEGIN", "UPDATE kv SET v = 999 WHERE id = 1")
 	goneConn.Close()
 	gone.Close()
-	execOn(t, waiter, "SET innodb_lock_wait_timeout = 30", "UPDATE kv SET v = v + 1 WHERE id = 1")
+	mustExec(t, waiter, "SET innodb_lock_wait_timeout = 30", "UPDATE kv SET v = v + 1 WHERE id = 1")
 	if got := oneValue(t, db, "SELECT v FROM kv WHERE id = 1"); got != "4" {
 		t.Errorf("v = %s, want 4: the closed connection's uncommitted write must be gone", got)
 	}
@@ -211,7 +182,7 @@ func TestWriteLockWaits(t *testing.T) {
 func TestResetConnectionReleasesWriteLock(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	execOn(t, db, "CREATE TABLE kv (id INT PRIMARY KEY, v INT)", "INSERT INTO kv VALUES (1, 1)")
+	mustExec(t, db, "CREATE TABLE kv (id INT PRIMARY KEY, v INT)", "INSERT INTO kv VALUES (1, 1)")
 	c := rawLogin(t, s.addr, "default")
 	command := func(payload []byte) {
 		t.Helper()
@@ -225,13 +196,13 @@ func TestResetConnectionReleasesWriteLock(t *testing.T) {
 	const comQuery, comResetConnection = 0x03, 0x1f
 	command(append([]byte{comQuery}, "BEGIN"...))
 	command(append([]byte{comQuery}, "UPDATE main.kv SET v = 7 WHERE id = 1"...))
-	if got := writeLockGauge(t, db, "WriteLockHolder"); got == "0" {
+	if got := gauge(t, db, "WriteLockHolder"); got == "0" {
 		t.Fatal("no holder of the write lock while a transaction has written")
 	}
 	command([]byte{comResetConnection})
 	wantNoWriteLockHolder(t, db, "after COM_RESET_CONNECTION")
-	conn := pinned(t, db)
-	execOn(t, conn, "SET innodb_lock_wait_timeout = 1", "UPDATE kv SET v = v + 1 WHERE id = 1")
+	conn := session(t, db)
+	mustExec(t, conn, "SET innodb_lock_wait_timeout = 1", "UPDATE kv SET v = v + 1 WHERE id = 1")
 	if got := oneValue(t, db, "SELECT v FROM kv WHERE id = 1"); got != "2" {
 		t.Errorf("v = %s, want 2: the reset transaction's write must be rolled back", got)
 	}
@@ -242,15 +213,15 @@ func TestResetConnectionReleasesWriteLock(t *testing.T) {
 func TestEnablingAutocommitCommits(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	execOn(t, db, "CREATE TABLE kv (id INT PRIMARY KEY)")
-	conn := pinned(t, db)
-	execOn(t, conn, "SET autocommit = 0", "INSERT INTO kv VALUES (1)", "SET autocommit = 1",
+	mustExec(t, db, "CREATE TABLE kv (id INT PRIMARY KEY)")
+	conn := session(t, db)
+	mustExec(t, conn, "SET autocommit = 0", "INSERT INTO kv VALUES (1)", "SET autocommit = 1",
 		"SET autocommit = 0", "BEGIN", "INSERT INTO kv VALUES (2)", "SET autocommit = 1")
 	conn.Close()
 	if got := oneValue(t, db, "SELECT COUNT(*) FROM kv"); got != "2" {
 		t.Errorf("%s rows after the connection closed, want 2: SET autocommit = 1 must commit", got)
 	}
-	if got := writeLockGauge(t, db, "WriteLockHolder"); got != "0" {
+	if got := gauge(t, db, "WriteLockHolder"); got != "0" {
 		t.Errorf("WriteLockHolder = %s, want 0", got)
 	}
 }
@@ -261,8 +232,8 @@ func TestEnablingAutocommitCommits(t *testing.T) {
 func TestReadOnlyTransactionRepeatsPreparedReads(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	execOn(t, db, "CREATE TABLE kv (id INT PRIMARY KEY, v INT)")
-	execOn(t, db, "INSERT INTO kv VALUES (1, 1)")
+	mustExec(t, db, "CREATE TABLE kv (id INT PRIMARY KEY, v INT)")
+	mustExec(t, db, "INSERT INTO kv VALUES (1, 1)")
 	read := func(conn *sql.Conn) int {
 		t.Helper()
 		var v int
@@ -273,18 +244,18 @@ func TestReadOnlyTransactionRepeatsPreparedReads(t *testing.T) {
 	}
 	for _, begin := range []string{"BEGIN", "SET autocommit = 0"} {
 		t.Run(begin, func(t *testing.T) {
-			reader, writer := pinned(t, db), pinned(t, db)
-			execOn(t, reader, begin)
+			reader, writer := session(t, db), session(t, db)
+			mustExec(t, reader, begin)
 			before := read(reader)
-			execOn(t, writer, "UPDATE kv SET v = v + 1 WHERE id = 1")
+			mustExec(t, writer, "UPDATE kv SET v = v + 1 WHERE id = 1")
 			if got := read(reader); got != before {
 				t.Errorf("the transaction's second prepared read saw %d, its first %d: reads in a transaction must repeat", got, before)
 			}
-			execOn(t, reader, "COMMIT")
+			mustExec(t, reader, "COMMIT")
 			if got := read(reader); got != before+1 {
 				t.Errorf("after COMMIT the reader saw %d, want %d", got, before+1)
 			}
-			execOn(t, reader, "SET autocommit = 1")
+			mustExec(t, reader, "SET autocommit = 1")
 		})
 	}
 }
@@ -330,7 +301,7 @@ const statusInTrans = 0x1
 func TestResetConnectionRestoresAutocommit(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	execOn(t, db, "CREATE TABLE kv (id INT PRIMARY KEY, v INT)", "INSERT INTO kv VALUES (1, 1)")
+	mustExec(t, db, "CREATE TABLE kv (id INT PRIMARY KEY, v INT)", "INSERT INTO kv VALUES (1, 1)")
 	c := rawLogin(t, s.addr, "default")
 	send := func(payload []byte) {
 		t.Helper()
@@ -356,13 +327,13 @@ func TestResetConnectionRestoresAutocommit(t *testing.T) {
 
 	send([]byte{comResetConnection})
 	rawStatus(t, c)
-	id := intOn(t, pinned(t, db), "SELECT MAX(id) FROM information_schema.processlist")
+	id := intOn(t, session(t, db), "SELECT MAX(id) FROM information_schema.processlist")
 	send(append([]byte{comQuery}, "SELECT v, SLEEP(3) FROM main.kv WHERE id = 1"...))
 	eventually(t, 10*time.Second, "the raw connection's read runs", func() (bool, string) {
 		rows := queryStrings(t, db, "SELECT info FROM information_schema.processlist WHERE id = ?", id)
 		return len(rows) == 1 && rows[0] != "", fmt.Sprint(rows)
 	})
-	execOn(t, db, "UPDATE kv SET v = 2 WHERE id = 1")
+	mustExec(t, db, "UPDATE kv SET v = 2 WHERE id = 1")
 	if st := rawStatus(t, c); st&statusAutocommit == 0 || st&statusInTrans != 0 {
 		t.Errorf("status %#x after a read in autocommit mode, want autocommit on and no transaction", st)
 	}
@@ -377,16 +348,16 @@ func TestResetConnectionRestoresAutocommit(t *testing.T) {
 func TestFirstStatementOfAConnectionTakesTheWriteLock(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	execOn(t, db, "CREATE TABLE kv (id INT PRIMARY KEY, v INT)", "INSERT INTO kv VALUES (1, 1)", "SET GLOBAL innodb_lock_wait_timeout = 1")
-	holder := pinned(t, db)
-	execOn(t, holder, "BEGIN", "UPDATE kv SET v = 100 WHERE id = 1")
+	mustExec(t, db, "CREATE TABLE kv (id INT PRIMARY KEY, v INT)", "INSERT INTO kv VALUES (1, 1)", "SET GLOBAL innodb_lock_wait_timeout = 1")
+	holder := session(t, db)
+	mustExec(t, holder, "BEGIN", "UPDATE kv SET v = 100 WHERE id = 1")
 	fresh := s.open("default", "", s.addr)
 	defer fresh.Close()
 	_, err := fresh.Exec("UPDATE kv SET v = 5 WHERE id = 1")
 	if me := mysqlError(t, err); me.Number != 1205 {
 		t.Fatalf("a new connection's first UPDATE beside an open writing transaction: %v, want 1205", err)
 	}
-	execOn(t, holder, "COMMIT")
+	mustExec(t, holder, "COMMIT")
 	if got := oneValue(t, db, "SELECT v FROM kv WHERE id = 1"); got != "100" {
 		t.Errorf("v = %s, want 100 (the holder's commit)", got)
 	}
@@ -399,13 +370,13 @@ func TestFirstStatementOfAConnectionTakesTheWriteLock(t *testing.T) {
 func TestEnablingAutocommitCommitsInEveryForm(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	execOn(t, db, "CREATE TABLE kv (id INT PRIMARY KEY, v INT)", "INSERT INTO kv VALUES (1, 1)")
+	mustExec(t, db, "CREATE TABLE kv (id INT PRIMARY KEY, v INT)", "INSERT INTO kv VALUES (1, 1)")
 	for i, enable := range []string{"/*!40101 SET autocommit = 1 */", "EXECUTE enable"} {
 		pool := s.open("default", "", s.addr)
-		conn := pinned(t, pool)
-		execOn(t, conn, "PREPARE enable FROM 'SET autocommit = 1'", "SET autocommit = 0", "BEGIN",
+		conn := session(t, pool)
+		mustExec(t, conn, "PREPARE enable FROM 'SET autocommit = 1'", "SET autocommit = 0", "BEGIN",
 			fmt.Sprintf("INSERT INTO kv VALUES (%d, 0)", 10+i), enable)
-		if got := writeLockGauge(t, db, "WriteLockHolder"); got != "0" {
+		if got := gauge(t, db, "WriteLockHolder"); got != "0" {
 			t.Errorf("WriteLockHolder = %s after %s, want 0: the transaction must have ended", got, enable)
 		}
 		conn.Close()
@@ -415,11 +386,11 @@ func TestEnablingAutocommitCommitsInEveryForm(t *testing.T) {
 		}
 	}
 
-	reader, writer := pinned(t, db), pinned(t, db)
-	execOn(t, reader, "SET autocommit = 0", "BEGIN")
+	reader, writer := session(t, db), session(t, db)
+	mustExec(t, reader, "SET autocommit = 0", "BEGIN")
 	intOn(t, reader, "SELECT v FROM kv WHERE id = 1")
-	execOn(t, writer, "UPDATE kv SET v = 2 WHERE id = 1")
-	execOn(t, reader, "/*!40101 SET autocommit = 1 */")
+	mustExec(t, writer, "UPDATE kv SET v = 2 WHERE id = 1")
+	mustExec(t, reader, "/*!40101 SET autocommit = 1 */")
 	if got := oneValue(t, db, "SELECT v FROM kv WHERE id = 1"); got != "2" {
 		t.Errorf("v = %s, want 2: the reading transaction's commit undid another connection's", got)
 	}
@@ -489,36 +460,36 @@ print("rows", cur.fetchone()[0])
 func TestAutocommitOffReadsRepeatAfterAWriter(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	execOn(t, db, "CREATE TABLE kv (id INT PRIMARY KEY, v INT)", "INSERT INTO kv VALUES (1, 1), (2, 1)")
-	reader, writer := pinned(t, db), pinned(t, db)
-	execOn(t, writer, "BEGIN", "UPDATE kv SET v = 5 WHERE id = 2")
-	execOn(t, reader, "SET autocommit = 0", "COMMIT") // the next read begins the transaction
+	mustExec(t, db, "CREATE TABLE kv (id INT PRIMARY KEY, v INT)", "INSERT INTO kv VALUES (1, 1), (2, 1)")
+	reader, writer := session(t, db), session(t, db)
+	mustExec(t, writer, "BEGIN", "UPDATE kv SET v = 5 WHERE id = 2")
+	mustExec(t, reader, "SET autocommit = 0", "COMMIT") // the next read begins the transaction
 	if got := intOn(t, reader, "SELECT v FROM kv WHERE id = 1"); got != 1 {
 		t.Fatalf("first read %d, want 1", got)
 	}
-	execOn(t, writer, "UPDATE kv SET v = 50 WHERE id = 1", "COMMIT")
+	mustExec(t, writer, "UPDATE kv SET v = 50 WHERE id = 1", "COMMIT")
 	if got := intOn(t, reader, "SELECT v FROM kv WHERE id = 1"); got != 1 {
 		t.Errorf("the transaction's second read saw %d, its first 1: reads in a transaction must repeat", got)
 	}
-	execOn(t, reader, "COMMIT")
+	mustExec(t, reader, "COMMIT")
 	if got := intOn(t, reader, "SELECT v FROM kv WHERE id = 1"); got != 50 {
 		t.Errorf("after COMMIT the reader saw %d, want 50", got)
 	}
-	execOn(t, reader, "COMMIT")
+	mustExec(t, reader, "COMMIT")
 
 	// A statement that may end a transaction and reads tables for the one it leaves open (LOCK
 	// TABLES, SET with a subquery) begins that transaction's reads too: a point lookup after
 	// another's commit answered from the newer rows while a SUM read the older ones.
 	for i, begin := range []string{"LOCK TABLES kv READ", "SET autocommit = 0, @x = (SELECT v FROM kv WHERE id = 2)"} {
-		execOn(t, reader, begin)
-		execOn(t, writer, fmt.Sprintf("UPDATE kv SET v = %d WHERE id = 2", 100+i))
+		mustExec(t, reader, begin)
+		mustExec(t, writer, fmt.Sprintf("UPDATE kv SET v = %d WHERE id = 2", 100+i))
 		point, sum := intOn(t, reader, "SELECT v FROM kv WHERE id = 2"), intOn(t, reader, "SELECT SUM(v) FROM kv")
 		if first := intOn(t, reader, "SELECT v FROM kv WHERE id = 1"); point+first != sum {
 			t.Errorf("after %s: point reads %d + %d, SUM %d in the same transaction", begin, first, point, sum)
 		}
-		execOn(t, reader, "UNLOCK TABLES", "COMMIT")
+		mustExec(t, reader, "UNLOCK TABLES", "COMMIT")
 	}
-	execOn(t, reader, "SET autocommit = 1")
+	mustExec(t, reader, "SET autocommit = 1")
 }
 
 // followCommits runs a writer that increments kv's row 7 increments times (with pauses of a few
@@ -599,7 +570,7 @@ func kvRows(t *testing.T, db *sql.DB, ids ...int) {
 	for i, id := range ids {
 		values[i] = fmt.Sprintf("(%d, 0)", id)
 	}
-	execOn(t, db, "CREATE TABLE kv (id INT PRIMARY KEY, v INT)", "INSERT INTO kv VALUES "+strings.Join(values, ", "))
+	mustExec(t, db, "CREATE TABLE kv (id INT PRIMARY KEY, v INT)", "INSERT INTO kv VALUES "+strings.Join(values, ", "))
 }
 
 // Point reads in autocommit mode are answered from a map of the committed rows while no
@@ -662,7 +633,7 @@ func waitingWrite(t *testing.T, db *sql.DB, conn *sql.Conn, query string) <-chan
 		done <- err
 	}()
 	eventually(t, 10*time.Second, "the statement waits for the write lock", func() (bool, string) {
-		got := writeLockGauge(t, db, "WriteLockWaitingStatements")
+		got := gauge(t, db, "WriteLockWaitingStatements")
 		return got == "1", "WriteLockWaitingStatements = " + got
 	})
 	return done
@@ -676,25 +647,25 @@ func waitingWrite(t *testing.T, db *sql.DB, conn *sql.Conn, query string) <-chan
 func TestCallKeepsTheTransaction(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	execAll(t, db, "CREATE TABLE pt (id INT PRIMARY KEY)",
+	mustExec(t, db, "CREATE TABLE pt (id INT PRIMARY KEY)",
 		"CREATE PROCEDURE adds(x INT) INSERT INTO pt VALUES (x)",
 		"CREATE PROCEDURE counts() SELECT COUNT(*) FROM pt")
-	conn := pinned(t, db)
+	conn := session(t, db)
 	rows := func() []string { return queryStrings(t, db, "SELECT id FROM pt ORDER BY id") }
 
-	execOn(t, conn, "BEGIN", "INSERT INTO pt VALUES (1)", "CALL adds(2)", "COMMIT")
+	mustExec(t, conn, "BEGIN", "INSERT INTO pt VALUES (1)", "CALL adds(2)", "COMMIT")
 	if got := rows(); !slices.Equal(got, []string{"1", "2"}) {
 		t.Errorf("after BEGIN, INSERT 1, CALL that inserts 2, COMMIT: %q, want 1 and 2", got)
 	}
-	execOn(t, conn, "BEGIN", "INSERT INTO pt VALUES (3)", "CALL counts()", "COMMIT")
+	mustExec(t, conn, "BEGIN", "INSERT INTO pt VALUES (3)", "CALL counts()", "COMMIT")
 	if got := rows(); !slices.Equal(got, []string{"1", "2", "3"}) {
 		t.Errorf("after BEGIN, INSERT 3, CALL that reads, COMMIT: %q, want 1, 2 and 3", got)
 	}
-	execOn(t, conn, "SET autocommit = 0", "INSERT INTO pt VALUES (4)", "CALL adds(5)", "ROLLBACK", "SET autocommit = 1")
+	mustExec(t, conn, "SET autocommit = 0", "INSERT INTO pt VALUES (4)", "CALL adds(5)", "ROLLBACK", "SET autocommit = 1")
 	if got := rows(); !slices.Equal(got, []string{"1", "2", "3"}) {
 		t.Errorf("after INSERT 4, CALL that inserts 5, ROLLBACK (autocommit off): %q, want 1, 2 and 3", got)
 	}
-	execOn(t, conn, "CALL adds(6)")
+	mustExec(t, conn, "CALL adds(6)")
 	if got := rows(); !slices.Equal(got, []string{"1", "2", "3", "6"}) {
 		t.Errorf("after a CALL in autocommit mode: %q, want 6 stored", got)
 	}
@@ -710,18 +681,18 @@ func TestCallKeepsTheTransaction(t *testing.T) {
 func TestDDLInAProcedureCommitsImplicitly(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	execAll(t, db, "CREATE TABLE pd (id INT PRIMARY KEY, k INT, d INT DEFAULT 0, KEY kk (k))",
+	mustExec(t, db, "CREATE TABLE pd (id INT PRIMARY KEY, k INT, d INT DEFAULT 0, KEY kk (k))",
 		"CREATE PROCEDURE fails() ALTER TABLE pd RENAME COLUMN k TO k2, ADD UNIQUE KEY ud (d)",
 		"CREATE PROCEDURE renames() ALTER TABLE pd RENAME COLUMN k TO k2")
-	conn := pinned(t, db)
+	conn := session(t, db)
 	rows := func() []string { return queryStrings(t, db, "SELECT id FROM pd ORDER BY id") }
 	indexes := func() []string { return indexColumns(t, db, "pd") }
 
-	execOn(t, conn, "BEGIN", "INSERT INTO pd VALUES (1, 1, 0), (2, 2, 0)")
+	mustExec(t, conn, "BEGIN", "INSERT INTO pd VALUES (1, 1, 0), (2, 2, 0)")
 	if _, err := conn.ExecContext(context.Background(), "CALL fails()"); err == nil {
 		t.Fatal("the procedure's ALTER that adds a unique key over duplicates succeeded")
 	}
-	execOn(t, conn, "ROLLBACK")
+	mustExec(t, conn, "ROLLBACK")
 	if got := rows(); !slices.Equal(got, []string{"1", "2"}) {
 		t.Errorf("rows written before a CALL whose ALTER failed, after ROLLBACK: %q, want 1 and 2 (committed by the ALTER)", got)
 	}
@@ -729,7 +700,7 @@ func TestDDLInAProcedureCommitsImplicitly(t *testing.T) {
 		t.Errorf("indexes after the failed ALTER in a procedure: %q, want %q", got, want)
 	}
 
-	execOn(t, conn, "BEGIN", "INSERT INTO pd VALUES (3, 3, 3)", "CALL renames()", "ROLLBACK")
+	mustExec(t, conn, "BEGIN", "INSERT INTO pd VALUES (3, 3, 3)", "CALL renames()", "ROLLBACK")
 	if got := rows(); !slices.Equal(got, []string{"1", "2", "3"}) {
 		t.Errorf("after BEGIN, INSERT, CALL of an ALTER, ROLLBACK: %q, want 1, 2 and 3", got)
 	}
@@ -750,17 +721,17 @@ func TestDDLInAProcedureCommitsImplicitly(t *testing.T) {
 func TestCommitInAProcedureEndsItsTransaction(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	execAll(t, db, "CREATE TABLE pc (id INT PRIMARY KEY)",
+	mustExec(t, db, "CREATE TABLE pc (id INT PRIMARY KEY)",
 		"CREATE PROCEDURE commits() BEGIN INSERT INTO pc VALUES (2); COMMIT; INSERT INTO pc VALUES (3); SIGNAL SQLSTATE '45000'; END")
-	conn := pinned(t, db)
-	execOn(t, conn, "SET autocommit = 0", "INSERT INTO pc VALUES (1)")
+	conn := session(t, db)
+	mustExec(t, conn, "SET autocommit = 0", "INSERT INTO pc VALUES (1)")
 	if _, err := conn.ExecContext(context.Background(), "CALL commits()"); err == nil {
 		t.Fatal("the procedure's SIGNAL did not fail the CALL")
 	}
 	if got := queryStrings(t, db, "SELECT id FROM pc ORDER BY id"); !slices.Equal(got, []string{"1", "2"}) {
 		t.Errorf("seen by another connection before the ROLLBACK: %q, want 1 and 2 (committed in the procedure)", got)
 	}
-	execOn(t, conn, "ROLLBACK", "SET autocommit = 1")
+	mustExec(t, conn, "ROLLBACK", "SET autocommit = 1")
 	if got := queryStrings(t, db, "SELECT id FROM pc ORDER BY id"); !slices.Equal(got, []string{"1", "2"}) {
 		t.Errorf("after the ROLLBACK: %q, want 1 and 2", got)
 	}
@@ -773,21 +744,21 @@ func TestCommitInAProcedureEndsItsTransaction(t *testing.T) {
 func TestProcedureEndingInCommit(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	execAll(t, db, "CREATE TABLE pe (id INT PRIMARY KEY)",
+	mustExec(t, db, "CREATE TABLE pe (id INT PRIMARY KEY)",
 		"CREATE PROCEDURE ends_commit() BEGIN INSERT INTO pe VALUES (2); COMMIT; END",
 		"CREATE PROCEDURE ends_rollback() BEGIN START TRANSACTION; INSERT INTO pe VALUES (5); ROLLBACK; END",
 		"CREATE PROCEDURE ends_begin() BEGIN START TRANSACTION; END")
-	conn := pinned(t, db)
+	conn := session(t, db)
 	rows := func() []string { return queryStrings(t, db, "SELECT id FROM pe ORDER BY id") }
-	execOn(t, conn, "BEGIN", "INSERT INTO pe VALUES (1)", "CALL ends_commit()", "ROLLBACK")
+	mustExec(t, conn, "BEGIN", "INSERT INTO pe VALUES (1)", "CALL ends_commit()", "ROLLBACK")
 	if got := rows(); !slices.Equal(got, []string{"1", "2"}) {
 		t.Errorf("after a CALL that commits, and ROLLBACK: %q, want 1 and 2", got)
 	}
-	execOn(t, conn, "CALL ends_rollback()")
+	mustExec(t, conn, "CALL ends_rollback()")
 	if got := rows(); !slices.Equal(got, []string{"1", "2"}) {
 		t.Errorf("after a CALL that rolls back its own insert: %q, want 1 and 2", got)
 	}
-	execOn(t, conn, "CALL ends_begin()", "INSERT INTO pe VALUES (9)", "ROLLBACK")
+	mustExec(t, conn, "CALL ends_begin()", "INSERT INTO pe VALUES (9)", "ROLLBACK")
 	if got := rows(); !slices.Equal(got, []string{"1", "2"}) {
 		t.Errorf("the transaction a CALL began, rolled back after it: %q, want 1 and 2", got)
 	}

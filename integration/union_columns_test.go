@@ -13,7 +13,7 @@ import (
 func TestUnionRepeatingAColumn(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	execAll(t, db,
+	mustExec(t, db,
 		"CREATE TABLE t (a INT, b INT)", "INSERT INTO t VALUES (1, 2), (3, 4)",
 		"CREATE TABLE u (a INT, c INT)", "INSERT INTO u VALUES (5, 6)")
 	const three = "SELECT a, a FROM t UNION SELECT a, a FROM t UNION SELECT a, a FROM t"
@@ -60,7 +60,7 @@ func TestUnionRepeatingAColumn(t *testing.T) {
 	}
 
 	// A view keeps the statement's text: it is read again with each use.
-	execAll(t, db, "CREATE VIEW vu AS SELECT a, a AS x FROM t UNION ALL SELECT a, a FROM t UNION ALL SELECT a, a FROM u")
+	mustExec(t, db, "CREATE VIEW vu AS SELECT a, a AS x FROM t UNION ALL SELECT a, a FROM t UNION ALL SELECT a, a FROM u")
 	if got := queryStrings(t, db, "SELECT x FROM vu ORDER BY x"); !slices.Equal(got, []string{"1", "1", "3", "3", "5"}) {
 		t.Errorf("SELECT x FROM vu: %q, want [1 1 3 3 5]", got)
 	}
@@ -74,7 +74,7 @@ func TestUnionRepeatingAColumn(t *testing.T) {
 func TestDerivedTablesNameTheirColumnsOnce(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
-	execAll(t, db, "CREATE TABLE t (a INT, b INT)", "INSERT INTO t VALUES (1, 2), (3, 4)")
+	mustExec(t, db, "CREATE TABLE t (a INT, b INT)", "INSERT INTO t VALUES (1, 2), (3, 4)")
 	for _, c := range []struct{ query, dup string }{
 		{"SELECT * FROM (SELECT a, a FROM t) d", "a"},
 		{"SELECT * FROM (SELECT a, a FROM t UNION SELECT a, a FROM t) d", "a"},
@@ -98,7 +98,7 @@ func TestDerivedTablesNameTheirColumnsOnce(t *testing.T) {
 			t.Errorf("%s: %d (%s) %s, want 1060 (42S21) Duplicate column name '%s'", c.query, me.Number, string(me.SQLState[:]), me.Message, c.dup)
 		}
 	}
-	execAll(t, db, "CREATE VIEW w (x, y) AS SELECT a, a FROM t UNION SELECT a, a FROM t")
+	mustExec(t, db, "CREATE VIEW w (x, y) AS SELECT a, a FROM t UNION SELECT a, a FROM t")
 	for _, c := range []struct {
 		query string
 		want  []string

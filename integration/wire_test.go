@@ -43,14 +43,6 @@ func (w *wire) write(payload []byte) {
 	w.seq++
 }
 
-// command sends a command packet (sequence 0) and returns the first packet of the answer.
-func (w *wire) command(payload []byte) []byte {
-	w.t.Helper()
-	w.seq = 0
-	w.write(payload)
-	return w.read()
-}
-
 // greeting is the server's Protocol::HandshakeV10.
 type greeting struct {
 	raw          []byte

@@ -27,11 +27,6 @@ func kvTable(t *testing.T, db *sql.DB) {
 	}
 }
 
-func writeLockGauge(t *testing.T, db *sql.DB, metric string) string {
-	t.Helper()
-	return oneValue(t, db, "SELECT value FROM system.metrics WHERE metric = ?", metric)
-}
-
 // A KILL of the lock's holder, from another connection, ends its transaction at once (it
 // waited for the write lock, held by the very transaction it was to end, and failed with 1205).
 func TestWriteLockHolderCanBeKilled(t *testing.T) {
@@ -40,22 +35,22 @@ func TestWriteLockHolderCanBeKilled(t *testing.T) {
 	kvTable(t, db)
 	for _, kill := range []string{"KILL", "KILL CONNECTION", "KILL QUERY"} {
 		t.Run(kill, func(t *testing.T) {
-			holder, admin := pinned(t, db), pinned(t, db)
-			execOn(t, holder, "BEGIN", "UPDATE kv SET v = 100 WHERE id = 1")
+			holder, admin := session(t, db), session(t, db)
+			mustExec(t, holder, "BEGIN", "UPDATE kv SET v = 100 WHERE id = 1")
 			holderID := intOn(t, holder, "SELECT CONNECTION_ID()")
-			execOn(t, admin, "SET innodb_lock_wait_timeout = 2")
+			mustExec(t, admin, "SET innodb_lock_wait_timeout = 2")
 			if _, err := admin.ExecContext(context.Background(), kill+" "+strconv.Itoa(holderID)); err != nil {
 				t.Fatalf("%s of the write lock's holder: %v", kill, err)
 			}
 			if kill == "KILL QUERY" {
 				// The holder's transaction goes on (nothing ran); it ends it itself.
-				if got := writeLockGauge(t, db, "WriteLockHolder"); got != strconv.Itoa(holderID) {
+				if got := gauge(t, db, "WriteLockHolder"); got != strconv.Itoa(holderID) {
 					t.Errorf("WriteLockHolder = %s after KILL QUERY of an idle holder, want %d", got, holderID)
 				}
-				execOn(t, holder, "ROLLBACK")
+				mustExec(t, holder, "ROLLBACK")
 			}
 			eventually(t, 10*time.Second, "the killed transaction releases the write lock", func() (bool, string) {
-				got := writeLockGauge(t, db, "WriteLockHolder")
+				got := gauge(t, db, "WriteLockHolder")
 				return got == "0", "WriteLockHolder = " + got
 			})
 			if got := oneValue(t, db, "SELECT v FROM kv WHERE id = 1"); got != "1" {
@@ -71,17 +66,17 @@ func TestWriteLockWaiterCanBeKilled(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
 	kvTable(t, db)
-	holder, admin := pinned(t, db), pinned(t, db)
-	execOn(t, holder, "BEGIN", "UPDATE kv SET v = 100 WHERE id = 1")
+	holder, admin := session(t, db), session(t, db)
+	mustExec(t, holder, "BEGIN", "UPDATE kv SET v = 100 WHERE id = 1")
 	for _, kill := range []string{"KILL QUERY", "KILL CONNECTION"} {
 		t.Run(kill, func(t *testing.T) {
 			pool := s.open("default", "", s.addr)
 			defer pool.Close()
-			waiter := pinned(t, pool)
+			waiter := session(t, pool)
 			waiterID := intOn(t, waiter, "SELECT CONNECTION_ID()")
-			execOn(t, waiter, "SET innodb_lock_wait_timeout = 120")
+			mustExec(t, waiter, "SET innodb_lock_wait_timeout = 120")
 			done := waitingWrite(t, db, waiter, "UPDATE kv SET v = v + 10 WHERE id = 2")
-			execOn(t, admin, fmt.Sprintf("%s %d", kill, waiterID))
+			mustExec(t, admin, fmt.Sprintf("%s %d", kill, waiterID))
 			select {
 			case err := <-done:
 				var me *mysql.MySQLError
@@ -97,17 +92,17 @@ func TestWriteLockWaiterCanBeKilled(t *testing.T) {
 			// KILL CONNECTION closes the socket while the statement leaves the wait: the
 			// client can see the close first.
 			eventually(t, 10*time.Second, "no statement waits for the write lock after "+kill+" of the only waiter", func() (bool, string) {
-				got := writeLockGauge(t, db, "WriteLockWaitingStatements")
+				got := gauge(t, db, "WriteLockWaitingStatements")
 				return got == "0", "WriteLockWaitingStatements = " + got
 			})
 			if kill == "KILL QUERY" {
-				execOn(t, waiter, "SELECT 1") // the connection stays usable
+				mustExec(t, waiter, "SELECT 1") // the connection stays usable
 			}
 		})
 	}
-	execOn(t, holder, "COMMIT")
+	mustExec(t, holder, "COMMIT")
 	eventually(t, 10*time.Second, "the write lock is free", func() (bool, string) {
-		got := writeLockGauge(t, db, "WriteLockHolder")
+		got := gauge(t, db, "WriteLockHolder")
 		return got == "0", "WriteLockHolder = " + got
 	})
 	if got := oneValue(t, db, "SELECT v FROM kv WHERE id = 2"); got != "1" {
@@ -123,12 +118,12 @@ func TestWriteLockWaiterLeavesWhenItsClientDoes(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
 	kvTable(t, db)
-	holder := pinned(t, db)
-	execOn(t, holder, "BEGIN", "UPDATE kv SET v = 100 WHERE id = 1")
+	holder := session(t, db)
+	mustExec(t, holder, "BEGIN", "UPDATE kv SET v = 100 WHERE id = 1")
 	pool := s.open("default", "", s.addr)
 	defer pool.Close()
-	waiter := pinned(t, pool)
-	execOn(t, waiter, "SET innodb_lock_wait_timeout = 120")
+	waiter := session(t, pool)
+	mustExec(t, waiter, "SET innodb_lock_wait_timeout = 120")
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
@@ -136,7 +131,7 @@ func TestWriteLockWaiterLeavesWhenItsClientDoes(t *testing.T) {
 		done <- err
 	}()
 	eventually(t, 10*time.Second, "the statement waits for the write lock", func() (bool, string) {
-		got := writeLockGauge(t, db, "WriteLockWaitingStatements")
+		got := gauge(t, db, "WriteLockWaitingStatements")
 		return got == "1", "WriteLockWaitingStatements = " + got
 	})
 	cancel() // the driver closes the connection
@@ -144,10 +139,10 @@ func TestWriteLockWaiterLeavesWhenItsClientDoes(t *testing.T) {
 		t.Fatalf("the waiting writer: %v", err)
 	}
 	eventually(t, 10*time.Second, "the waiter leaves", func() (bool, string) {
-		got := writeLockGauge(t, db, "WriteLockWaitingStatements")
+		got := gauge(t, db, "WriteLockWaitingStatements")
 		return got == "0", "WriteLockWaitingStatements = " + got
 	})
-	execOn(t, holder, "COMMIT")
+	mustExec(t, holder, "COMMIT")
 	wantNoWriteLockHolder(t, db, "after the holder's COMMIT")
 	if got := oneValue(t, db, "SELECT v FROM kv WHERE id = 2"); got != "1" {
 		t.Errorf("v = %s, want 1: the UPDATE of a client that left ran when the lock came free", got)
@@ -161,13 +156,13 @@ func TestWriteLockLetsEveryQueryThrough(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
 	kvTable(t, db)
-	holder, reader := pinned(t, db), pinned(t, db)
-	execOn(t, holder, "BEGIN", "UPDATE kv SET v = 100 WHERE id = 1")
+	holder, reader := session(t, db), session(t, db)
+	mustExec(t, holder, "BEGIN", "UPDATE kv SET v = 100 WHERE id = 1")
 	holderID := strconv.Itoa(intOn(t, holder, "SELECT CONNECTION_ID()"))
-	execOn(t, reader, "SET innodb_lock_wait_timeout = 1")
+	mustExec(t, reader, "SET innodb_lock_wait_timeout = 1")
 	for _, begin := range []string{"", "BEGIN"} {
 		if begin != "" {
-			execOn(t, reader, begin)
+			mustExec(t, reader, begin)
 		}
 		for _, q := range []string{
 			"WITH x AS (SELECT v FROM kv WHERE id = 1) SELECT v FROM x",
@@ -178,7 +173,7 @@ func TestWriteLockLetsEveryQueryThrough(t *testing.T) {
 			if got := intOn(t, reader, q); got != 1 {
 				t.Errorf("%s%s: %d, want 1 (the committed value)", begin, q, got)
 			}
-			if got := writeLockGauge(t, db, "WriteLockHolder"); got != holderID {
+			if got := gauge(t, db, "WriteLockHolder"); got != holderID {
 				t.Errorf("after %s: WriteLockHolder = %s, want the writer %s", q, got, holderID)
 			}
 		}
@@ -186,8 +181,8 @@ func TestWriteLockLetsEveryQueryThrough(t *testing.T) {
 			t.Errorf("%sTABLE kv: %q, want the committed rows", begin, got)
 		}
 	}
-	execOn(t, reader, "COMMIT")
-	execOn(t, holder, "COMMIT")
+	mustExec(t, reader, "COMMIT")
+	mustExec(t, holder, "COMMIT")
 }
 
 // A locking read keeps other writers out until its transaction ends, wherever it stands: also as
@@ -204,9 +199,9 @@ func TestWriteLockTakenByEveryLockingRead(t *testing.T) {
 		"/*!50000 SELECT v INTO @v FROM kv WHERE id = 1 FOR UPDATE */",
 	} {
 		t.Run(read, func(t *testing.T) {
-			tx, other := pinned(t, db), pinned(t, db)
+			tx, other := session(t, db), session(t, db)
 			before := intOn(t, tx, "SELECT v FROM kv WHERE id = 1")
-			execOn(t, tx, "BEGIN", read)
+			mustExec(t, tx, "BEGIN", read)
 			done := make(chan error, 1)
 			go func() {
 				_, err := other.ExecContext(context.Background(), "UPDATE kv SET v = v + 10 WHERE id = 1")
@@ -221,10 +216,10 @@ func TestWriteLockTakenByEveryLockingRead(t *testing.T) {
 					return true, ""
 				default:
 				}
-				got := writeLockGauge(t, db, "WriteLockWaitingStatements")
+				got := gauge(t, db, "WriteLockWaitingStatements")
 				return got == "1", "WriteLockWaitingStatements = " + got
 			})
-			execOn(t, tx, "UPDATE kv SET v = @v + 1 WHERE id = 1", "COMMIT")
+			mustExec(t, tx, "UPDATE kv SET v = @v + 1 WHERE id = 1", "COMMIT")
 			if !finished {
 				otherErr = <-done
 			}
@@ -246,8 +241,8 @@ func TestWriteLockGuardsFirstStatement(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
 	kvTable(t, db)
-	holder := pinned(t, db)
-	execOn(t, holder, "BEGIN", "UPDATE kv SET v = 100 WHERE id = 1")
+	holder := session(t, db)
+	mustExec(t, holder, "BEGIN", "UPDATE kv SET v = 100 WHERE id = 1")
 	fresh := s.open("default", "", s.addr) // no database named: no COM_INIT_DB at login
 	defer fresh.Close()
 	done := make(chan error, 1)
@@ -264,13 +259,13 @@ func TestWriteLockGuardsFirstStatement(t *testing.T) {
 			return true, ""
 		default:
 		}
-		got := writeLockGauge(t, db, "WriteLockWaitingStatements")
+		got := gauge(t, db, "WriteLockWaitingStatements")
 		return got == "1", "WriteLockWaitingStatements = " + got
 	})
 	if finished {
 		t.Errorf("the first statement of a new connection wrote while another transaction held the write lock (%v)", err)
 	}
-	execOn(t, holder, "COMMIT")
+	mustExec(t, holder, "COMMIT")
 	if !finished {
 		err = <-done
 	}
@@ -289,8 +284,8 @@ func TestWriteLockWaitHonoursSetVarHint(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
 	kvTable(t, db)
-	holder, waiter := pinned(t, db), pinned(t, db)
-	execOn(t, holder, "BEGIN", "UPDATE kv SET v = 100 WHERE id = 1")
+	holder, waiter := session(t, db), session(t, db)
+	mustExec(t, holder, "BEGIN", "UPDATE kv SET v = 100 WHERE id = 1")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	_, err := waiter.ExecContext(ctx, "UPDATE /*+ SET_VAR(innodb_lock_wait_timeout = 1) */ kv SET v = 2 WHERE id = 1")
@@ -301,12 +296,12 @@ func TestWriteLockWaitHonoursSetVarHint(t *testing.T) {
 		t.Fatalf("%v, want 1205", err)
 	}
 	// An invalid value is ignored, as MySQL ignores invalid hints: the session's value applies.
-	execOn(t, waiter, "SET innodb_lock_wait_timeout = 1")
+	mustExec(t, waiter, "SET innodb_lock_wait_timeout = 1")
 	_, err = waiter.ExecContext(ctx, "UPDATE /*+ SET_VAR(innodb_lock_wait_timeout = 0) */ kv SET v = 2 WHERE id = 1")
 	if me := mysqlError(t, err); me.Number != 1205 {
 		t.Fatalf("%v, want 1205 after the session's 1 s", err)
 	}
-	execOn(t, holder, "ROLLBACK")
+	mustExec(t, holder, "ROLLBACK")
 }
 
 // A write whose first words stand in a version comment is a write: /*!50000 */ UPDATE ... (an
@@ -318,9 +313,9 @@ func TestWriteLockTakenByVersionCommentedStatements(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
 	kvTable(t, db)
-	holder, other := pinned(t, db), pinned(t, db)
-	execOn(t, holder, "BEGIN", "UPDATE kv SET v = 100 WHERE id = 2")
-	execOn(t, other, "SET innodb_lock_wait_timeout = 1")
+	holder, other := session(t, db), session(t, db)
+	mustExec(t, holder, "BEGIN", "UPDATE kv SET v = 100 WHERE id = 2")
+	mustExec(t, other, "SET innodb_lock_wait_timeout = 1")
 	for _, q := range []string{
 		"/*!50000 */ UPDATE kv SET v = v + 10 WHERE id = 1",
 		"/*!50000 UPDATE */ kv SET v = v + 10 WHERE id = 1",
@@ -340,8 +335,8 @@ func TestWriteLockTakenByVersionCommentedStatements(t *testing.T) {
 	if got := oneValue(t, db, "SELECT v FROM kv WHERE id = 1"); got != "1" {
 		t.Errorf("v = %s, want 1: a statement wrote beside the holder", got)
 	}
-	execOn(t, holder, "COMMIT")
-	execOn(t, other, "/*!50000 */ UPDATE kv SET v = v + 10 WHERE id = 1")
+	mustExec(t, holder, "COMMIT")
+	mustExec(t, other, "/*!50000 */ UPDATE kv SET v = v + 10 WHERE id = 1")
 	if got := oneValue(t, db, "SELECT v FROM kv WHERE id = 1"); got != "11" {
 		t.Errorf("v = %s, want 11", got)
 	}
@@ -355,10 +350,10 @@ func TestWriteLockWaiterShowsInTheProcessList(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
 	kvTable(t, db)
-	holder, waiter, admin := pinned(t, db), pinned(t, db), pinned(t, s.adminDB())
-	execOn(t, holder, "BEGIN", "UPDATE kv SET v = 100 WHERE id = 1")
+	holder, waiter, admin := session(t, db), session(t, db), session(t, s.adminDB())
+	mustExec(t, holder, "BEGIN", "UPDATE kv SET v = 100 WHERE id = 1")
 	waiterID := strconv.Itoa(intOn(t, waiter, "SELECT CONNECTION_ID()"))
-	execOn(t, waiter, "SET innodb_lock_wait_timeout = 120")
+	mustExec(t, waiter, "SET innodb_lock_wait_timeout = 120")
 	const stmt = "UPDATE kv SET v = v + 10 WHERE id = 2"
 	done := waitingWrite(t, db, waiter, stmt)
 	for _, q := range []string{
@@ -375,7 +370,7 @@ func TestWriteLockWaiterShowsInTheProcessList(t *testing.T) {
 			t.Errorf("%s: the waiting writer's row is %q, want Command Query and Info %q", q, row, stmt)
 		}
 	}
-	execOn(t, holder, "COMMIT")
+	mustExec(t, holder, "COMMIT")
 	if err := <-done; err != nil {
 		t.Fatalf("the waiting writer after the holder committed: %v", err)
 	}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
+
+	"overloadsql/internal/loglimit"
 )
 
 // RouteEngineLogs sends go-mysql-server's and the protocol layer's logrus output through
@@ -43,11 +45,9 @@ type engineLog struct {
 	logger *slog.Logger
 	now    func() time.Time
 
-	mu         sync.Mutex
-	window     time.Time
-	written    int
-	suppressed int
-	panics     map[string]bool // panic messages already logged with their stack
+	lines  loglimit.Budget
+	mu     sync.Mutex
+	panics map[string]bool // panic messages already logged with their stack
 }
 
 // maxDistinctPanics bounds the panics remembered as already logged.
@@ -112,22 +112,13 @@ func (h *engineLog) Fire(e *logrus.Entry) error {
 // whether a panic's stack goes with it (only the first time the panic is seen).
 func (h *engineLog) admit(msg string, isPanic bool) (suppressed int, ok, withStack bool) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	if isPanic && !h.panics[msg] && len(h.panics) < maxDistinctPanics {
 		h.panics[msg] = true
 		withStack = true
 	}
-	now := h.now()
-	if now.Sub(h.window) >= time.Second {
-		h.window, h.written = now, 0
-	}
-	if h.written >= engineLinesPerSecond && !withStack {
-		h.suppressed++
-		return 0, false, false
-	}
-	h.written++
-	suppressed, h.suppressed = h.suppressed, 0
-	return suppressed, true, withStack
+	h.mu.Unlock()
+	suppressed, ok = h.lines.Take(h.now(), engineLinesPerSecond, withStack)
+	return suppressed, ok, ok && withStack
 }
 
 // fieldText is a log field's value as at most one line of maxLoggedInput bytes; an error's

@@ -3,8 +3,9 @@ package server
 import (
 	"log/slog"
 	"strconv"
-	"sync"
 	"time"
+
+	"overloadsql/internal/loglimit"
 )
 
 // number prints a float in its shortest round-trip form (4, 0.5, 2.7679569453035255).
@@ -13,29 +14,20 @@ func number(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 // rateLimitedLog writes at most one line per interval, with the number of events since the last
 // line and the latest message: shedding must never become one log line per query.
 type rateLimitedLog struct {
-	logger   *slog.Logger
-	what     string
-	interval time.Duration
-	now      func() time.Time
-
-	mu    sync.Mutex
-	last  time.Time
-	count int
+	logger *slog.Logger
+	what   string
+	now    func() time.Time
+	lines  loglimit.Budget
 }
 
 func newRateLimitedLog(logger *slog.Logger, what string) *rateLimitedLog {
-	return &rateLimitedLog{logger: logger, what: what, interval: time.Second, now: time.Now}
+	return &rateLimitedLog{logger: logger, what: what, now: time.Now}
 }
 
-// note counts one event; msg is logged only when a line is due.
+// note counts one event; msg is logged only when a line is due, with the count of the events
+// since the last line, this one included.
 func (l *rateLimitedLog) note(msg string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.count++
-	now := l.now()
-	if now.Sub(l.last) < l.interval {
-		return
+	if refused, ok := l.lines.Take(l.now(), 1, false); ok {
+		l.logger.Warn(l.what, "count", refused+1, "last", msg)
 	}
-	l.logger.Warn(l.what, "count", l.count, "last", msg)
-	l.last, l.count = now, 0
 }

@@ -5,9 +5,9 @@ import (
 	"net"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
+	"overloadsql/internal/loglimit"
 	"overloadsql/mysqlerr"
 	"overloadsql/server/statement"
 	"overloadsql/server/wire"
@@ -151,27 +151,11 @@ func (h guardHandler) failed(c *mysql.Conn, stmt string, err error) {
 const statementLogBurst = 5
 
 // logBudget allows statementLogBurst lines per second and counts the lines it refused.
-type logBudget struct {
-	mu         sync.Mutex
-	window     time.Time
-	used       int
-	suppressed int
-}
+type logBudget struct{ lines loglimit.Budget }
 
 // take reports whether a line may be written now, and how many were refused since the last.
 func (b *logBudget) take(now time.Time) (suppressed int, ok bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if now.Sub(b.window) >= time.Second {
-		b.window, b.used = now, 0
-	}
-	if b.used >= statementLogBurst {
-		b.suppressed++
-		return 0, false
-	}
-	b.used++
-	suppressed, b.suppressed = b.suppressed, 0
-	return suppressed, true
+	return b.lines.Take(now, statementLogBurst, false)
 }
 
 // truncate cuts s to at most n bytes, saying how long it was.

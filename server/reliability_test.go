@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"log/slog"
@@ -10,36 +9,19 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"overloadsql/internal/syncbuf"
 	"overloadsql/overload"
 	"overloadsql/server/config"
 	"overloadsql/warnings"
 )
 
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // TestRateLimitedLogWritesOneLinePerSecond: however many rejections, at most one line a second,
 // with the count since the last line and the latest message.
 func TestRateLimitedLogWritesOneLinePerSecond(t *testing.T) {
-	var out lockedBuffer
+	var out syncbuf.Buffer
 	l := newRateLimitedLog(slog.New(slog.NewTextHandler(&out, nil)), "statements rejected")
 	t0 := time.Unix(1_000_000, 0)
 	now := t0

@@ -93,12 +93,16 @@ type sessionAccounts struct {
 	// COM_STMT_PREPARE (by text).
 	uncache func(sess sql.Session, key string)
 
+	// allowance is what each session keeps without the share of all sessions refusing it
+	// (sessionAllowance).
+	allowance int64
+
 	mu        sync.Mutex
 	bySession map[sql.Session]*sessionMemory
 }
 
 func newSessionAccounts() *sessionAccounts {
-	a := &sessionAccounts{bySession: map[sql.Session]*sessionMemory{}}
+	a := &sessionAccounts{bySession: map[sql.Session]*sessionMemory{}, allowance: sessionAllowance}
 	a.server = quota.New("total", nil, a.serverLimit.Load)
 	return a
 }
@@ -236,7 +240,7 @@ func (m *sessionMemory) keep(name string, size int64, refuse bool) error {
 // reserve reserves n bytes on the session's account. Within sessionAllowance, and for an
 // operator, only the session's own limit can refuse them.
 func (m *sessionMemory) reserve(n int64) error {
-	if m.operator || m.account.Used()+n <= sessionAllowance {
+	if m.operator || m.account.Used()+n <= m.accounts.allowance {
 		return m.account.ReserveOwn(n)
 	}
 	return m.account.Reserve(n)

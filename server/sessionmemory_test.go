@@ -67,6 +67,7 @@ func newQuotaFixture(t testing.TB, sessionLimit, serverLimit int64) *quotaFixtur
 	provider := memory.NewDBProvider(db)
 	engine := sqle.NewDefault(provider)
 	a := newSessionAccounts()
+	a.allowance = 0 // the limits here are bytes, below the allowance
 	a.sessionLimit.Store(sessionLimit)
 	a.serverLimit.Store(serverLimit)
 	engine.Analyzer.ExecBuilder.PriorityBuilder = accountedBuilder{next: engine.Analyzer.ExecBuilder, accounts: a}
@@ -276,6 +277,7 @@ func TestSessionAccountLimits(t *testing.T) {
 		{limit: 0, live: 100, setting: 300, wantSession: 300, wantServer: 0},
 	} {
 		a := newSessionAccounts()
+		a.allowance = 0 // the limits here are bytes, below the allowance
 		a.server.Charge(c.accounted)
 		a.adjust(c.limit, c.live, c.setting)
 		if got, gotServer := a.sessionLimit.Load(), a.serverLimit.Load(); got != c.wantSession || gotServer != c.wantServer {
@@ -461,5 +463,37 @@ func BenchmarkSetUserVariable(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// Within its allowance, and always for an operator, a session is held to its own limit only: the
+// full share of all sessions refuses neither, and counts what they keep.
+func TestMemoryQuotaAllowanceAndOperators(t *testing.T) {
+	f := newQuotaFixture(t, 5000, 1000)
+	f.accounts.allowance = 500
+	user, small := f.session(), f.session()
+	sess := memory.NewSession(sql.NewBaseSession(), f.provider)
+	f.accounts.begin(sess, true)
+	operator := sql.NewContext(f.t.Context(), sql.WithSession(sess))
+	operator.SetCurrentDatabase(mainDatabase)
+	for i, step := range []struct {
+		ctx     *sql.Context
+		query   string
+		refused string
+	}{
+		{user, "SET @a = REPEAT('x', 900)", ""},
+		{user, "SET @b = REPEAT('x', 300)", "total"},
+		{small, "SET @s = REPEAT('x', 300)", ""},      // within the allowance of 500
+		{small, "SET @t = REPEAT('x', 300)", "total"}, // beyond it
+		{operator, "SET @o = REPEAT('x', 3000)", ""},  // an operator: its own 5000 only
+		{operator, "SET @p = REPEAT('x', 3000)", "for session"},
+	} {
+		_, err := f.run(step.ctx, step.query)
+		if got := quotaRefusal(err); got != step.refused {
+			t.Fatalf("step %d %s: refused by %q, want %q", i, step.query, got, step.refused)
+		}
+	}
+	if used := f.accounts.server.Used(); used < 4200 {
+		t.Errorf("the server's account holds %d bytes, want what all three keep (over 4200)", used)
 	}
 }

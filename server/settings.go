@@ -90,14 +90,7 @@ func (s *Server) commitSettings(conn uint32, user string, failed bool, persist m
 	sim := s.sampler.Simulation()
 	for _, c := range changes {
 		f, _ := c.value.(float64)
-		switch c.name {
-		case simOverload:
-			sim.Overload = f
-		case simCPUBusy:
-			sim.CPUBusy = f
-		case simMemory:
-			sim.Memory = f
-		default:
+		if !simulate(&sim, c.name, f) {
 			values[c.name] = variableText(c.value)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"overloadsql/mysqlerr"
+	"overloadsql/overload"
 	"overloadsql/server/config"
 	"overloadsql/tables"
 
@@ -165,16 +166,25 @@ func (vs *variables) simulationChanged(ctx *sql.Context, _ sql.SystemVariableSco
 	}
 	value, _ := v.Val.(float64)
 	sim := vs.s.sampler.Simulation()
-	switch v.Var.GetName() {
+	simulate(&sim, v.Var.GetName(), value)
+	vs.s.sampler.Simulate(sim)
+	return nil
+}
+
+// simulate sets the value of sim that the simulation variable name stands for; it reports
+// false, changing nothing, for any other name.
+func simulate(sim *overload.Simulation, name string, value float64) bool {
+	switch name {
 	case simOverload:
 		sim.Overload = value
 	case simCPUBusy:
 		sim.CPUBusy = value
 	case simMemory:
 		sim.Memory = value
+	default:
+		return false
 	}
-	vs.s.sampler.Simulate(sim)
-	return nil
+	return true
 }
 
 // serverSettingChanged stages SET GLOBAL / SET PERSIST of a server setting; commitSettings

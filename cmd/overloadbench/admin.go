@@ -50,16 +50,6 @@ func (a *adminSession) metric(ctx context.Context, name string) (measure, error)
 	return measure(v), nil
 }
 
-// event reads one counter of system.events.
-func (a *adminSession) event(ctx context.Context, name string) (int64, error) {
-	query := fmt.Sprintf("SELECT value FROM system.events WHERE event = '%s'", name)
-	var v int64
-	if err := a.db.QueryRowContext(ctx, query).Scan(&v); err != nil {
-		return 0, fmt.Errorf("%s: %w", query, err)
-	}
-	return v, nil
-}
-
 // cpuWarningRaised says whether system.warnings holds the CPU warning.
 func (a *adminSession) cpuWarningRaised(ctx context.Context) (bool, error) {
 	const query = "SELECT COUNT(*) FROM system.warnings WHERE message LIKE 'High CPU usage%'"

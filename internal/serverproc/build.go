@@ -1,7 +1,6 @@
 package serverproc
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 )
 
 // Build builds cmd/overloadsql of the module the working directory is in into dir and returns
@@ -34,22 +32,4 @@ func Build(ctx context.Context, dir string, race bool) (string, error) {
 		return "", fmt.Errorf("go build ./cmd/overloadsql in %s: %w\n%s", build.Dir, err, out)
 	}
 	return binary, nil
-}
-
-// LogBuffer collects a server's log: written by the process's output copier, read by a test.
-type LogBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *LogBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *LogBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

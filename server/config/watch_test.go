@@ -1,7 +1,6 @@
 package config
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"os"
@@ -14,25 +13,9 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"overloadsql/internal/syncbuf"
 )
-
-// syncBuffer is a log destination that the watcher goroutine writes while the test reads.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
@@ -55,9 +38,9 @@ func writeFile(t *testing.T, path, content string) {
 func TestWatch(t *testing.T) {
 	tests := []struct {
 		name   string
-		change func(t *testing.T, path string, log *syncBuffer)
+		change func(t *testing.T, path string, log *syncbuf.Buffer)
 	}{
-		{"write in place", func(t *testing.T, path string, _ *syncBuffer) {
+		{"write in place", func(t *testing.T, path string, _ *syncbuf.Buffer) {
 			f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 			if err != nil {
 				t.Fatal(err)
@@ -67,20 +50,20 @@ func TestWatch(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
-		{"replace by rename", func(t *testing.T, path string, _ *syncBuffer) {
+		{"replace by rename", func(t *testing.T, path string, _ *syncbuf.Buffer) {
 			tmp := path + ".new"
 			writeFile(t, tmp, "max_connections = 3\n")
 			if err := os.Rename(tmp, path); err != nil {
 				t.Fatal(err)
 			}
 		}},
-		{"editor rename dance: old file moved away, new one written", func(t *testing.T, path string, _ *syncBuffer) {
+		{"editor rename dance: old file moved away, new one written", func(t *testing.T, path string, _ *syncbuf.Buffer) {
 			if err := os.Rename(path, path+"~"); err != nil {
 				t.Fatal(err)
 			}
 			writeFile(t, path, "max_connections = 4\n")
 		}},
-		{"remove, then re-create", func(t *testing.T, path string, log *syncBuffer) {
+		{"remove, then re-create", func(t *testing.T, path string, log *syncbuf.Buffer) {
 			if err := os.Remove(path); err != nil {
 				t.Fatal(err)
 			}
@@ -95,7 +78,7 @@ func TestWatch(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, "config.toml")
 			writeFile(t, path, "max_connections = 1\n")
-			var log syncBuffer
+			var log syncbuf.Buffer
 			logger := slog.New(slog.NewTextHandler(&log, nil))
 			ctx, cancel := context.WithCancel(context.Background())
 			t.Cleanup(cancel)
@@ -118,7 +101,7 @@ func TestWatch(t *testing.T) {
 }
 
 func TestWatchErrors(t *testing.T) {
-	logger := slog.New(slog.NewTextHandler(&syncBuffer{}, nil))
+	logger := slog.New(slog.NewTextHandler(&syncbuf.Buffer{}, nil))
 	for _, path := range []string{"", filepath.Join(t.TempDir(), "missing-dir", "config.toml")} {
 		if err := Watch(context.Background(), path, logger, func() {}); err == nil {
 			t.Errorf("Watch(%q) succeeded, want an error", path)
@@ -161,9 +144,9 @@ func configMap(t *testing.T, dir, stamp, content string) {
 	}
 }
 
-func startWatch(t *testing.T, path string) (calls *atomic.Int32, log *syncBuffer) {
+func startWatch(t *testing.T, path string) (calls *atomic.Int32, log *syncbuf.Buffer) {
 	t.Helper()
-	log = &syncBuffer{}
+	log = &syncbuf.Buffer{}
 	logger := slog.New(slog.NewTextHandler(log, nil))
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -225,7 +208,7 @@ func TestWatchWaitsForAStableFile(t *testing.T) {
 	var applied []string // the file's content as each onChange saw it
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	if err := Watch(ctx, path, slog.New(slog.NewTextHandler(&syncBuffer{}, nil)), func() {
+	if err := Watch(ctx, path, slog.New(slog.NewTextHandler(&syncbuf.Buffer{}, nil)), func() {
 		data, _ := os.ReadFile(path)
 		mu.Lock()
 		defer mu.Unlock()
@@ -303,7 +286,7 @@ func TestWatchCheck(t *testing.T) {
 	}
 	defer fsw.Close()
 	var calls int
-	w := &watcher{path: path, fsw: fsw, logger: slog.New(slog.NewTextHandler(&syncBuffer{}, nil)), onChange: func() { calls++ }, dirs: map[string]bool{}}
+	w := &watcher{path: path, fsw: fsw, logger: slog.New(slog.NewTextHandler(&syncbuf.Buffer{}, nil)), onChange: func() { calls++ }, dirs: map[string]bool{}}
 	w.seen, _ = w.content()
 	t0 := time.Unix(1000, 0)
 	steps := []struct {

@@ -103,9 +103,6 @@ func (c column) typeSQL(s side) string {
 
 func (c column) numeric() bool { return c.kind <= kFloat }
 func (c column) text() bool    { return c.kind == kChar || c.kind == kVarchar }
-func (c column) temporal() bool {
-	return c.kind == kDate || c.kind == kDatetime
-}
 
 // ambiguous reports whether equal values of the column may be spelled differently, so which
 // spelling a server returns for a group or a MIN/MAX is not defined.

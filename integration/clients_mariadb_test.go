@@ -1,4 +1,4 @@
-package clients
+package integration
 
 import (
 	"context"
@@ -14,12 +14,12 @@ import (
 // PREPARE/EXECUTE works, an overload hint takes effect only with --comments, and the two
 // spellings of SYSTEM RELOAD CONFIG that docs/operations.md gives reach the server.
 func TestMariadbCLI(t *testing.T) {
-	need(t, "mariadb", "apt-get install mariadb-client")
-	s := startServer(t)
+	need(t, "mariadb")
+	s := startServer(t, serverOptions{sections: clientUsers()})
 
 	for _, a := range accounts {
 		t.Run("connect/"+a.kind, func(t *testing.T) {
-			out, err := mariadb(t, s.addr, a.name, password, "SELECT CURRENT_USER()", "-N", "-B")
+			out, err := mariadbCLI(t, s.addr, a.name, "SELECT CURRENT_USER()", "-p"+clientPassword, "-N", "-B")
 			if err != nil || !strings.HasPrefix(out, a.name+"@") {
 				t.Errorf("mariadb as %s: %v\n%s", a.name, err, out)
 			}
@@ -27,7 +27,7 @@ func TestMariadbCLI(t *testing.T) {
 	}
 
 	t.Run("sql_prepare", func(t *testing.T) {
-		out, err := mariadb(t, s.addr, plainAccount.name, password, `
+		out, err := mariadbCLI(t, s.addr, plainAccount.name, `
 CREATE TABLE p (id INT PRIMARY KEY, name VARCHAR(20));
 PREPARE ins FROM 'INSERT INTO p VALUES (?, ?)';
 SET @i = 1, @n = 'one';
@@ -38,24 +38,24 @@ DEALLOCATE PREPARE ins;
 PREPARE sel FROM 'SELECT name FROM p WHERE id = ?';
 SET @i = 2;
 EXECUTE sel USING @i;
-`, "-N", "-B")
+`, "-p"+clientPassword, "-N", "-B")
 		if err != nil || strings.TrimSpace(out) != "two" {
 			t.Errorf("PREPARE / EXECUTE in the mariadb CLI: %v\n%s", err, out)
 		}
 	})
 
 	t.Run("hint_needs_comments", func(t *testing.T) {
-		if out, err := mariadb(t, s.adminAddr, "default", "", "SET GLOBAL simulated_os_cpu_overload = 7"); err != nil {
+		if out, err := mariadbCLI(t, s.adminAddr, "default", "SET GLOBAL simulated_os_cpu_overload = 7"); err != nil {
 			t.Fatalf("%v\n%s", err, out)
 		}
 		const hinted = "SELECT /*+ SET_VAR(min_os_cpu_wait_time_ratio_to_throw = 1) SET_VAR(max_os_cpu_wait_time_ratio_to_throw = 2) */ 1"
 		// With --comments the hint reaches the server and the statement is rejected.
 		eventually(t, 15*time.Second, "745 for a hinted statement with --comments", func() (bool, string) {
-			out, err := mariadb(t, s.addr, plainAccount.name, password, hinted, "-N", "-B", "--comments")
+			out, err := mariadbCLI(t, s.addr, plainAccount.name, hinted, "-p"+clientPassword, "-N", "-B", "--comments")
 			return err != nil && strings.Contains(out, "ERROR 745 (HY000)") && strings.Contains(out, "(SERVER_OVERLOADED)"), out
 		})
 		// Without it the CLI strips the hint, and the statement runs.
-		out, err := mariadb(t, s.addr, plainAccount.name, password, hinted, "-N", "-B")
+		out, err := mariadbCLI(t, s.addr, plainAccount.name, hinted, "-p"+clientPassword, "-N", "-B")
 		if err != nil || strings.TrimSpace(out) != "1" {
 			t.Errorf("without --comments the hint should be stripped and the statement run: %v\n%s", err, out)
 		}
@@ -69,7 +69,7 @@ EXECUTE sel USING @i;
 	} {
 		t.Run(name, func(t *testing.T) {
 			before := strings.Count(s.log.String(), `msg="config reloaded"`)
-			if out, err := mariadb(t, s.adminAddr, "default", "", "", args...); err != nil || out != "" {
+			if out, err := mariadbCLI(t, s.adminAddr, "default", "", args...); err != nil || out != "" {
 				t.Fatalf("mariadb %q: %v\n%s", args, err, out)
 			}
 			eventually(t, 10*time.Second, "a config reload logged by the server", func() (bool, string) {
@@ -110,15 +110,15 @@ INSERT INTO orders VALUES (10, 1, 99.5, '2026-02-03'), (11, 1, NULL, NULL), (12,
 // TestMariadbDumpRestore dumps `main` with mariadb-dump --single-transaction and restores the
 // dump into a second server with the mariadb CLI: the same tables, definitions and rows.
 func TestMariadbDumpRestore(t *testing.T) {
-	dump := need(t, "mariadb-dump", "apt-get install mariadb-client")
-	need(t, "mariadb", "apt-get install mariadb-client")
-	src, dst := startServer(t), startServer(t)
-	if out, err := mariadb(t, src.addr, "default", "", dumpSchema, "main"); err != nil {
+	dump := need(t, "mariadb-dump")
+	need(t, "mariadb")
+	src, dst := startServer(t, serverOptions{sections: clientUsers()}), startServer(t, serverOptions{sections: clientUsers()})
+	if out, err := mariadbCLI(t, src.addr, "default", dumpSchema, "main"); err != nil {
 		t.Fatalf("load the source: %v\n%s", err, out)
 	}
 
 	host, port, _ := net.SplitHostPort(src.addr)
-	ctx, cancel := context.WithTimeout(context.Background(), scriptTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), toolTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, dump, "-h", host, "-P", port, "-u", "default", "--skip-ssl",
 		"--single-transaction", "main")
@@ -128,17 +128,17 @@ func TestMariadbDumpRestore(t *testing.T) {
 	if err != nil {
 		t.Fatalf("mariadb-dump --single-transaction main: %v\n%s", err, stderr.String())
 	}
-	if out, err := mariadb(t, dst.addr, "default", "", string(text), "main"); err != nil {
+	if out, err := mariadbCLI(t, dst.addr, "default", string(text), "main"); err != nil {
 		t.Fatalf("restore the dump: %v\n%s\ndump:\n%s", err, out, text)
 	}
 
-	tables := src.query("SHOW TABLES FROM main")
-	if got := dst.query("SHOW TABLES FROM main"); !slices.Equal(got, tables) || len(tables) != 2 {
+	tables := queryStrings(t, src.adminDB(), "SHOW TABLES FROM main")
+	if got := queryStrings(t, dst.adminDB(), "SHOW TABLES FROM main"); !slices.Equal(got, tables) || len(tables) != 2 {
 		t.Fatalf("tables after restore = %q, source has %q (want customer and orders)", got, tables)
 	}
 	for _, table := range tables {
 		for _, q := range []string{"SHOW CREATE TABLE main." + table, "SELECT * FROM main." + table + " ORDER BY id"} {
-			want, got := src.query(q), dst.query(q)
+			want, got := queryStrings(t, src.adminDB(), q), queryStrings(t, dst.adminDB(), q)
 			if !slices.Equal(got, want) {
 				t.Errorf("%s after restore:\n%q\nsource:\n%q", q, got, want)
 			}
