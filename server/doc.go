@@ -3,11 +3,10 @@
 // A connection's path: package server/wire accepts it (the main listener's gate may drop it with a
 // 1040 ERR packet before any handshake work; the admin listener never does, but both bound their
 // connections and the ones still in their handshake), and its packet reader below the protocol
-// layer enforces the per-client limits (bytes and time before login, max_allowed_packet after)
-// and terminates TLS; then package server/access checks the user's password (delaying answers
-// to an address after repeated failures, and checking that only admins use the admin
-// listener), a session is built with the overload settings of its user, and every statement
-// passes the overload
+// layer enforces the per-client limits (bytes and time before login, max_allowed_packet after) and
+// terminates TLS; then package server/access checks the user's password (delaying answers to an
+// address after repeated failures, and checking that only admins use the admin listener), a
+// session is built with the overload settings of its user, and every statement passes the overload
 // interceptor (exempt? rejected?) before the engine parses it; an ordinary one (not on the admin
 // listener) is registered while it runs, so that the memory guard (memory.go) can stop it when the
 // heap crosses the memory limit. The engine reads `main` (an in-memory database) and `system`

@@ -249,7 +249,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 			return gms.MySQLProtocolListenerFactory(c, lc, sel)
 		},
 	}, s.engine, s.newContext, s.sessionBuilder, eventListener{&s.counters}, func(h mysql.Handler) (mysql.Handler, error) {
-		return guardHandler{Handler: h, s: s}, nil
+		return connectionHandler{Handler: h, s: s}, nil
 	})
 	if err != nil {
 		s.listener.Close()

@@ -47,7 +47,7 @@ import (
 //     grows the session's variables is refused instead.
 //
 //   - PREPARE and DEALLOCATE PREPARE, when their plans are built; COM_STMT_PREPARE in
-//     guardHandler.ComPrepare (keepPrepared), by text, as the engine keeps them.
+//     connectionHandler.ComPrepare (keepPrepared), by text, as the engine keeps them.
 //
 // A statement refused for memory puts back every user variable it named to its value before
 // the statement (as MySQL's SET changes none of its variables when one fails), so the bytes it

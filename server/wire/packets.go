@@ -152,7 +152,7 @@ type packetConn struct {
 	dropping bool
 	reply    []byte
 	// prepared reports whether a statement id is prepared on the connection; nil until the
-	// protocol layer links it (guardHandler).
+	// protocol layer links it (connectionHandler).
 	prepared func(id uint32) bool
 	// handshake is this connection's entry among the listener's unauthenticated connections,
 	// set before the connection is served; evicted says the accept loop closed it for room.

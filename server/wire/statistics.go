@@ -6,10 +6,11 @@ import (
 	"net"
 )
 
-// COM_STATISTICS (what `mariadb-admin status` and mysqladmin send) is not a command the
-// protocol layer knows: it answered "command handling not implemented yet: 9". MySQL answers
-// it with one packet holding a line of figures; statisticsConn does that below the protocol
-// layer, for logged-in connections only (the figures are not for strangers).
+// COM_STATISTICS (what `mariadb-admin status` and mysqladmin send) is answered by MySQL with one
+// packet holding a line of figures. The protocol layer does not implement the command (checked
+// against vitess 19559ab533b7; integration test TestBackupAndAdminTools), so statisticsConn
+// answers it below that layer, for logged-in connections only (the figures are not for
+// strangers).
 
 // comStatisticsPacket is the whole COM_STATISTICS packet: payload length 1, sequence 0, 0x09.
 var comStatisticsPacket = []byte{1, 0, 0, 0, comStatistics}

@@ -21,25 +21,25 @@ import (
 // log line.
 const maxLoggedInput = 1024
 
-// guardHandler sits between the protocol layer and the engine's handler: it links each
+// connectionHandler sits between the protocol layer and the engine's handler: it links each
 // connection's packet reader to the connection's prepared statements (so the reader can refuse
 // a reset of an unknown one), refuses more than maxPreparedStatements per connection, answers a
 // COM_RESET_CONNECTION that comes before any session exists (the engine's handler would
 // dereference the missing session), releases the write lock of the transaction a reset ends and
 // gives the reset's OK the new session's status flags, and logs each failed statement once, as
 // one line.
-type guardHandler struct {
+type connectionHandler struct {
 	mysql.Handler
 	s *Server
 }
 
-func (h guardHandler) NewConnection(c *mysql.Conn) {
+func (h connectionHandler) NewConnection(c *mysql.Conn) {
 	// Called from the connection's goroutine, like every later use of PrepareData.
 	wire.TrackPrepared(c.Conn, func(id uint32) bool { _, ok := c.PrepareData[id]; return ok })
 	h.Handler.NewConnection(c)
 }
 
-func (h guardHandler) ComResetConnection(c *mysql.Conn) error {
+func (h connectionHandler) ComResetConnection(c *mysql.Conn) error {
 	if clientOf(c) == nil {
 		return nil // no session yet: nothing to reset
 	}
@@ -58,7 +58,7 @@ func (h guardHandler) ComResetConnection(c *mysql.Conn) error {
 // ComInitDB refuses a non-admin a database it may not USE (see guard.checkNode), with MySQL's
 // 1044: the engine made mysql the current database of `mariadb -u app mysql` or of a
 // COM_INIT_DB, where USE mysql failed, and SHOW TABLES listed it.
-func (h guardHandler) ComInitDB(c *mysql.Conn, schemaName string) error {
+func (h connectionHandler) ComInitDB(c *mysql.Conn, schemaName string) error {
 	if !h.s.auth.IsAdmin(c.User) && !readable(schemaName) {
 		host := c.RemoteAddr().String()
 		if hp, _, err := net.SplitHostPort(host); err == nil {
@@ -70,13 +70,13 @@ func (h guardHandler) ComInitDB(c *mysql.Conn, schemaName string) error {
 	return h.Handler.ComInitDB(c, schemaName)
 }
 
-func (h guardHandler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
+func (h connectionHandler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
 	err := h.Handler.ComQuery(ctx, c, query, callback)
 	h.failed(c, query, err)
 	return err
 }
 
-func (h guardHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
+func (h connectionHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
 	rest, err := h.Handler.ComMultiQuery(ctx, c, query, callback)
 	h.failed(c, strings.TrimSuffix(query, rest), err)
 	return rest, err
@@ -93,7 +93,7 @@ const maxPreparedStatements = 16382
 // bound.
 const maxPlaceholders = 65535 - 7
 
-func (h guardHandler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, prepare *mysql.PrepareData) ([]*querypb.Field, error) {
+func (h connectionHandler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, prepare *mysql.PrepareData) ([]*querypb.Field, error) {
 	// The protocol layer has already stored the new statement; a refused one must not stay.
 	// Each placeholder takes a byte of the text: a shorter statement is not read.
 	if len(query) > maxPlaceholders && statement.Placeholders(query) > maxPlaceholders {
@@ -117,7 +117,7 @@ func (h guardHandler) ComPrepare(ctx context.Context, c *mysql.Conn, query strin
 	return fields, err
 }
 
-func (h guardHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) error {
+func (h connectionHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) error {
 	err := h.Handler.ComStmtExecute(ctx, c, prepare, callback)
 	h.failed(c, prepare.PrepareStmt, err)
 	return err
@@ -127,7 +127,7 @@ func (h guardHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare
 // and SQLSTATE; never a stack), the user, the
 // connection id and at most maxLoggedInput bytes of the statement; at most
 // statementLogBurst lines per connection per second, the rest counted in the next line.
-func (h guardHandler) failed(c *mysql.Conn, stmt string, err error) {
+func (h connectionHandler) failed(c *mysql.Conn, stmt string, err error) {
 	if err == nil {
 		return
 	}
