@@ -94,13 +94,6 @@ func (h *Handshakes) remove(e *list.Element) {
 	h.mu.Unlock()
 }
 
-// len is the number of unauthenticated connections now.
-func (h *Handshakes) len() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.list.Len()
-}
-
 // packetConnOf finds the packet reader under the protocol layer's connection (TLS included).
 func packetConnOf(c net.Conn) *packetConn {
 	p, _ := connOf[*packetConn](c)
