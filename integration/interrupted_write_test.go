@@ -30,6 +30,7 @@ func TestInterruptedWriteStoresNoRows(t *testing.T) {
 	for _, c := range []struct{ name, query, table string }{
 		{"CREATE TABLE ... AS SELECT", "CREATE TABLE main.created AS SELECT GET_LOCK('held', 120) AS v", "main.created"},
 		{"INSERT ... SELECT", "INSERT INTO main.existing SELECT GET_LOCK('held', 120)", "main.existing"},
+		{"INSERT ... VALUES", "INSERT INTO main.existing VALUES (1), (2), (GET_LOCK('held', 120)), (4)", "main.existing"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if got := intOn(t, holder, "SELECT GET_LOCK('held', 0)"); got != 1 {

@@ -42,6 +42,7 @@ var engineMessages = []engineMessage{
 		"Cannot drop index '$1': needed in a foreign key constraint"},
 	{regexp.MustCompile(`^Unknown prepared statement handler \((.*)\) given to EXECUTE$`), ERUnknownStmtHandler,
 		"Unknown prepared statement handler ($1) given to EXECUTE"},
+	{regexp.MustCompile(`^stored procedure "(.*)" does not exist$`), mysql.ERSPDoesNotExist, "PROCEDURE $1 does not exist"},
 	{regexp.MustCompile(`^an index with id "(.*)" has already been registered$`), mysql.ERDupKeyName, "Duplicate key name '$1'"},
 	{regexp.MustCompile(`^column "(.*)" could not be found in any table in scope$`), mysql.ERBadFieldError, "Unknown column '$1'"},
 	{regexp.MustCompile(`^number of values does not match number of columns provided$`), mysql.ERWrongValueCountOnRow,

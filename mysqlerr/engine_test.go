@@ -22,6 +22,7 @@ func TestForClient(t *testing.T) {
 		{types.ErrLengthBeyondLimit.New("abcdef", "v"), 1406, "22001", "Data too long for column 'v'"},
 		{sql.ErrUnknownSystemVariable.New("x"), 1193, "HY000", "Unknown system variable 'x'"},
 		{sql.ErrUniqueKeyViolation.New(), 1062, "23000", ""},
+		{sql.ErrStoredProcedureDoesNotExist.New("nope"), 1305, "42000", "PROCEDURE nope does not exist"},
 		{sql.ErrForeignKeyChildViolation.New("c_ibfk_1", "c", "p", "[99]"), 1452, "23000",
 			"Cannot add or update a child row: a foreign key constraint fails (`c`, CONSTRAINT `c_ibfk_1` REFERENCES `p`)"},
 		{sql.ErrForeignKeyParentViolation.New("c_ibfk_1", "c", "p", "[1]"), 1451, "23000",

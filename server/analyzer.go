@@ -8,8 +8,6 @@ import (
 	"strings"
 	"sync"
 
-	"overloadsql/server/statement"
-
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/analyzer/analyzererrors"
@@ -20,24 +18,22 @@ import (
 
 // Ids of overloadsql's analyzer rules, after the engine's own rule ids.
 const (
-	explainRuleID      analyzer.RuleId = 10_000
-	createSchemaRuleID analyzer.RuleId = 10_001
-	globalReadRuleID   analyzer.RuleId = 10_002
-	primaryKeyRuleID   analyzer.RuleId = 10_003
-	showVariablesID    analyzer.RuleId = 10_004
-	unlockedWriteID    analyzer.RuleId = 10_005
-	atomicRenamesID    analyzer.RuleId = 10_006
-	comparisonsID      analyzer.RuleId = 10_007
-	tableWidthID       analyzer.RuleId = 10_009
-	executionID        analyzer.RuleId = 10_010
-	tooManyTablesID    analyzer.RuleId = 10_015
-	virtualShiftsID    analyzer.RuleId = 10_016
-	geometryWritesID   analyzer.RuleId = 10_020
-	derivedColumnsID   analyzer.RuleId = 10_030
-	cancellableLikeID  analyzer.RuleId = 10_022
-	indexCountID       analyzer.RuleId = 10_023
-	longInListsID      analyzer.RuleId = 10_024
-	rowPairsID         analyzer.RuleId = 10_025
+	globalReadRuleID  analyzer.RuleId = 10_002
+	primaryKeyRuleID  analyzer.RuleId = 10_003
+	showVariablesID   analyzer.RuleId = 10_004
+	unlockedWriteID   analyzer.RuleId = 10_005
+	atomicRenamesID   analyzer.RuleId = 10_006
+	comparisonsID     analyzer.RuleId = 10_007
+	tableWidthID      analyzer.RuleId = 10_009
+	executionID       analyzer.RuleId = 10_010
+	tooManyTablesID   analyzer.RuleId = 10_015
+	virtualShiftsID   analyzer.RuleId = 10_016
+	geometryWritesID  analyzer.RuleId = 10_020
+	derivedColumnsID  analyzer.RuleId = 10_030
+	cancellableLikeID analyzer.RuleId = 10_022
+	indexCountID      analyzer.RuleId = 10_023
+	longInListsID     analyzer.RuleId = 10_024
+	rowPairsID        analyzer.RuleId = 10_025
 )
 
 // addAnalyzerRules adds overloadsql's rules to the engine's rules that run last on every
@@ -64,8 +60,6 @@ func appendAnalyzerRules() {
 		// First: it rebuilds every node that holds a LIKE, which would drop the wrappers the
 		// later rules put around some nodes (textVariables).
 		analyzer.Rule{Id: cancellableLikeID, Apply: cancellableLikes},
-		analyzer.Rule{Id: explainRuleID, Apply: explainManyRows},
-		analyzer.Rule{Id: createSchemaRuleID, Apply: createSchemaAsDatabase},
 		analyzer.Rule{Id: globalReadRuleID, Apply: readGlobalOnlyVariablesGlobally},
 		analyzer.Rule{Id: primaryKeyRuleID, Apply: fastPrimaryKeyLookups},
 		analyzer.Rule{Id: showVariablesID, Apply: showVariablesAsText},
@@ -75,10 +69,9 @@ func appendAnalyzerRules() {
 		analyzer.Rule{Id: geometryWritesID, Apply: checkedGeometryWrites})
 }
 
-// showVariablesAsText makes SHOW VARIABLES print floating-point values as numbers. The engine
-// writes each value into its text column, and it writes a negative float wrong (without its
-// minus sign, or a stray byte of its buffer instead): the simulation variables' -1 showed as
-// "1" or "s".
+// Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): SHOW VARIABLES prints
+// floating-point values as numbers (the engine writes a negative float wrong: -1 as "1" or "s").
+// Test: TestGlobalOnlyVariablesReadTheGlobal fails without it.
 func showVariablesAsText(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	if sv, ok := n.(*plan.ShowVariables); ok {
 		return textVariables{sv}, transform.NewTree, nil
@@ -122,12 +115,12 @@ func (t textVariables) BuildRowIter(ctx *sql.Context, b sql.NodeExecBuilder, row
 	return sql.RowsToRowIter(rows...), nil
 }
 
-// readGlobalOnlyVariablesGlobally makes `@@name` of a global-only variable (every server
-// setting, max_connections, the simulation variables) read the global value, as in MySQL. The
-// engine reads an unscoped `@@name` from the session's copy of the globals, taken when the
-// session started, so after SET GLOBAL the session that ran it, and every session open then,
-// kept showing the old value. SET statements are left alone: their targets keep the engine's
-// scope checks (error 1229 for SET without GLOBAL). Statements without "@@" are not walked.
+// Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): `@@name` of a
+// global-only variable reads the global value (the engine reads the session's copy from its start).
+// Test: TestGlobalOnlyVariablesReadTheGlobal fails without it.
+//
+// SET statements are left alone: their targets keep the engine's scope checks (1229), and
+// statements without "@@" are not walked.
 func readGlobalOnlyVariablesGlobally(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	if !strings.Contains(ctx.Query(), "@@") {
 		return n, transform.SameTree, nil
@@ -156,35 +149,12 @@ func readGlobalOnlyVariablesGlobally(ctx *sql.Context, _ *analyzer.Analyzer, n s
 	})
 }
 
-// createSchemaAsDatabase makes CREATE SCHEMA what it is in MySQL, CREATE DATABASE. The engine
-// reads it as a schema inside the current database (falling back to a database only when that
-// database has no schemas), so it failed with "no database selected" in a session without a
-// current database, e.g. after DROP DATABASE of it (mariadb-slap --iterations=2).
-func createSchemaAsDatabase(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	if cs, ok := n.(*plan.CreateSchema); ok {
-		return cs.CreateDB, transform.NewTree, nil
-	}
-	return n, transform.SameTree, nil
-}
-
-// explainManyRows keeps the engine from reading the plan of a point lookup as a one-row
-// result: the engine marks a query whose primary-key lookup returns at most one row, and its
-// EXPLAIN inherits the mark although the plan has several lines, so EXPLAIN PLAN of
-// `WHERE id = 1` failed with "max1Row iterator returned more than one row".
-func explainManyRows(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	if qFlags != nil && qFlags.IsSet(sql.QFlagMax1Row) && statement.IsExplain(ctx.Query()) {
-		qFlags.Unset(sql.QFlagMax1Row)
-	}
-	return n, transform.SameTree, nil
-}
-
 // readOnlyRuleName is the engine's rule that refuses statements writing to a read-only database.
 const readOnlyRuleName = "validateReadOnlyDatabase"
 
-// allowViewsOverReadOnlyTables lets CREATE VIEW in a writable database read the read-only
-// `system` tables, as MySQL lets a view read performance_schema: the engine's read-only check
-// looks at every table a DDL statement names, also the ones a view only reads. For CREATE VIEW
-// only the view's own database is checked; every other statement keeps the engine's check.
+// Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): CREATE VIEW in a
+// writable database may read the read-only `system` tables (the engine refuses: read-only database).
+// Test: TestErrorNumbersAndDiagnostics fails without it. Other statements keep the engine's check.
 func allowViewsOverReadOnlyTables(a *analyzer.Analyzer) {
 	for _, batch := range a.Batches {
 		for i, rule := range batch.Rules {

@@ -12,11 +12,9 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 )
 
-// refuseDuplicateDerivedColumns refuses, with MySQL's 1060 "Duplicate column name", a derived
-// table, a common table expression or a view whose columns do not have distinct names
-// (compared without case): SELECT * FROM (SELECT a, a FROM t) d, WITH c AS (SELECT 1, 1) ...,
-// CREATE VIEW v AS SELECT a, a FROM t UNION .... The engine took them, and a later reference to
-// the column failed with 1105 (`ambiguous column name "a"`), or not at all.
+// Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): a derived table, CTE or view
+// whose columns repeat a name fails with 1060.
+// Test: TestDerivedTablesNameTheirColumnsOnce fails without it.
 func refuseDuplicateDerivedColumns(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	var err error
 	inspectPlan(ctx, n, func(n sql.Node) bool {

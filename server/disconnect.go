@@ -5,14 +5,9 @@ import (
 	"crypto/tls"
 	"errors"
 	"net"
-	"sync/atomic"
 	"syscall"
 	"time"
 )
-
-// disconnectCheckEvery is how often a running statement checks that its client is still there.
-// A statement shorter than this is never checked: the check costs one timer per statement.
-const disconnectCheckEvery = time.Second
 
 // unwrapper is a connection wrapper of this package.
 type unwrapper interface{ Unwrap() net.Conn }
@@ -44,49 +39,6 @@ func socketOf(c net.Conn) (*net.TCPConn, syscall.RawConn, bool) {
 	}
 	raw, err := tcp.SyscallConn()
 	return tcp, raw, err == nil
-}
-
-// cancelOnDisconnect returns a context for one statement that is cancelled when the client
-// closes its connection while the statement runs, so a client that gave up (a timeout, a killed
-// process) does not leave its statement burning CPU, the resource overload protection guards.
-// The engine's own check cannot see through the server's connection wrappers. done must be
-// called when the statement ends.
-func cancelOnDisconnect(ctx context.Context, c net.Conn) (context.Context, func()) {
-	_, raw, ok := socketOf(c)
-	if !ok {
-		return ctx, func() {}
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	var finished atomic.Bool
-	var timer *time.Timer
-	timer = time.AfterFunc(disconnectCheckEvery, func() {
-		if finished.Load() {
-			return
-		}
-		if peerClosed(raw) {
-			cancel()
-			return
-		}
-		timer.Reset(disconnectCheckEvery)
-	})
-	return ctx, func() {
-		finished.Store(true)
-		timer.Stop()
-		cancel()
-	}
-}
-
-// peerClosed peeks at the socket without consuming anything: a read of 0 bytes means the client
-// closed its end.
-func peerClosed(raw syscall.RawConn) bool {
-	closed := false
-	_ = raw.Read(func(fd uintptr) bool {
-		var b [1]byte
-		n, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
-		closed = n == 0 && err == nil
-		return true
-	})
-	return closed
 }
 
 // cancelWhenPeerCloses returns a context that is cancelled as soon as the client closes its

@@ -20,12 +20,9 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// Exact numeric comparisons. The engine compares a DECIMAL with another number in the DECIMAL's
-// own type, the left one's when both are: the other value is rounded to that type's scale, or
-// clamped to its range, first. So with d DECIMAL(8,2) holding 1.50, `d = 1.499` was true and
-// `1.499 < d` false; and `DELETE ... WHERE d = 1.499` deleted that row. An index lookup does the
-// same with its key, for integer columns too: with an index on t TINYINT, `t = 300` found the row
-// holding 127, and on u BIGINT UNSIGNED, `u > -1` found nothing.
+// Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): DECIMALs and index keys
+// compare exactly with other numbers (the engine rounds or clamps).
+// Test: TestNumericComparisonsAreExact, TestTextComparedWithNumbers fails without it.
 //
 // MySQL compares the exact values. Two steps bring that back. The engine's planner already
 // converts a decimal literal compared with a DECIMAL column to the column's type (`d > 1.499`
@@ -547,8 +544,8 @@ func withSides(ctx *sql.Context, e sql.Expression, sides []sql.Expression) (sql.
 // its longest numeric prefix (numericPrefix), a DOUBLE; NULL stays NULL. (MySQL also warns, 1292,
 // for each value that is not a number as a whole; this does not, so that a large table of such
 // values cannot fill the session's warnings.) It reads as CAST(text AS DOUBLE), which is what
-// SHOW CREATE TABLE writes for a CHECK constraint or a generated column that holds it, and which
-// the engine plans as textAsDouble again (castTextAsDouble).
+// SHOW CREATE TABLE writes for a CHECK constraint or a generated column that holds it; the
+// engine reads that CAST with the same numeric prefix.
 type textAsDouble struct{ text sql.Expression }
 
 func (t textAsDouble) Resolved() bool                   { return t.text.Resolved() }
@@ -571,15 +568,6 @@ func (t textAsDouble) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	}
 	f, _ := numericPrefix(s)
 	return f, nil
-}
-
-// castTextAsDouble is CAST(text AS DOUBLE) read as MySQL reads it: the engine read '2x' as 0,
-// MySQL as 2.
-func castTextAsDouble(ctx *sql.Context, c *expression.Convert) (sql.Expression, transform.TreeIdentity, error) {
-	if c.Type(ctx) != types.Float64 || !types.IsText(c.Child.Type(ctx)) {
-		return c, transform.SameTree, nil
-	}
-	return textAsDouble{text: c.Child}, transform.NewTree, nil
 }
 
 func (t textAsDouble) WithChildren(ctx *sql.Context, children ...sql.Expression) (sql.Expression, error) {

@@ -22,9 +22,11 @@ import (
 // saturates instead of overflowing.
 type resultSize func(ctx *sql.Context, args []any) uint64
 
-// boundedFunctions are the engine's functions that build a value bigger than their arguments,
-// each with the bound of its result. MySQL returns NULL with warning 1301 when such a result
-// would exceed max_allowed_packet; the engine would allocate it, whatever its size.
+// Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): functions that build a
+// value over max_allowed_packet return NULL with warning 1301 (the engine allocates any size).
+// Test: TestBigValuesAreNull, TestMemoryAttacksFailCleanly (the aggregates) fail without it.
+//
+// boundedFunctions are those functions, each with the bound of its result.
 var boundedFunctions = map[string]resultSize{
 	"repeat": func(ctx *sql.Context, a []any) uint64 { return mul(size(a[0]), count(ctx, a[1])) },
 	"space":  func(ctx *sql.Context, a []any) uint64 { return count(ctx, a[0]) },

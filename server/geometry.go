@@ -17,18 +17,11 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 )
 
-// Geometry input. The engine reads a geometry from its binary form (WKB: ST_GeomFromWKB and
-// the other ST_...FromWKB functions; EWKB, four bytes of SRID before the WKB: a string or blob
-// stored in a spatial column by INSERT or UPDATE) by allocating first the number of elements its
-// counts announce, without comparing them with the bytes there are: a 50-byte LINESTRING whose
-// count said 2^31 points asked for a 48 GiB block, which the Go runtime cannot refuse to one
-// statement: the server died ("fatal error: out of memory"). A GEOMETRYCOLLECTION nested 7
-// million deep (a 63 MB value built with REPEAT) exhausted the goroutine's stack, which is also
-// fatal. Its text form (ST_GeomFromText and the other ST_...FromText functions) costs the length
-// of the text once per level of nesting and cannot be stopped: 3 million nested
-// GEOMETRYCOLLECTION( ran for minutes past KILL QUERY.
+// Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): malformed WKB/EWKB/WKT fails
+// with 3037 before the engine allocates or nests by its counts.
+// Test: TestMalformedGeometriesAreRefused fails without it.
 //
-// So each value is read first by a walk of its structure that allocates nothing
+// Each value is read first by a walk of its structure that allocates nothing
 // (checkWKB, checkWKT): a count that announces more elements than the bytes that follow can
 // hold, or nesting deeper than maxGeometryNesting, fails with MySQL's error for invalid GIS
 // data before the engine sees the value. The functions' first argument is checked

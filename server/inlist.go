@@ -6,18 +6,11 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 )
 
-// Long IN lists. The engine's planner turns `a IN (...)` on an indexed column into one range per
-// value and merges them, in time that grows with the square of the list, and `a NOT IN (...)`
-// into ranges it splits at every value, faster still: deaf to KILL QUERY and to the client
-// leaving. `SELECT ... WHERE a IN (0, 1, ..., 39999)` (230 KB) planned for 31 s, `NOT IN` of
-// 20 000 values for 111 s, on a table of two rows. unindexedInLists, an analyzer rule that runs
-// before the engine's, hides an IN list of more than maxIndexedInList values from the index
-// planner: the statement reads the table and tests each row against the list (hashed, when its
-// values are constants), as MySQL does past range_optimizer_max_mem_size. The in-memory
-// engine's index lookups read every row anyway (docs/compatibility.md, Known limitations).
+// Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): an IN list longer than
+// maxIndexedInList is not planned as index ranges (quadratic planning).
+// Test: TestLongInListsAreAnsweredPromptly fails without it.
 
-// maxIndexedInList is the longest IN list the engine plans as index ranges: 1.2 ms for IN,
-// 18 ms for NOT IN.
+// maxIndexedInList is the longest IN list the engine plans as index ranges.
 const maxIndexedInList = 256
 
 var unindexedInLists = planRule(func(_ *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {

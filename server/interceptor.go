@@ -89,10 +89,8 @@ func (i *interceptor) serve(ctx context.Context, c *mysql.Conn, stmt *statement.
 	if ticket != nil {
 		defer i.s.admission.Release(ticket)
 	}
-	// The waits for the write lock and for a slot watch the socket themselves; the statement
-	// that runs checks it now and then.
-	ctx, done := cancelOnDisconnect(ctx, c.Conn)
-	defer done()
+	// The waits for the write lock and for a slot watch the socket themselves; the engine
+	// watches it while the statement runs.
 	if !wire.IsAdminConn(c.Conn) {
 		var entry *runningStatement
 		if ctx, entry, err = i.s.statements.start(ctx, stmt, currentDatabase(c)); err != nil {

@@ -10,16 +10,12 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 )
 
-// Tables in one join. The engine's join planner numbers the relations of a join in a 64-bit
-// set and fails past 64 of them with an internal error (1105 "cannot insert 64 into bitSet").
-// MySQL refuses a query block that joins more than 61 tables (MAX_TABLES) with 1116, and it
-// flattens an IN or EXISTS subquery into the outer join only when the result stays within
-// that limit. refuseTooManyTables, a rule that runs before the engine's, counts the relations
-// of each join as the engine's planner will see them, in every query block of the statement
-// (subqueries, derived tables, views, UNION branches, the SELECT of INSERT ... SELECT), and
-// answers 1116 above 61; limitUnnesting keeps the engine's rules that turn IN and EXISTS
-// subqueries into semi and anti joins from building a join of more than 61 relations: such a
-// subquery stays a subquery, as in MySQL.
+// Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): a join of more than 61 tables
+// fails with 1116; unnesting stays within 61 (engine: 1105 bitSet).
+// Test: TestTooManyTablesInAJoin fails without it.
+//
+// refuseTooManyTables counts the relations of each join as the planner will see them, in every
+// query block; limitUnnesting keeps such a subquery a subquery, as in MySQL.
 
 const (
 	maxJoinTables = 61 // MySQL's MAX_TABLES

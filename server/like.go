@@ -14,12 +14,9 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 )
 
-// LIKE. The engine matches a LIKE pattern by backtracking over the text, in time that grows with
-// the text's length times the pattern's, and nothing in it looks at the statement's context: a
-// text of 80 000 characters against '%aaa...ab%' of 40 000 (SELECT REPEAT('a', 80000) LIKE
-// CONCAT('%', REPEAT('a', 40000), 'b%'), 70 bytes) ran for more than a minute past KILL QUERY and
-// the client leaving, and a search box that puts its input into a pattern lets anyone do the same
-// against a large TEXT column.
+// Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): a large LIKE match stops at
+// KILL QUERY, the client leaving and the memory guard.
+// Test: TestLongLikeMatchesStop fails without it.
 //
 // cancellableLikes, an analyzer rule, has each LIKE match its large cases (the text's characters
 // times the pattern's above likeSmallCost) with likeMatch, which splits the pattern at its '%'

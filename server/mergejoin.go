@@ -7,14 +7,9 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 )
 
-// Merge joins on several columns. The engine joins `a.x = b.x AND a.y = b.y` by reading both
-// sides in the order of an index on (x, y) and comparing the rows as the tuples (x, y) to know
-// which side to advance. It skips a row whose key is NULL, but a tuple holding a NULL is not
-// NULL, and its comparison both ranks a NULL after every value, where the index puts NULLs first,
-// and takes two NULLs for equal. So the join lost its way in the two orders and missed rows (a
-// self join on (c2, c1) filtered by `x.c2 = '10'` found nothing when a row's c2 was NULL), and
-// the rows whose x and y were both NULL joined each other, where in MySQL NULL = NULL is not
-// true.
+// Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): a multi-column merge join
+// orders NULLs first and never matches NULL keys.
+// Test: TestJoinsMatchEqualValues fails without it; upstream dolthub/go-mysql-server#1903.
 //
 // mergeJoinNulls, part of the analyzer rule correctExecution (planwalk.go) that runs after the
 // engine's, has the tuples compare in the index's order (nullsFirst), and adds each pair of their

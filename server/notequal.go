@@ -9,13 +9,9 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 )
 
-// Not-equal on an indexed DECIMAL, FLOAT or DOUBLE column. To read `d <> v` or `d NOT IN (v,
-// w)` through an index, the engine's range builder takes a v with a fractional part (0.25) for a
-// value no row can hold, as it would be for an integer column, and reads every row but the
-// NULLs; its planner then drops the condition, so `d <> 0.25` returned the rows holding 0.25
-// (`d < 0.25 OR d > 0.25`, written so, fared no better once the planner had given 0.25 the
-// column's type). On a DOUBLE column `x <> 1.5e0` and `x NOT IN (0.25e0, 0.75e0)` did the same,
-// and a DELETE with either deleted every row that was not NULL.
+// Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): `x <> v` on an indexed DOUBLE
+// column leaves out the rows holding v (the range builder drops it).
+// Test: TestDoubleNotEqual fails without it.
 //
 // notEqualUnindexed, part of the analyzer rule correctComparisons (planwalk.go) that runs before
 // the engine's, has such a condition on such a column compared with numbers (literals as

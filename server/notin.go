@@ -7,11 +7,9 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 )
 
-// NOT IN with NULLs. In SQL, `x NOT IN (SELECT y ...)` is NULL, not true, when x is NULL or when
-// no y equals x but some y is NULL; a WHERE keeps only the rows where it is true. The engine
-// evaluates the expression so, but its planner turns such a condition of a WHERE into an anti
-// join, which keeps every row without an equal y: with a NULL among the y it returned rows MySQL
-// does not (all of them, where MySQL returns none), and it kept the rows whose x is NULL.
+// Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): `x NOT IN (SELECT y ...)`
+// keeps no row when x or a y is NULL (the engine's anti join does).
+// Test: TestNotInWithNulls fails without it; upstream dolthub/go-mysql-server#3861 (open).
 //
 // nullSafeNotIn, part of the analyzer rule correctComparisons (planwalk.go) that runs before the
 // engine's, marks those conditions (and `NOT (x = (SELECT ...))`, which the planner treats alike)

@@ -12,11 +12,9 @@ import (
 	"slices"
 )
 
-// Out-of-range values in UPDATE. The engine's assignment of a value to a column converts it to the
-// column's type and ignores whether it fit, so `UPDATE t SET c = c + 1` on an INT holding
-// 2147483647 kept 2147483647 and updated the other rows, and `SET t = 128` on a TINYINT stored
-// 127: silently changed data, where MySQL in strict mode (the default, STRICT_TRANS_TABLES) fails
-// the statement with 1264 and changes nothing. INSERT already failed.
+// Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): in strict mode, UPDATE of an
+// integer column to a value out of its range fails with 1264.
+// Test: TestUpdateOutOfRangeFails fails without it.
 //
 // rangeCheckedAssignments, part of the analyzer rule correctExecution (planwalk.go) that runs
 // after the engine's, has each assignment of UPDATE and of INSERT ... ON DUPLICATE KEY UPDATE to

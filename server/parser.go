@@ -11,17 +11,17 @@ import (
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 )
 
-// systemParser lets clients write the `system` database's name unquoted (SYSTEM is a reserved
-// word of the grammar) by backquoting the bare word before the engine's parser sees it, and
-// refuses expressions too big for the engine to plan and run in bounded time (see
-// statement.CheckExpressionSize; the engine reports a parser's error as error 1105 with the
-// error's text: MySQL has no such limit, so no error number of its own fits better), and
-// subqueries nested too deep with MySQL's error 1473. It also folds the names of prepared
-// statements (foldPreparedNames) and rebuilds chains of UNIONs as balanced trees, which the
-// engine plans in near-linear time (balanceSetOps). A statement that fails to parse is parsed
-// again with its generated columns' and column defaults' expressions in a second pair of
-// parentheses (columnExpressions). Every parse of the engine, the handler's and the planner's,
-// goes through it.
+// Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): `system` may be
+// written unquoted; PREPARE names ignore case; a generated column may hold a comparison.
+// Tests: TestSystemRewriteKeepsTokensAndNames, TestPreparedStatementNamesIgnoreCase, TestVirtualColumns.
+//
+// systemParser backquotes the bare word SYSTEM (a reserved word of the grammar) before the
+// engine's parser sees it, folds the names of prepared statements (foldPreparedNames),
+// parses a failed statement again with its column expressions parenthesized
+// (columnExpressions), rebuilds UNION chains as balanced trees (balanceSetOps), and bounds
+// expressions (statement.CheckExpressionSize: 1105, TestExpressionsTooBigAreRefused), subquery
+// nesting (1473) and view expansion (countExpansion, TestDoublingViewsAreRefused). Every parse
+// of the engine, the handler's and the planner's, goes through it.
 type systemParser struct {
 	next sql.Parser
 }

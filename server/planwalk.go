@@ -18,7 +18,7 @@ import (
 // comparisons and turn NOT IN into anti joins. It corrects each expression, bottom-up, then each
 // filter: a row equality becomes the AND of its pairs, each compared exactly (rowComparison,
 // rowcompare.go); a NOT, notEqualUnindexed (notequal.go); an IN list with a spatial left side,
-// checkedGeometryList (geometry.go); a CAST of text to DOUBLE, castTextAsDouble (exactcompare.go);
+// checkedGeometryList (geometry.go);
 // any other expression, exactComparison (exactcompare.go); a filter, nullSafeNotIn (notin.go). That is the order in which they ran as separate walks (the
 // geometry check ran last: the lists it changes are those the others leave alone), and each
 // changes only what the later ones do not look at.
@@ -44,8 +44,6 @@ func comparison(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.T
 		if out, same, err := checkedGeometryList(ctx, e); !same || err != nil {
 			return out, same, err
 		}
-	case *expression.Convert:
-		return castTextAsDouble(ctx, e)
 	}
 	return exactComparison(ctx, e)
 }

@@ -21,9 +21,6 @@ import (
 // client sees is made MySQL's: a new connection gets the status flags MySQL sends in its
 // greeting and in the handshake's OK packet; every error gets MySQL's number and SQLSTATE
 // (mysqlerr.ForClient) and is kept for SHOW WARNINGS / SHOW ERRORS (diagnostics.go).
-// The engine updates a connection's flags after each statement, but starts them at zero, so
-// clients that trust the handshake (PyMySQL, mysqlclient) believed autocommit was off and
-// their ROLLBACK did nothing.
 type protocolHandler struct {
 	mysql.Handler
 	logger *slog.Logger
@@ -57,6 +54,9 @@ func (h *protocolHandler) ConnectionClosed(c *mysql.Conn) {
 	h.life.endSession(c)
 }
 
+// Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): the greeting and the
+// handshake's OK packet carry SERVER_STATUS_AUTOCOMMIT when @@GLOBAL.autocommit is on (the engine: 0).
+// Test: TestHandshakeStatusFlags fails without it.
 func (h *protocolHandler) NewConnection(c *mysql.Conn) {
 	h.Handler.NewConnection(c)
 	on, err := globalAutocommit()

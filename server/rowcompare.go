@@ -6,14 +6,12 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 )
 
-// Row comparisons. In SQL, `(a, b) = (c, d)` is `a = c AND b = d`: NULL when no pair differs
-// and a pair holds a NULL. The engine compared the rows as whole values instead: `(NULL, 1) =
-// (NULL, 1)` was true, `(1, 2) <> (1, NULL)` true, and `(1, NULL) = (1, 2)` failed with 1105
-// "value not nil". correctComparisons, the analyzer rule that runs before the engine's
-// (planwalk.go), writes each `=` of two rows of the same length as the AND of its pairs
-// (rowComparison; `<>` is NOT of `=`), rows nested in rows too; the pairs are what an index
-// lookup on the columns uses anyway. `<=>` and the ordering comparisons (`<`, ...) of rows are
-// left as they are.
+// Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): `(a, b) = (c, d)` is `a = c
+// AND b = d`: NULL when a pair holds NULL and none differs.
+// Test: TestRowComparisonsWithNulls fails without it; upstream dolthub/dolt#11024.
+//
+// correctComparisons writes each `=` of two rows of the same length as the AND of its pairs
+// (rowComparison; `<>` is NOT of `=`); `<=>` and the ordering comparisons are left as they are.
 
 // rowComparison is the AND of pairs, the equalities rowPairs found, each compared exactly.
 func rowComparison(ctx *sql.Context, pairs []sql.Expression) (sql.Expression, transform.TreeIdentity, error) {

@@ -11,13 +11,9 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 )
 
-// Long row comparisons. The server writes `(a, b, ...) = (c, d, ...)` as the AND of its pairs
-// (rowcompare.go), and the engine's planning of such a chain grows with the square of its
-// length, deaf to KILL QUERY and to the client leaving: a row of 40 000 columns (a 160 KB
-// statement, no operators for the expression limits to count) planned for about two minutes,
-// 4000 for 1.1 s. boundRowComparisons, an analyzer rule that runs before that rewrite, refuses a
-// statement whose row equalities hold more than maxRowPairs pairs in all, with the expression
-// limits' error: the same budget as their 2000 operators, a pair being an equality and an AND.
+// Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): row equalities of more than
+// maxRowPairs pairs in a statement fail with 1105 (quadratic planning).
+// Test: TestLongRowComparisonsAreRefused fails without it.
 
 const maxRowPairs = 1000
 

@@ -279,7 +279,6 @@ func (s *Server) buildEngine(cfg *config.Config, collation sql.CollationID) *sql
 	}).AddOverrides(overrides).Build(), nil)
 	allowViewsOverReadOnlyTables(engine.Analyzer)
 	limitUnnesting(engine.Analyzer)
-	keepVirtualColumnTables(engine.Analyzer)
 	grantPrivileges(engine.Analyzer.Catalog.MySQLDb, cfg.Users)
 	engine.Analyzer.Catalog.AuthHandler = mysqlAuthorization{engine.Analyzer.Catalog.AuthHandler}
 	yielder := newYielder(func() int { return int(s.counters.running.Load()) })

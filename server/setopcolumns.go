@@ -6,15 +6,12 @@ import (
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 )
 
-// A set operation that is a side of another (SELECT a, a FROM t UNION ALL SELECT ... UNION ALL
-// SELECT ..., three SELECTs or more, also once balanced by balanceSetOps) is known to the
-// engine's planner by the columns of its first SELECT, as a set of column ids: a column named
-// twice without alias (a, a; t.a, a; *, a) is one id there, the operation shows fewer ids than
-// columns, and the planner failed with "index out of range [1] with length 1" (1105) where MySQL
-// returns the rows. distinctSetOpColumns gives each repetition of a column in such a SELECT an
-// alias of its own name (a, a AS a), which the planner numbers apart; the column keeps its name.
-// walkSetOp calls it for the top of each chain it walks, which covers the operations inside
-// the chain; each operand is walked on its own.
+// Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): a repeated column of a nested
+// set operation's first SELECT is aliased apart (else wrong rows).
+// Test: TestUnionRepeatingAColumn fails without it.
+//
+// distinctSetOpColumns gives each repetition of a column in such a SELECT an alias of its own
+// name (a, a AS a); walkSetOp calls it for the top of each chain it walks.
 func distinctSetOpColumns(op *ast.SetOp) {
 	if op == nil {
 		return

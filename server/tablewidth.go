@@ -10,12 +10,9 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 )
 
-// Table width. The engine's planning of an ALTER TABLE costs, for each column it adds, time in
-// proportion to the table's columns, deaf to KILL QUERY and under the write lock: 64 ADD COLUMN
-// clauses (1.3 KB) on a table of 4000 columns planned for 6.9 s, 2000 clauses on a table of 2
-// columns for 7.2 s. boundTableWidth, an analyzer rule that runs before the engine's own, holds
-// a table to MySQL's (InnoDB's) 1017 columns, refused with MySQL's 1117, and one ALTER TABLE to
-// maxAddedColumnWork: the columns it adds times the columns the table then has.
+// Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): at most 1017 columns per
+// table (1117) and maxAddedColumnWork per ALTER TABLE (slow planning).
+// Test: TestWideTablesAreBounded fails without it.
 
 // Limits on the width of a table and on the columns one ALTER TABLE adds.
 const (

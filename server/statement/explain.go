@@ -1,12 +1,6 @@
 package statement
 
-// IsExplain reports whether the statement is EXPLAIN, DESCRIBE or DESC (of a query or a table).
-func IsExplain(sql string) bool {
-	lx := lexer{sql: sql}
-	return isExplainVerb(sql, lx.nextSignificant())
-}
-
-// IsExplain reports whether the statement is EXPLAIN, DESCRIBE or DESC, as the function does,
+// IsExplain reports whether the statement is EXPLAIN, DESCRIBE or DESC (of a query or a table),
 // from the summary's first word.
 func (s *Summary) IsExplain() bool { return isExplainVerb(s.sql, s.verb) }
 

@@ -16,9 +16,6 @@ func TestIsExplain(t *testing.T) {
 		{"", false},
 		{"descx t", false},
 	} {
-		if got := IsExplain(c.sql); got != c.want {
-			t.Errorf("IsExplain(%q) = %v, want %v", c.sql, got, c.want)
-		}
 		if s := Summarize(c.sql); s.IsExplain() != c.want {
 			t.Errorf("Summarize(%q).IsExplain() = %v, want %v", c.sql, s.IsExplain(), c.want)
 		}

@@ -95,12 +95,13 @@ func containsFoldASCII(s, lower string) bool {
 	return false
 }
 
-// PlainMariaDBComments makes every MariaDB executable comment (/*M! ... */, /*M!100100 ... */) a
-// plain comment, as MySQL reads it, by writing a space for its '!'. The engine's parser runs
-// the content of such a comment whatever its version (MariaDB runs it only from that version
-// on), so mariadb-dump's first line, /*M!999999\- enable the sandbox mode */, failed with a
-// syntax error. Strings, quoted identifiers and other comments are left alone; the text keeps
-// its length (offsets into it stay those of sql). It returns sql itself when nothing changes.
+// PlainMariaDBComments makes every MariaDB executable comment a plain comment by writing a space
+// for its '!'. Strings, quoted identifiers and other comments are left alone; the text keeps its
+// length (offsets into it stay those of sql). It returns sql itself when nothing changes.
+//
+// Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): a MariaDB executable
+// comment (/*M! ... */) is a plain comment, as in MySQL (the engine's parser runs its content).
+// Test: TestMariadbDumpRestore fails without it.
 func PlainMariaDBComments(sql string) string {
 	if !strings.Contains(sql, "/*M!") {
 		return sql
