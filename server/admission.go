@@ -42,7 +42,7 @@ func (i *interceptor) takeSlot(ctx context.Context, c *mysql.Conn, stmt *stateme
 		return nil, nil
 	}
 	maxWait := queueMaxWait(c, stmt, i.hintConstraints(c))
-	ctx, stop := cancelWhenPeerCloses(ctx, c.Conn)
+	ctx, stop := wire.CancelWhenPeerCloses(ctx, c.Conn)
 	t, err := ctrl.Acquire(ctx, workload, maxWait)
 	stop()
 	if err == nil {

@@ -2,14 +2,18 @@ package server
 
 import (
 	"overloadsql/mysqlerr"
+	"overloadsql/server/wire"
 
 	"github.com/dolthub/vitess/go/mysql"
 )
 
-// Error numbers and their translation for clients live in package mysqlerr. These two names
-// remain for sideindex.go and sideindex_test.go, which the storage wiring (issue 24) deletes;
-// this file goes with them.
+// Names kept for the files the storage wiring (issue 24) deletes: sideindex.go and its test
+// (error numbers and their translation for clients live in package mysqlerr) and
+// transactions.go (the disconnect watch lives in package server/wire). This file goes with
+// them.
 
 const erDropIndexFK = mysqlerr.ERDropIndexFK
 
 func clientError(err error) *mysql.SQLError { return mysqlerr.ForClient(err) }
+
+var cancelWhenPeerCloses = wire.CancelWhenPeerCloses

@@ -27,6 +27,9 @@
 //  5. Login. The server's auth calls MarkAuthenticated on success: the pre-login limits end.
 //     StatisticsListener answers COM_STATISTICS for logged-in connections, which the protocol
 //     layer does not know.
+//  6. Waits. A statement that waits for the server (a CPU slot, the write lock) rather than
+//     runs is cancelled when its client goes away (CancelWhenPeerCloses), through the
+//     network poller, at no cost per statement; the engine watches running statements itself.
 //
 // What the package reports goes to Counters (the server shows them in system.events) and to
 // the rate-limited log functions it is given. It imports mysqlerr for error numbers, overload

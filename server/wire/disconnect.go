@@ -1,4 +1,4 @@
-package server
+package wire
 
 import (
 	"context"
@@ -9,10 +9,10 @@ import (
 	"time"
 )
 
-// unwrapper is a connection wrapper of this package.
+// unwrapper is a connection wrapper of this package or of the server above it.
 type unwrapper interface{ Unwrap() net.Conn }
 
-// connOf finds the connection of type T under the server's connection wrappers (TLS included).
+// connOf finds the connection of type T under the connection wrappers (TLS included).
 func connOf[T net.Conn](c net.Conn) (T, bool) {
 	for {
 		if v, ok := c.(T); ok {
@@ -41,14 +41,14 @@ func socketOf(c net.Conn) (*net.TCPConn, syscall.RawConn, bool) {
 	return tcp, raw, err == nil
 }
 
-// cancelWhenPeerCloses returns a context that is cancelled as soon as the client closes its
+// CancelWhenPeerCloses returns a context that is cancelled as soon as the client closes its
 // connection, for a statement that waits (in the admission queue) rather than runs: the wait for
 // the socket to become readable is the network poller's, so it costs no timer and no polling.
 // Nothing else reads the connection meanwhile: the protocol layer is blocked in this statement.
 // stop ends the watch and must be called before the connection is read again. When the client
 // sends something instead (a pipelined command), the watch ends without cancelling. A socket the
 // server closed (KILL CONNECTION) cancels too: nobody will read an answer.
-func cancelWhenPeerCloses(ctx context.Context, c net.Conn) (context.Context, func()) {
+func CancelWhenPeerCloses(ctx context.Context, c net.Conn) (context.Context, func()) {
 	tcp, raw, ok := socketOf(c)
 	if !ok {
 		return ctx, func() {}
