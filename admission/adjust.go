@@ -20,6 +20,12 @@ type Scheduler interface {
 	Load() (Load, error)
 }
 
+// runQueueReader is a Scheduler that can also read the Load without the CPU time (cheaper):
+// Run reads the CPU time then only every CPUReadEvery ticks.
+type runQueueReader interface {
+	RunQueue() (Load, error)
+}
+
 // Adjust moves the slot count by at most one after a look at the scheduler (see the package
 // comment): one less on a backlog, one more when saturated without one.
 func (c *Controller) Adjust(l Load) {
@@ -63,17 +69,34 @@ func (c *Controller) Run(ctx context.Context, s Scheduler, tick time.Duration, r
 		case <-ctx.Done():
 			return
 		case <-ticker.C:
-			var l Load
 			if !failed {
-				var err error
-				if l, err = s.Load(); err != nil {
+				if err := c.tick(s); err != nil {
 					report(err)
-					failed, l = true, Load{}
+					failed = true
 				}
 			}
-			c.Tick(l)
+			if failed {
+				c.Tick(Load{})
+			}
 		}
 	}
+}
+
+// tick is one of Run's ticks: a look at s (with the CPU time when wantsCPU says so) and Tick.
+// On s's error it does nothing.
+func (c *Controller) tick(s Scheduler) error {
+	var l Load
+	var err error
+	if q, ok := s.(runQueueReader); ok && !c.wantsCPU() {
+		l, err = q.RunQueue()
+	} else {
+		l, err = s.Load()
+	}
+	if err != nil {
+		return err
+	}
+	c.Tick(l)
+	return nil
 }
 
 // park waits for work while no statement runs or waits; it reports whether ctx ended. parked
@@ -85,7 +108,8 @@ func (c *Controller) park(ctx context.Context) (done bool) {
 	busy := c.running > 0 || c.stalled > 0 || c.queued > 0
 	if !busy {
 		// The next Tick starts the CPU accounting afresh: nothing ran while parked.
-		c.lastTick, c.lastCPU = 0, 0
+		c.lastTick, c.lastCPU, c.sinceRead = 0, 0, 0
+		c.account(0, 0)
 	}
 	c.mu.Unlock()
 	if busy {
@@ -120,11 +144,22 @@ func NewGoScheduler() *GoScheduler {
 
 // Load implements Scheduler.
 func (g *GoScheduler) Load() (Load, error) {
+	l, err := g.RunQueue()
+	if err != nil {
+		return Load{}, err
+	}
+	l.CPU = processCPU()
+	return l, nil
+}
+
+// RunQueue is Load without the process's CPU time (CPU is 0): the runnable goroutines and the
+// processors only, which runtime/metrics reads without a system call.
+func (g *GoScheduler) RunQueue() (Load, error) {
 	metrics.Read(g.samples)
 	for _, s := range g.samples {
 		if s.Value.Kind() != metrics.KindUint64 {
 			return Load{}, fmt.Errorf("runtime/metrics %s is not supported by this Go runtime", s.Name)
 		}
 	}
-	return Load{Runnable: int(g.samples[0].Value.Uint64()), Procs: int(g.samples[1].Value.Uint64()), CPU: processCPU()}, nil
+	return Load{Runnable: int(g.samples[0].Value.Uint64()), Procs: int(g.samples[1].Value.Uint64())}, nil
 }

@@ -100,9 +100,16 @@ type Controller struct {
 	enqueued int64
 	stats    Stats
 	standing standing
-	// lastTick and lastCPU are the time and the process CPU time of the previous Tick.
-	lastTick int64
-	lastCPU  time.Duration
+	// lastTick is the time of the previous Tick; lastCPU the process's CPU time when a Tick
+	// last read it, 0 when none did since Run woke; sinceRead counts the Ticks since.
+	lastTick  int64
+	lastCPU   time.Duration
+	sinceRead int
+	// cpuKnown says a Tick was given the CPU time: a Tick without it then leaves its CPU to
+	// the next that reads it. ran sums the ticks' lengths (ns) since that read while statements
+	// ran, and each workload's ran its share of them (see account).
+	cpuKnown bool
+	ran      float64
 }
 
 // New returns a Controller with limits.

@@ -54,7 +54,9 @@
 // Within a workload the order is arrival. A workload's CPU time is the process's CPU time
 // (getrusage) while its statements ran, shared equally among the statements running at each
 // tick: Go has no CPU clock per goroutine, and the Go scheduler gives runnable goroutines
-// equal turns. A workload removed from the configuration takes no new statements; those it
+// equal turns. The CPU time is a system call, so Run reads it every CPUReadEvery ticks (and
+// when the last statement ends); what was used in between goes to the workloads by the time
+// their statements ran at each tick. A workload removed from the configuration takes no new statements; those it
 // runs and queues finish, then it is gone.
 //
 // # Stall limit
@@ -132,5 +134,7 @@
 // Deadlines run on a Clock, so tests replace it with a fake one and move time by hand; Tick
 // (every millisecond while statements run or wait: Run) takes the scheduler's Load as an
 // argument, so the stall limit, the CPU accounting and the adaptation are tested with made-up
-// loads.
+// loads. A tick costs no system call but every CPUReadEvery-th; the statements themselves
+// never pay for Tick (the server's yielder reads the run queue with GoScheduler.RunQueue, from
+// runtime/metrics only).
 package admission

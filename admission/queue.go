@@ -21,8 +21,11 @@ type waiter struct {
 	prev, next *waiter
 }
 
-// queue is a FIFO of waiters, a doubly linked list so that a waiter that leaves early is taken
-// out in constant time.
+// queue is a FIFO of waiters, a doubly linked list through the waiters so that a push allocates
+// nothing and a waiter that leaves early is taken out in constant time. It and holders are
+// written out twice on purpose: container/list allocates an element per push (on every
+// statement's fast path), and one generic list over both element types calls its links through
+// the instantiation's dictionary, which BenchmarkQueue shows slower.
 type queue struct {
 	head, tail *waiter
 	len        int

@@ -4,9 +4,10 @@ import "time"
 
 // Tick is the Controller's periodic work, every tick while statements run or wait (Run):
 //
-//   - CPU accounting: the process's CPU time since the last tick (l.CPU; when unknown, each
-//     running statement's share of the processors, at most one) is shared among the running
-//     statements' workloads, for system.workloads and the fair share.
+//   - CPU accounting: the process's CPU time since the last tick that read it (l.CPU; 0 at a
+//     tick that did not read it) is shared among the workloads by the time their statements
+//     ran (account), for system.workloads and the fair share. When no tick is ever given the
+//     CPU time, each running statement's share of the processors, at most one, stands for it.
 //   - Stall limit: a statement that has held its slot for StallLimit stops counting against
 //     the slot count, and the slot goes to the next waiter. While any statement runs stalled,
 //     a waiter that has waited StallLimit starts too, stalled, if its workload's own bound
@@ -20,20 +21,41 @@ func (c *Controller) Tick(l Load) {
 	if c.lastTick == 0 {
 		dt = 0
 	}
-	var cpu float64
+	cpu := -1.0 // not read at this tick
 	switch {
-	case l.CPU > 0 && c.lastCPU > 0 && l.CPU >= c.lastCPU:
-		cpu = float64(l.CPU - c.lastCPU)
-	case l.CPU <= 0 && dt > 0:
+	case l.CPU > 0:
+		cpu = 0
+		if c.lastCPU > 0 && l.CPU >= c.lastCPU {
+			cpu = float64(l.CPU - c.lastCPU)
+		}
+		c.cpuKnown, c.lastCPU, c.sinceRead = true, l.CPU, 0
+	case c.cpuKnown:
+		c.sinceRead++
+	case dt > 0:
 		procs := max(l.Procs, 1)
 		cpu = float64(dt) * float64(min(c.running+c.stalled, procs))
+	default:
+		cpu = 0
 	}
 	c.account(cpu, float64(dt))
-	c.lastTick, c.lastCPU = now, l.CPU
+	c.lastTick = now
 	c.stall(now)
 	if l.Procs > 0 {
 		c.adjust(l)
 	}
+}
+
+// CPUReadEvery is how often, in ticks, Run reads the process's CPU time (a system call) while
+// statements run; Tick shares what was used in between by the time each workload ran.
+const CPUReadEvery = 10
+
+// wantsCPU says whether the next Tick should be given the process's CPU time: the first after
+// Run woke, every CPUReadEvery-th, and any while no statement runs (what the last ones used
+// is shared out before Run parks).
+func (c *Controller) wantsCPU() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lastCPU == 0 || c.sinceRead+1 >= CPUReadEvery || c.running+c.stalled == 0
 }
 
 // stall applies the stall limit at now. Called with mu held.

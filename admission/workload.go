@@ -63,6 +63,9 @@ type workload struct {
 	stalled int
 	// used is the decayed CPU time (ns) the fair share compares.
 	used float64
+	// ran is its share of the Controller's ran: each tick's length times the share of the
+	// running statements that were its own.
+	ran float64
 	// waited and enqueued account the queue wait as the Controller's own do.
 	waited                        int64
 	enqueued                      int64
@@ -163,9 +166,13 @@ func better(a, b *workload) bool {
 	return a.queue.head.at < b.queue.head.at
 }
 
-// account shares the CPU time the process used since the last tick among the running
-// statements, equally (the Go scheduler gives runnable goroutines equal turns), and decays
-// every workload's recent use by dt. Called with mu held.
+// account decays every workload's recent CPU use by dt and notes each running workload's share
+// of the tick (dt times the share of the running statements that are its own: the Go scheduler
+// gives runnable goroutines equal turns). cpu >= 0 is the process's CPU time read at this tick,
+// used since the last read: it is shared among the workloads in proportion to the shares they
+// noted since then, which is each tick's CPU shared among that tick's running statements when
+// the CPU was used evenly over the ticks in between (when no time passed, it goes to the
+// statements running now). cpu < 0: not read at this tick. Called with mu held.
 func (c *Controller) account(cpu, dt float64) {
 	if dt > 0 {
 		decay := math.Exp2(-dt / float64(FairShareHalfLife))
@@ -174,15 +181,32 @@ func (c *Controller) account(cpu, dt float64) {
 		}
 	}
 	n := c.running + c.stalled
-	if n == 0 || cpu <= 0 {
+	if n > 0 && dt > 0 {
+		c.ran += dt
+		for _, w := range c.order {
+			if w.running > 0 {
+				w.ran += dt * float64(w.running) / float64(n)
+			}
+		}
+	}
+	if cpu < 0 {
 		return
 	}
 	for _, w := range c.order {
-		if w.running > 0 {
-			share := cpu * float64(w.running) / float64(n)
-			w.used += share
-			w.cpu += share
+		var share float64
+		switch {
+		case cpu <= 0:
+		case c.ran > 0:
+			share = cpu * w.ran / c.ran
+		case n > 0: // no time passed since the last read: the statements running now
+			share = cpu * float64(w.running) / float64(n)
 		}
+		w.used += share
+		w.cpu += share
+	}
+	c.ran = 0
+	for _, w := range c.order {
+		w.ran = 0
 	}
 }
 

@@ -315,23 +315,80 @@ func TestRemovedWorkload(t *testing.T) {
 
 func TestCPUAccounting(t *testing.T) {
 	g := newGrants(t, 3, Limits{MaxQueued: 10, Workloads: []Workload{{Name: "a"}, {Name: "b"}}})
+	cpuOf := func(name string) time.Duration {
+		w, _ := workloadState(g.c, name)
+		return w.CPU
+	}
 	g.c.Tick(Load{CPU: time.Second})
 	a1, a2, b := g.take("a"), g.take("a"), g.take("b")
 	g.clock.Advance(ms(15))
 	g.c.Tick(Load{CPU: time.Second + ms(30)})
-	wa, _ := workloadState(g.c, "a")
-	wb, _ := workloadState(g.c, "b")
-	if wa.CPU != ms(20) || wb.CPU != ms(10) {
-		t.Errorf("CPU: a %v, b %v; want 20ms and 10ms (30 ms shared by three statements)", wa.CPU, wb.CPU)
+	if a, b := cpuOf("a"), cpuOf("b"); a != ms(20) || b != ms(10) {
+		t.Errorf("CPU: a %v, b %v; want 20ms and 10ms (30 ms shared by three statements)", a, b)
 	}
-	// Unknown CPU time: each running statement is charged its share of the processors.
+	// Ticks that do not read the CPU time leave it to the next that does, which shares it by
+	// the time each workload ran: 10 ms with a, a, b running, then 10 ms with a alone.
 	g.clock.Advance(ms(10))
 	g.c.Tick(Load{Procs: 3})
-	wb, _ = workloadState(g.c, "b")
-	if want := ms(10) + ms(10); wb.CPU != want {
-		t.Errorf("b after a tick without CPU time: %v, want %v", wb.CPU, want)
+	g.c.Release(a2)
+	g.c.Release(b)
+	if a, b := cpuOf("a"), cpuOf("b"); a != ms(20) || b != ms(10) {
+		t.Errorf("after a tick without CPU time: a %v, b %v; want them unchanged", a, b)
 	}
-	for _, tk := range []*Ticket{a1, a2, b} {
-		g.c.Release(tk)
+	g.clock.Advance(ms(10))
+	g.c.Tick(Load{Procs: 3})
+	g.clock.Advance(ms(10))
+	g.c.Tick(Load{Procs: 3, CPU: time.Second + ms(30) + ms(40)})
+	// 40 ms over 30 ms of ticks: a ran 2/3 of the first 10 ms and all of the last 20.
+	wantA := ms(20) + time.Duration(float64(ms(40))*(float64(ms(10))*2/3+float64(ms(20)))/float64(ms(30)))
+	wantB := ms(10) + time.Duration(float64(ms(40))*(float64(ms(10))/3)/float64(ms(30)))
+	if a, b := cpuOf("a"), cpuOf("b"); absDiff(a, wantA) > time.Microsecond || absDiff(b, wantB) > time.Microsecond {
+		t.Errorf("after the read: a %v, b %v; want %v and %v", a, b, wantA, wantB)
 	}
+	g.c.Release(a1)
+
+	// A scheduler that never gives the CPU time: each running statement is charged its share
+	// of the processors.
+	u := newGrants(t, 3, Limits{MaxQueued: 10, Workloads: []Workload{{Name: "b"}}})
+	u.clock.Advance(ms(1)) // a tick at the epoch counts as none
+	u.c.Tick(Load{Procs: 3})
+	ub := u.take("b")
+	u.clock.Advance(ms(10))
+	u.c.Tick(Load{Procs: 3})
+	if w, _ := workloadState(u.c, "b"); w.CPU != ms(10) {
+		t.Errorf("b without CPU time: %v, want 10ms", w.CPU)
+	}
+	u.c.Release(ub)
+}
+
+func absDiff(a, b time.Duration) time.Duration {
+	if a > b {
+		return a - b
+	}
+	return b - a
+}
+
+// TestRunReadsCPUEveryFewTicks: Run reads the process's CPU time at its first tick, every
+// CPUReadEvery-th, and whenever no statement runs; the other ticks read only the run queue.
+func TestRunReadsCPUEveryFewTicks(t *testing.T) {
+	c := New(Limits{MaxQueued: 10}, Options{InitialSlots: 2})
+	want := func(step string, v bool) {
+		t.Helper()
+		if got := c.wantsCPU(); got != v {
+			t.Fatalf("%s: wantsCPU %v, want %v", step, got, v)
+		}
+	}
+	want("idle", true)
+	tk, _ := c.TryAcquire(DefaultWorkload)
+	want("first tick", true)
+	c.Tick(Load{Procs: 1, CPU: time.Second})
+	for i := 1; i < CPUReadEvery; i++ {
+		want(fmt.Sprintf("tick %d", i), false)
+		c.Tick(Load{Procs: 1})
+	}
+	want(fmt.Sprintf("tick %d", CPUReadEvery), true)
+	c.Tick(Load{Procs: 1, CPU: 2 * time.Second})
+	want("after the read", false)
+	c.Release(tk)
+	want("nothing runs", true)
 }

@@ -26,6 +26,7 @@ type fakeState struct {
 	gauges    []overload.Metric
 	warnings  []warnings.Warning
 	workloads []WorkloadValue
+	hists     []Histogram
 	ready     bool
 	reason    string
 }
@@ -36,6 +37,7 @@ func (f *fakeState) Gauges() []overload.Metric              { return f.gauges }
 func (f *fakeState) Warnings() []warnings.Warning           { return f.warnings }
 func (f *fakeState) Workloads() []WorkloadValue             { return f.workloads }
 func (f *fakeState) Readiness() (bool, string)              { return f.ready, f.reason }
+func (f *fakeState) Histograms() []Histogram                { return f.hists }
 
 func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
@@ -158,6 +160,30 @@ overloadsql_warning{resource="overload"} 1
 	}
 	if n := testutil.CollectAndCount(c, warningMetric); n != 0 {
 		t.Errorf("second scrape: %d warning series, want 0", n)
+	}
+}
+
+// Histograms of HistogramNames are exported with their buckets; an unknown one is not.
+func TestCollectorExportsHistograms(t *testing.T) {
+	state := &fakeState{hists: []Histogram{
+		{SQL: "StorageWALFsync", Description: "syncs", Count: 5, Sum: 0.012, Bounds: []float64{0.001, 0.01}, Buckets: []uint64{3, 4}},
+		{SQL: "NotListed", Count: 1, Sum: 1, Bounds: []float64{1}, Buckets: []uint64{1}},
+	}}
+	c := newCollector(state, discard())
+	want := `
+# HELP overloadsql_storage_wal_fsync_duration_seconds syncs
+# TYPE overloadsql_storage_wal_fsync_duration_seconds histogram
+overloadsql_storage_wal_fsync_duration_seconds_bucket{le="0.001"} 3
+overloadsql_storage_wal_fsync_duration_seconds_bucket{le="0.01"} 4
+overloadsql_storage_wal_fsync_duration_seconds_bucket{le="+Inf"} 5
+overloadsql_storage_wal_fsync_duration_seconds_sum 0.012
+overloadsql_storage_wal_fsync_duration_seconds_count 5
+`
+	if err := testutil.CollectAndCompare(c, strings.NewReader(want), "overloadsql_storage_wal_fsync_duration_seconds"); err != nil {
+		t.Fatal(err)
+	}
+	if n := testutil.CollectAndCount(c); n != 1 {
+		t.Errorf("%d series, want 1: a histogram without a name is not exported", n)
 	}
 }
 

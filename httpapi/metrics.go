@@ -66,6 +66,15 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		}
 		ch <- prometheus.MustNewConstMetric(desc, kind, v.Value*name.Scale, v.Workload)
 	}
+	for _, h := range c.state.Histograms() {
+		if desc, name, ok := c.describeHistogram(h); ok {
+			buckets := make(map[float64]uint64, len(h.Bounds))
+			for i, b := range h.Bounds {
+				buckets[b*name.Scale] = h.Buckets[i]
+			}
+			ch <- prometheus.MustNewConstHistogram(desc, h.Count, h.Sum*name.Scale, buckets)
+		}
+	}
 	for _, r := range warningResources(c.state.Warnings()) {
 		ch <- prometheus.MustNewConstMetric(c.warning, prometheus.GaugeValue, 1, r)
 	}
@@ -116,6 +125,28 @@ func (c *collector) describeWorkload(column string) (*prometheus.Desc, Name, boo
 			c.descs[key], c.names[key] = d, n
 			return d, n, true
 		}
+	}
+	return nil, Name{}, false
+}
+
+// describeHistogram returns the Desc of a histogram of HistogramNames; false for one it lacks.
+func (c *collector) describeHistogram(h Histogram) (*prometheus.Desc, Name, bool) {
+	key := descKey{"histogram", h.SQL}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if d, ok := c.descs[key]; ok {
+		return d, c.names[key], true
+	}
+	for _, n := range HistogramNames {
+		if n.SQL == h.SQL {
+			d := prometheus.NewDesc(n.Prometheus, h.Description, nil, nil)
+			c.descs[key], c.names[key] = d, n
+			return d, n, true
+		}
+	}
+	if !c.logged[key] {
+		c.logged[key] = true
+		c.logger.Warn("a histogram has no Prometheus name in httpapi.HistogramNames; not exported", "histogram", h.SQL)
 	}
 	return nil, Name{}, false
 }

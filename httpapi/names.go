@@ -52,6 +52,16 @@ var Names = []Name{
 	{tableAsynchronousMetrics, "ConnectionDropProbability", prefix + "connection_drop_probability", 1},
 	{tableAsynchronousMetrics, "AdmissionQueueOverload", prefix + "admission_queue_overload_ratio", 1},
 	{tableAsynchronousMetrics, "Uptime", prefix + "uptime_seconds", 1},
+	{tableAsynchronousMetrics, "StorageBlockCacheBytes", prefix + "storage_block_cache_bytes", 1},
+	{tableAsynchronousMetrics, "StorageBlockCacheCapacity", prefix + "storage_block_cache_capacity_bytes", 1},
+	{tableAsynchronousMetrics, "StorageBlockCacheHitRatio", prefix + "storage_block_cache_hit_ratio", 1},
+	{tableAsynchronousMetrics, "StorageMemTableBytes", prefix + "storage_memtable_bytes", 1},
+	{tableAsynchronousMetrics, "StorageMemTables", prefix + "storage_memtables", 1},
+	{tableAsynchronousMetrics, "StorageCompactionDebtBytes", prefix + "storage_compaction_debt_bytes", 1},
+	{tableAsynchronousMetrics, "StorageRunningCompactions", prefix + "storage_running_compactions", 1},
+	{tableAsynchronousMetrics, "StorageL0Sublevels", prefix + "storage_l0_sublevels", 1},
+	{tableAsynchronousMetrics, "StorageL0Files", prefix + "storage_l0_files", 1},
+	{tableAsynchronousMetrics, "StorageDiskUsed", prefix + "storage_disk_used_bytes", 1},
 
 	{tableEvents, "OSCPUVirtualTimeMicroseconds", prefix + "os_cpu_virtual_time_seconds_total", microToSecond},
 	{tableEvents, "OSCPUWaitMicroseconds", prefix + "os_cpu_wait_seconds_total", microToSecond},
@@ -75,6 +85,21 @@ var Names = []Name{
 	{tableEvents, "MemoryLimitExceededQueries", prefix + "memory_limit_exceeded_queries_total", 1},
 	{tableEvents, "MemoryQuotaExceededQueries", prefix + "memory_quota_exceeded_queries_total", 1},
 	{tableEvents, "LockWaitTimeoutQueries", prefix + "lock_wait_timeout_queries_total", 1},
+	{tableEvents, "WriteLockGrants", prefix + "write_lock_grants_total", 1},
+	{tableEvents, "WriteLockWaits", prefix + "write_lock_waits_total", 1},
+	{tableEvents, "WriteLockWaitMicroseconds", prefix + "write_lock_wait_seconds_total", microToSecond},
+	{tableEvents, "WriteLockHoldMicroseconds", prefix + "write_lock_hold_seconds_total", microToSecond},
+	{tableEvents, "StorageCommits", prefix + "storage_commits_total", 1},
+	{tableEvents, "StorageRollbacks", prefix + "storage_rollbacks_total", 1},
+	{tableEvents, "StorageStatementRollbacks", prefix + "storage_statement_rollbacks_total", 1},
+	{tableEvents, "StorageSavepointRollbacks", prefix + "storage_savepoint_rollbacks_total", 1},
+	{tableEvents, "StorageBlockCacheHits", prefix + "storage_block_cache_hits_total", 1},
+	{tableEvents, "StorageBlockCacheMisses", prefix + "storage_block_cache_misses_total", 1},
+	{tableEvents, "StorageCompactions", prefix + "storage_compactions_total", 1},
+	{tableEvents, "StorageWriteStalls", prefix + "storage_write_stalls_total", 1},
+	{tableEvents, "StorageWriteStallMicroseconds", prefix + "storage_write_stall_seconds_total", microToSecond},
+	{tableEvents, "StorageWALFsyncs", prefix + "storage_wal_fsyncs_total", 1},
+	{tableEvents, "StorageWALFsyncMicroseconds", prefix + "storage_wal_fsync_seconds_total", microToSecond},
 
 	{tableMetrics, "MySQLConnection", prefix + "mysql_connections", 1},
 	{tableMetrics, "Query", prefix + "running_queries", 1},
@@ -88,6 +113,23 @@ var Names = []Name{
 	{tableMetrics, "WriteLockWaitingStatements", prefix + "write_lock_waiting_statements", 1},
 	{tableMetrics, "MemoryTrackingSessions", prefix + "memory_tracking_sessions_bytes", 1},
 	{tableMetrics, "MemoryTrackingSessionsLimit", prefix + "memory_tracking_sessions_limit_bytes", 1},
+}
+
+// Histogram is one distribution for /metrics: Buckets[i] observations were at most Bounds[i]
+// (cumulative, in base units), Count in all with the total Sum.
+type Histogram struct {
+	SQL         string // the name in HistogramNames
+	Description string
+	Count       uint64
+	Sum         float64
+	Bounds      []float64
+	Buckets     []uint64
+}
+
+// HistogramNames are the histograms /metrics exports. They have no table: SQL shows only their
+// count and sum, as system.events rows (StorageWALFsyncs, StorageWALFsyncMicroseconds).
+var HistogramNames = []Name{
+	{"", "StorageWALFsync", prefix + "storage_wal_fsync_duration_seconds", 1},
 }
 
 // tableWorkloads is system.workloads, exported with a workload label.
@@ -114,6 +156,7 @@ var WorkloadNames = []Name{
 	{tableWorkloads, "weight", prefix + "workload_weight", 1},
 	{tableWorkloads, "priority", prefix + "workload_priority", 1},
 	{tableWorkloads, "max_memory_usage", prefix + "workload_max_memory_usage_bytes", 1},
+	{tableWorkloads, "memory_usage", prefix + "workload_memory_usage_bytes", 1},
 }
 
 // workloadLabel is the label of the workload series.
@@ -183,6 +226,13 @@ func NamesMarkdown() string {
 	b.WriteString("| table | SQL name | Prometheus name | type | scale |\n|---|---|---|---|---|\n")
 	for _, n := range Names {
 		fmt.Fprintf(&b, "| `system.%s` | `%s` | `%s` | %s | %s |\n", n.Table, n.SQL, n.Prometheus, metricType(n.Table), scaleText(n.Scale))
+	}
+	b.WriteString("\n## Histograms\n\n")
+	b.WriteString("Distributions exported as Prometheus histograms (`_bucket{le=\"...\"}`, `_sum`, `_count`); SQL\n")
+	b.WriteString("shows their count and total as `system.events` rows.\n\n")
+	b.WriteString("| name | Prometheus name | type | scale |\n|---|---|---|---|\n")
+	for _, n := range HistogramNames {
+		fmt.Fprintf(&b, "| `%s` | `%s` | histogram | %s |\n", n.SQL, n.Prometheus, scaleText(n.Scale))
 	}
 	b.WriteString("\n## Workloads\n\n")
 	b.WriteString("Columns of `system.workloads`, one series per workload with the label `workload=\"name\"`\n")

@@ -25,6 +25,8 @@ type State interface {
 	// Workloads are the values of system.workloads, one per workload and column of
 	// WorkloadNames.
 	Workloads() []WorkloadValue
+	// Histograms are the distributions of HistogramNames (absent ones are not exported).
+	Histograms() []Histogram
 	// Warnings are the rows of system.warnings.
 	Warnings() []warnings.Warning
 	// Readiness says whether a new connection to the MySQL listener would be accepted now, and

@@ -586,7 +586,11 @@ func TestMemoryLimitCancelsStatements(t *testing.T) {
 				rows.Close()
 			}
 			var me *mysql.MySQLError
-			if !errors.As(err, &me) || me.Number != 1041 || !strings.Contains(me.Message, "max_server_memory_usage") {
+			// A writing statement's rows are in its transaction's batch, in the heap: it stops at
+			// the memory limit (1041) or at the storage's bound of a transaction (1197), whichever
+			// comes first (docs/storage.md).
+			tooLarge := errors.As(err, &me) && me.Number == 1197 && !strings.HasPrefix(c.query, "SELECT")
+			if !tooLarge && (!errors.As(err, &me) || me.Number != 1041 || !strings.Contains(me.Message, "max_server_memory_usage")) {
 				t.Errorf("%s: got %v, want error 1041 naming max_server_memory_usage", c.query, err)
 			}
 			s.alive(t, c.query)
@@ -594,7 +598,7 @@ func TestMemoryLimitCancelsStatements(t *testing.T) {
 			if err := admin.QueryRow("SELECT 1").Scan(&one); err != nil {
 				t.Errorf("admin listener after %s: %v", c.name, err)
 			}
-			if got := event(t, admin, "MemoryLimitExceededQueries"); got <= before {
+			if got := event(t, admin, "MemoryLimitExceededQueries"); got <= before && !tooLarge {
 				t.Errorf("MemoryLimitExceededQueries: %d before, %d after", before, got)
 			}
 			ordinaryRunsAgain(t, db)
@@ -610,36 +614,26 @@ func TestMemoryLimitCancelsStatements(t *testing.T) {
 		t.Errorf("main.t exists after the stopped CREATE TABLE ... AS SELECT, with %d rows; want no table", stored)
 	}
 
-	// Data stored in memory that keeps the heap over the limit: every ordinary statement is
-	// refused until an admin, on the admin listener (never refused), empties the table.
+	// Stored data is on disk (docs/storage.md), not in the heap: 572 MiB of rows stored under a
+	// 512 MiB limit leave ordinary statements running. (With the in-memory tables the heap held
+	// them, and every ordinary statement was refused until an admin emptied the table.)
 	t.Run("stored data over the limit", func(t *testing.T) {
-		// A primary key: a table without one hashes every value's collation weights (four
-		// bytes a character) as a statement completes (see docs/reference.md, Limits).
 		if _, err := db.Exec("CREATE TABLE main.s (id INT PRIMARY KEY, v LONGTEXT)"); err != nil {
 			t.Fatal(err)
 		}
-		// 10 rows of 60 MB, 572 MiB, stored by an admin on the admin listener, which the
-		// guard neither stops nor refuses.
-		for id := range 10 {
-			if _, err := admin.Exec("INSERT INTO main.s VALUES (?, REPEAT('y', 60000000))", id); err != nil {
+		// 60 rows of 10 MB, stored by an admin on the admin listener, which the guard neither
+		// stops nor refuses.
+		for id := range 60 {
+			if _, err := admin.Exec("INSERT INTO main.s VALUES (?, REPEAT('y', 10000000))", id); err != nil {
 				t.Fatalf("admin insert %d: %v", id, err)
 			}
 		}
 		s.alive(t, "572 MiB stored")
-		eventually(t, 30*time.Second, "an ordinary statement is refused with 1041", func() (bool, string) {
-			var one int
-			err := db.QueryRow("SELECT 1").Scan(&one)
-			var me *mysql.MySQLError
-			return errors.As(err, &me) && me.Number == 1041 && strings.Contains(me.Message, "not started"), fmt.Sprint(err)
-		})
-		var one int
-		if err := admin.QueryRow("SELECT 1").Scan(&one); err != nil {
-			t.Errorf("admin listener with the heap over the limit: %v", err)
-		}
-		if _, err := admin.Exec("TRUNCATE TABLE main.s"); err != nil {
-			t.Errorf("admin TRUNCATE: %v", err)
-		}
 		ordinaryRunsAgain(t, db)
+		var n int
+		if err := db.QueryRow("SELECT COUNT(*) FROM main.s WHERE id >= 0").Scan(&n); err != nil || n != 60 {
+			t.Errorf("rows stored: %d, %v; want 60", n, err)
+		}
 	})
 }
 

@@ -170,8 +170,18 @@ func TestSecurityDatabases(t *testing.T) {
 		wantError(t, admin, "DROP DATABASE "+db, 1044, "42000")
 	}
 	wantError(t, app, "CREATE DATABASE x", 1044, "42000")
-	wantError(t, admin, "CREATE DATABASE x", 1235, "42000")
+	// An admin's database is the admin's: a non-admin may neither use, read, write nor drop it.
+	mustExec(t, admin, "CREATE DATABASE x", "CREATE TABLE x.t (v INT)", "INSERT INTO x.t VALUES (1)")
+	wantError(t, app, "USE x", 1044, "42000")
+	wantError(t, app, "SELECT * FROM x.t", 1044, "42000")
+	wantError(t, app, "INSERT INTO x.t VALUES (2)", 1044, "42000")
+	wantError(t, app, "CREATE TABLE x.u (v INT)", 1044, "42000")
 	wantError(t, app, "DROP DATABASE IF EXISTS x", 1044, "42000")
+	if got := queryStrings(t, admin, "SELECT v FROM x.t"); strings.Join(got, ",") != "1" {
+		t.Errorf("x.t after the non-admin's attempts: %v, want [1]", got)
+	}
+	mustExec(t, admin, "DROP DATABASE x")
+	wantError(t, admin, "USE x", 1049, "42000")
 	wantError(t, app, "SELECT * FROM mysql.user", 1044, "42000")
 	wantError(t, app, "USE mysql", 1044, "42000")
 	if got := queryStrings(t, app, "SELECT COUNT(*) FROM system.metrics"); got[0] == "0" {

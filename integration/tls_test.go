@@ -117,7 +117,8 @@ func TestTLS(t *testing.T) {
 // generated certificate in memory, offers TLS with it, says so once in the log, and reloads.
 func TestTLSReadOnlyConfigDirectory(t *testing.T) {
 	dir := smallFileSystem(t)
-	path, addr, admin, err := serverproc.WriteConfig(dir, "", tlsUsers)
+	// The data directory is writable, as a server's must be (docs/storage.md).
+	path, addr, admin, err := serverproc.WriteConfig(dir, "data_dir = "+quote(t.TempDir())+"\n", tlsUsers)
 	if err != nil {
 		t.Fatal(err)
 	}

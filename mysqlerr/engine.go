@@ -3,13 +3,15 @@ package mysqlerr
 import (
 	"errors"
 	"regexp"
+	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
 )
 
 // engineMessage turns an engine message matching pattern into MySQL's number and message; the
-// message is pattern's expansion template ($1, ...).
+// message is pattern's expansion template ($0, $1, ...), each part quoted at most QuotedValue
+// bytes, the text near a syntax error QuotedSyntax (see clip.go).
 type engineMessage struct {
 	pattern *regexp.Regexp
 	number  int
@@ -35,6 +37,7 @@ var engineMessages = []engineMessage{
 	{regexp.MustCompile(`^the view (.*)\.%!s\(MISSING\) already exists$`), mysql.ERTableExists, "Table '$1' already exists"},
 	{regexp.MustCompile(`^the view [^.]*\.(.*) already exists$`), mysql.ERTableExists, "Table '$1' already exists"},
 	{regexp.MustCompile(`^Check constraint "(.*)" violated$`), ERCheckConstraintViolated, "Check constraint '$1' is violated."},
+	{regexp.MustCompile(`^SAVEPOINT (.*) does not exist$`), mysql.ERSPDoesNotExist, "SAVEPOINT $1 does not exist"},
 	{regexp.MustCompile(`^Duplicate key name '(.*)'$`), mysql.ERDupKeyName, "Duplicate key name '$1'"},
 	{regexp.MustCompile("^cannot drop column `(.*)` as it is used in foreign key `(.*)`$"), ERFKColumnCannotDrop,
 		"Cannot drop column '$1': needed in a foreign key constraint '$2'"},
@@ -67,7 +70,8 @@ var rewordable = map[int]bool{
 
 // ForClient returns err as a client should see it: a *mysql.SQLError with MySQL's number,
 // SQLSTATE and, for the engine wordings engineMessages lists, MySQL's message. An error that
-// already has a SQLSTATE other than HY000 keeps it; nil stays nil.
+// already has a SQLSTATE other than HY000 keeps it; what a message quotes is clipped, and no
+// message is longer than MaxMessage bytes; nil stays nil.
 func ForClient(err error) *mysql.SQLError {
 	if err == nil {
 		return nil
@@ -79,15 +83,37 @@ func ForClient(err error) *mysql.SQLError {
 	out := *se
 	if rewordable[out.Num] {
 		for _, m := range engineMessages {
-			if sub := m.pattern.FindStringSubmatchIndex(out.Message); sub != nil {
-				out.Message = string(m.pattern.ExpandString(nil, m.message, out.Message, sub))
+			if parts := m.pattern.FindStringSubmatch(out.Message); parts != nil {
+				out.Message = m.expand(parts)
 				out.Num = m.number
 				break
 			}
 		}
 	}
+	out.Message = clippedMessage(out.Message)
 	if out.State == mysql.SSUnknownSQLState || out.State == "" {
 		out.State = State(out.Num)
 	}
 	return &out
+}
+
+// expand is m's message with $i replaced by parts[i], clipped.
+func (m engineMessage) expand(parts []string) string {
+	quote := QuotedValue
+	if m.number == mysql.ERParseError {
+		quote = QuotedSyntax
+	}
+	var b strings.Builder
+	for i := 0; i < len(m.message); i++ {
+		c := m.message[i]
+		if c == '$' && i+1 < len(m.message) && m.message[i+1] >= '0' && m.message[i+1] <= '9' {
+			if n := int(m.message[i+1] - '0'); n < len(parts) {
+				b.WriteString(Clipped(parts[n], quote))
+			}
+			i++
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }

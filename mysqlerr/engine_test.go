@@ -3,6 +3,7 @@ package mysqlerr
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -38,6 +39,13 @@ func TestForClient(t *testing.T) {
 		{sql.ErrExistingView.New("main", "v"), 1050, "42S01", "Table 'v' already exists"},
 		{sql.ErrCheckConstraintViolated.New("t_chk_1"), 3819, "HY000", "Check constraint 't_chk_1' is violated."},
 		{errors.New("something else"), 1105, "HY000", "something else"},
+		// What a client sent is quoted clipped: a table name of 300 bytes, the text near a
+		// syntax error, a message of a megabyte.
+		{sql.ErrTableNotFound.New(strings.Repeat("t", 300)), 1146, "42S02", "Table '" + strings.Repeat("t", 200) + "...' doesn't exist"},
+		{errors.New("syntax error at position 9 near '" + strings.Repeat("x", 1<<20) + "'"), 1064, "42000",
+			"You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use near '" + strings.Repeat("x", 80) + "...'"},
+		{mysql.NewSQLError(1231, "42000", "%s", strings.Repeat("v", 1<<20)), 1231, "42000",
+			strings.Repeat("v", MaxMessage) + "... (message of 1048576 bytes cut)"},
 	} {
 		got := ForClient(c.err)
 		if got.Num != c.num || got.State != c.state || (c.msg != "" && got.Message != c.msg) {
@@ -46,5 +54,24 @@ func TestForClient(t *testing.T) {
 	}
 	if ForClient(nil) != nil {
 		t.Error("ForClient(nil) is not nil")
+	}
+}
+
+func TestClipped(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"exactly", 7, "exactly"},
+		{"abcdef", 3, "abc..."},
+		{"aé", 2, "a..."}, // é is two bytes: the cut does not split it
+		{"ééé", 4, "éé..."},
+		{"", 0, ""},
+	} {
+		if got := Clipped(c.in, c.n); got != c.want {
+			t.Errorf("Clipped(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
 	}
 }

@@ -13,6 +13,7 @@ const (
 	// session's memory limit.
 	ERMemoryLimitExceeded = 241
 
+	ERCantCreateFile                 = 1004 // ER_CANT_CREATE_FILE
 	ERHandshakeError                 = 1043 // ER_HANDSHAKE_ERROR
 	ERTableAccessDenied              = 1142 // ER_TABLEACCESS_DENIED_ERROR
 	ERTransCacheFull                 = 1197 // ER_TRANS_CACHE_FULL
@@ -26,6 +27,7 @@ const (
 	ERFKColumnCannotDrop             = 1828 // ER_FK_COLUMN_CANNOT_DROP
 	ERFKColumnCannotDropChild        = 1829 // ER_FK_COLUMN_CANNOT_DROP_CHILD
 	ERGISInvalidData                 = 3037 // ER_GIS_INVALID_DATA
+	ERUserLockWrongName              = 3057 // ER_USER_LOCK_WRONG_NAME
 	ERJSONUsedAsKey                  = 3152 // ER_JSON_USED_AS_KEY
 	ERSecureTransportRequired        = 3159 // ER_SECURE_TRANSPORT_REQUIRED
 	ERCheckConstraintViolated        = 3819 // ER_CHECK_CONSTRAINT_VIOLATED

@@ -30,6 +30,7 @@ var states = map[int]string{
 	mysql.ERSpecifiedAccessDenied:   mysql.SSClientError,       // 1227
 	mysql.EROptionPreventsStatement: mysql.SSUnknownSQLState,   // 1290
 	ERClientLocalFilesDisabled:      mysql.SSClientError,       // 3948
+	ERCantCreateFile:                mysql.SSUnknownSQLState,   // 1004
 	mysql.ERTextFileNotReadable:     mysql.SSUnknownSQLState,   // 1085
 	mysql.ERFileExists:              mysql.SSUnknownSQLState,   // 1086
 
@@ -80,6 +81,7 @@ var states = map[int]string{
 	ERFKColumnCannotDrop:             mysql.SSUnknownSQLState,      // 1828
 	ERFKColumnCannotDropChild:        mysql.SSUnknownSQLState,      // 1829
 	ERGISInvalidData:                 "22023",                      // 3037
+	ERUserLockWrongName:              mysql.SSClientError,          // 3057
 	ERJSONUsedAsKey:                  mysql.SSClientError,          // 3152
 	ERCheckConstraintViolated:        mysql.SSUnknownSQLState,      // 3819
 	ERCheckConstraintDupName:         mysql.SSUnknownSQLState,      // 3822

@@ -5,6 +5,9 @@
 #   scripts/sysbench.sh                      # 4 threads, 2 tables x 10000 rows, 20 s per workload
 #   SYSBENCH_TIME=60 scripts/sysbench.sh     # longer runs
 #   SYSBENCH_SYNC=none scripts/sysbench.sh   # no log sync per commit on either server
+#   SYSBENCH_BASELINE=/path/to/old/overloadsql scripts/sysbench.sh
+#                                            # also an older build, in the same run (a build from
+#                                            # before the storage: its config has no storage keys)
 #
 # Needs sysbench and MariaDB's server (Debian packages `sysbench`, `mariadb-server`; install them
 # for the benchmark only: this script starts its own MariaDB on a loopback port with a temporary
@@ -88,6 +91,30 @@ EOF
 pids+=($!)
 wait_sql "$osql_port" sbtest sbtest "$work/osql/server.log"
 
+baseline=${SYSBENCH_BASELINE:-}
+if [ -n "$baseline" ]; then
+  [ -x "$baseline" ] || { echo "sysbench.sh: SYSBENCH_BASELINE=$baseline is not an executable" >&2; exit 1; }
+  base_port=$(free_port)
+  mkdir "$work/base"
+  cat >"$work/base/config.toml" <<EOF
+listen = "127.0.0.1:$base_port"
+admin_listen = "127.0.0.1:$(free_port)"
+http_listen = ""
+admission_control = "off"
+
+[[users]]
+name = "default"
+admin = true
+
+[[users]]
+name = "sbtest"
+password = "sbtest"
+EOF
+  "$baseline" --config "$work/base/config.toml" >"$work/base/server.log" 2>&1 &
+  pids+=($!)
+  wait_sql "$base_port" sbtest sbtest "$work/base/server.log"
+fi
+
 # --- MariaDB -------------------------------------------------------------------------------------
 maria_port=$(free_port)
 log "initialising MariaDB in $work/maria"
@@ -128,6 +155,7 @@ bench() {
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 bench overloadsql "$osql_port"
+[ -z "$baseline" ] || bench baseline "$base_port"
 bench mariadb "$maria_port"
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
@@ -148,6 +176,19 @@ for w in "${workloads[@]}"; do
   ratio=$(awk -v o="$o" -v m="$m" 'BEGIN { if (o + 0 > 0 && m + 0 > 0) printf "%.2f", o / m; else print "-" }')
   echo "| $w | $o | $m | $ratio | $(p95 "$work/overloadsql.$w") | $(p95 "$work/mariadb.$w") | $(errs "$work/overloadsql.$w") |"
 done
+if [ -n "$baseline" ]; then
+  echo
+  echo "baseline $baseline (prepare $(cat "$work/baseline.prepare_s") s):"
+  echo
+  echo "| workload | overloadsql tps | baseline tps | overloadsql / baseline |"
+  echo "|---|---|---|---|"
+  for w in "${workloads[@]}"; do
+    o=$(tps "$work/overloadsql.$w")
+    b=$(tps "$work/baseline.$w")
+    ratio=$(awk -v o="$o" -v b="$b" 'BEGIN { if (o + 0 > 0 && b + 0 > 0) printf "%.2f", o / b; else print "-" }')
+    echo "| $w | $o | $b | $ratio |"
+  done
+fi
 for w in "${workloads[@]}"; do
   if grep -q FAILED "$work/overloadsql.$w"; then
     echo

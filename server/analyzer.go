@@ -19,9 +19,7 @@ import (
 // Ids of overloadsql's analyzer rules, after the engine's own rule ids.
 const (
 	globalReadRuleID  analyzer.RuleId = 10_002
-	primaryKeyRuleID  analyzer.RuleId = 10_003
 	showVariablesID   analyzer.RuleId = 10_004
-	unlockedWriteID   analyzer.RuleId = 10_005
 	atomicRenamesID   analyzer.RuleId = 10_006
 	comparisonsID     analyzer.RuleId = 10_007
 	tableWidthID      analyzer.RuleId = 10_009
@@ -61,9 +59,7 @@ func appendAnalyzerRules() {
 		// later rules put around some nodes (textVariables).
 		analyzer.Rule{Id: cancellableLikeID, Apply: cancellableLikes},
 		analyzer.Rule{Id: globalReadRuleID, Apply: readGlobalOnlyVariablesGlobally},
-		analyzer.Rule{Id: primaryKeyRuleID, Apply: fastPrimaryKeyLookups},
 		analyzer.Rule{Id: showVariablesID, Apply: showVariablesAsText},
-		analyzer.Rule{Id: unlockedWriteID, Apply: refuseUnlockedWrites},
 		analyzer.Rule{Id: atomicRenamesID, Apply: atomicRenames},
 		analyzer.Rule{Id: executionID, Apply: correctExecution},
 		analyzer.Rule{Id: geometryWritesID, Apply: checkedGeometryWrites})

@@ -9,7 +9,6 @@ import (
 	"overloadsql/mysqlerr"
 	"overloadsql/server/config"
 
-	"github.com/dolthub/go-mysql-server/memory"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/expression/function"
@@ -65,13 +64,13 @@ var boundedAggregates = map[string]resultSize{
 // boundedProvider is the engine's database provider with the functions of boundedFunctions
 // replaced by checked ones (the engine looks functions up in its provider first).
 type boundedProvider struct {
-	*memory.DbProvider
+	databasesProvider
 	functions map[string]sql.Function
 }
 
 var _ sql.FunctionProvider = boundedProvider{}
 
-func newBoundedProvider(p *memory.DbProvider, limit func() int) boundedProvider {
+func newBoundedProvider(p databasesProvider, limit func() int) boundedProvider {
 	builtin := map[string]sql.Function{}
 	for _, f := range function.BuiltIns {
 		builtin[f.FunctionName()] = f
@@ -127,7 +126,7 @@ func newBoundedProvider(p *memory.DbProvider, limit func() int) boundedProvider 
 		}
 		return e, err
 	}}
-	return boundedProvider{DbProvider: p, functions: fns}
+	return boundedProvider{databasesProvider: p, functions: fns}
 }
 
 // Function implements sql.FunctionProvider: the bounded functions; the engine's built-ins for

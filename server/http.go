@@ -23,6 +23,7 @@ func (h httpState) AsynchronousMetrics() []overload.Metric { return h.s.asynchro
 func (h httpState) Events() []overload.Event               { return h.s.events() }
 func (h httpState) Warnings() []warnings.Warning           { return h.s.registry.List() }
 func (h httpState) Readiness() (bool, string)              { return h.s.readiness() }
+func (h httpState) Histograms() []httpapi.Histogram        { return h.s.histograms() }
 
 func (h httpState) Gauges() []overload.Metric {
 	gs := h.s.gauges()

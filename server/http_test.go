@@ -10,7 +10,10 @@ import (
 	"overloadsql/overload"
 	"overloadsql/server/config"
 	"overloadsql/server/wire"
+	"overloadsql/storage"
 	"overloadsql/warnings"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
 // TestEveryRowHasAPrometheusName checks that httpapi.Names (and so docs/metrics.md) covers every
@@ -23,7 +26,22 @@ func TestEveryRowHasAPrometheusName(t *testing.T) {
 	defer s.sampler.Close()
 	s.sampler.Sample()
 	s.admission = admission.New(admissionLimits(config.Default()), admission.Options{})
+	store, err := storage.Open("data", storage.Options{FS: vfs.NewMem()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	s.store = store
 	state := httpState{s}
+	for _, h := range state.Histograms() {
+		found := false
+		for _, n := range httpapi.HistogramNames {
+			found = found || n.SQL == h.SQL
+		}
+		if !found {
+			t.Errorf("histogram %s has no entry in httpapi.HistogramNames", h.SQL)
+		}
+	}
 
 	rows := map[string][]string{"asynchronous_metrics": overload.MetricNames()}
 	for _, m := range state.AsynchronousMetrics() {

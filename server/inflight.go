@@ -20,9 +20,6 @@ type inFlight struct {
 	summary statement.Summary
 	query   string // the text the handler passes on: the statement, or all of a multi-statement query
 	rest    string // the statements after this one in a multi-statement query, "" if none
-	// read is the statement's claim to read the committed tables (committedkeys.go), set by
-	// enterStorage.
-	read committedRead
 	// expanded is the text the engine parsed for the statement beyond the statement itself
 	// (view definitions, at each reference; see systemParser.countExpansion).
 	expanded atomic.Int64

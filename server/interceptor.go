@@ -21,7 +21,7 @@ import (
 )
 
 // interceptor sees every statement before the engine parses it: it answers overloadsql's own
-// statements (SYSTEM RELOAD CONFIG, TRUNCATE system.warnings), rejects work under CPU overload,
+// statements (SYSTEM RELOAD CONFIG, SYSTEM BACKUP TO, TRUNCATE system.warnings), rejects work under CPU overload,
 // and records SET PERSIST.
 type interceptor struct {
 	s *Server
@@ -75,11 +75,7 @@ func (i *interceptor) serve(ctx context.Context, c *mysql.Conn, stmt *statement.
 	if err != nil {
 		return err
 	}
-	callback = answering(&turn, callback)
-	switch {
-	case turn.alone:
-		callback = withoutTransactionFlag(c, callback)
-	case turn.autocommitOff:
+	if turn.autocommitOff {
 		callback = i.s.committingAutocommit(c, turn.cl, callback)
 	}
 	ticket, err := i.takeSlot(ctx, c, stmt)
@@ -139,8 +135,7 @@ func (i *interceptor) recovered(c *mysql.Conn, err *error) {
 
 func (i *interceptor) Prepare(ctx context.Context, chain gms.Chain, c *mysql.Conn, query string, prepare *mysql.PrepareData) (fields []*querypb.Field, err error) {
 	defer i.recovered(c, &err)
-	i.s.enterPrepare(c)
-	defer i.s.leaveStorageAfterPrepare(c, openTransaction(c))
+	defer i.s.leaveStorageAfterPrepare(c, transactionOpen(c))
 	fields, err = chain.ComPrepare(ctx, c, query, prepare)
 	return fields, err
 }
@@ -231,7 +226,7 @@ func hinted(hints []statement.Hint, lo, hi float64, constraints map[string]confi
 func parseHintValue(v string) (float64, error) {
 	f, err := strconv.ParseFloat(v, 64)
 	if err == nil && (f < 0 || math.IsNaN(f)) {
-		err = fmt.Errorf("%s is not a number >= 0", v)
+		err = fmt.Errorf("%s is not a number >= 0", mysqlerr.Clipped(v, mysqlerr.QuotedValue))
 	}
 	return f, err
 }
@@ -247,6 +242,16 @@ func (i *interceptor) own(c *mysql.Conn, stmt *statement.Summary, callback resul
 			return true, mysqlerr.New(mysql.ERUnknownError, "SYSTEM RELOAD CONFIG failed, the running settings stay: %v", err)
 		}
 		return true, callback(&sqltypes.Result{}, false)
+	case isBackup(stmt):
+		dir, _ := stmt.SystemBackup()
+		if !i.s.auth.IsAdmin(c.User) {
+			return true, errNeedAdmin("SYSTEM BACKUP")
+		}
+		r, err := i.s.backupTo(dir)
+		if err != nil {
+			return true, err
+		}
+		return true, callback(r, false)
 	case stmt.IsTruncateWarnings(currentDatabase(c)):
 		if !i.s.auth.IsAdmin(c.User) {
 			return true, errNeedAdmin("TRUNCATE system.warnings")
@@ -256,6 +261,11 @@ func (i *interceptor) own(c *mysql.Conn, stmt *statement.Summary, callback resul
 		return true, callback(&sqltypes.Result{RowsAffected: uint64(n)}, false)
 	}
 	return false, nil
+}
+
+func isBackup(stmt *statement.Summary) bool {
+	_, ok := stmt.SystemBackup()
+	return ok
 }
 
 // forgetThresholdsIfNamed drops a connection's cached thresholds after a statement that names

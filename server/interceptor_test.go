@@ -14,9 +14,10 @@ import (
 	"overloadsql/server/access"
 	"overloadsql/server/config"
 	"overloadsql/server/statement"
+	"overloadsql/storage"
 	"overloadsql/warnings"
 
-	"github.com/dolthub/go-mysql-server/memory"
+	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
 )
@@ -44,7 +45,12 @@ func decisionServer(t testing.TB, overloadRatio float64, seed uint64) *Server {
 // connWithSession is a connection whose session has the given thresholds.
 func connWithSession(t testing.TB, lo, hi float64) *mysql.Conn {
 	t.Helper()
-	sess := memory.NewSession(sql.NewBaseSession(), nil)
+	store, err := storage.Open("data", storage.Options{FS: vfs.NewMem()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = store.Close() })
+	sess := store.NewSession(sql.NewBaseSession())
 	sess.SetCurrentDatabase(mainDatabase)
 	ctx := sql.NewEmptyContext()
 	for name, v := range map[string]float64{minThrowSetting: lo, maxThrowSetting: hi} {

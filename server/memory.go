@@ -185,11 +185,13 @@ func (s *Server) guardMemory(ctx context.Context) {
 		case now := <-tick.C:
 			cfg := s.cfg.Load()
 			limit := guardLimit(s.sampler.Snapshot().MemoryLimit, cfg.MaxServerMemoryUsage)
-			if limit != applied {
-				applied = limit
-				debug.SetMemoryLimit(runtimeMemoryLimit(limit, previous))
+			// The Go heap's part of it: the store's memory outside the heap is the rest.
+			heap := heapLimit(limit, s.storageOffHeapBytes(now))
+			if heap != applied {
+				applied = heap
+				debug.SetMemoryLimit(runtimeMemoryLimit(heap, previous))
 			}
-			s.checkMemory(now, limit)
+			s.checkMemory(now, heap)
 			s.sessionAccounts.adjust(limit, live(), cfg.MaxMemoryUsageForSession)
 		}
 	}
@@ -259,7 +261,7 @@ func (s *Server) memoryMessage(heap, limit uint64, what string) string {
 		setting = "the memory limit " + sizeText(limit) + " (max_server_memory_usage = 0: 90% of the cgroup memory limit, else of the host's memory)"
 	}
 	return "Out of memory: server heap " + sizeText(heap) + " over " + setting + "; " + what +
-		". Retry later; if data stored in memory keeps the heap over the limit, an admin (admin_listen) can DROP or TRUNCATE tables, or raise max_server_memory_usage. (MEMORY_LIMIT_EXCEEDED)"
+		". Retry later; if the heap stays over the limit, an admin (admin_listen) can find the sessions that hold memory, or raise max_server_memory_usage. (MEMORY_LIMIT_EXCEEDED)"
 }
 
 func resumeMark(limit uint64) uint64 { return uint64(overload.MemoryResumeRatio * float64(limit)) }

@@ -134,6 +134,22 @@ func TestGuardLimit(t *testing.T) {
 	}
 }
 
+// The store's memory outside the Go heap comes off the heap's limit, but the heap keeps at
+// least half of it.
+func TestHeapLimit(t *testing.T) {
+	for _, c := range []struct{ limit, offHeap, want uint64 }{
+		{1000, 0, 1000},
+		{1000, 300, 700},
+		{1000, 500, 500},
+		{1000, 900, 500},
+		{0, 300, 0},
+	} {
+		if got := heapLimit(c.limit, c.offHeap); got != c.want {
+			t.Errorf("heapLimit(%d, %d) = %d, want %d", c.limit, c.offHeap, got, c.want)
+		}
+	}
+}
+
 func TestRuntimeMemoryLimit(t *testing.T) {
 	for _, c := range []struct {
 		limit    uint64

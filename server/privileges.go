@@ -16,7 +16,7 @@ package server
 //	SHOW PROCESSLIST, information_schema.processlist             all    own rows   no
 //	KILL [QUERY | CONNECTION] id                                 any    own (1095) no
 //	CREATE TRIGGER / PROCEDURE / FUNCTION / EVENT                yes    1142/1044  no
-//	CREATE DATABASE                                              1235   1044       no
+//	CREATE DATABASE, and everything in the databases it makes    yes    1044       no
 //	DROP DATABASE                                                (2)    1044       no
 //	CREATE/ALTER/DROP/RENAME USER, GRANT, REVOKE, roles          1227   1227       no
 //	SELECT ... INTO OUTFILE/DUMPFILE, LOAD DATA, LOAD_FILE()     (3)    1227 (3)   no
@@ -25,7 +25,7 @@ package server
 // (1) within [constraints.<setting>] for overloadsql's session settings (error 1231); a SET_VAR
 // hint that breaks a constraint is ignored with a warning, as MySQL ignores invalid hints.
 // (2) main and system cannot be dropped by anyone (1044), and nor can mysql and
-// information_schema; overloadsql has no other database.
+// information_schema; an admin may drop the databases made with CREATE DATABASE.
 // (3) refused for everyone with 1290 while secure_file_priv is "" (the default); when it names a
 // directory, only admins may use them, and only on files inside it (symbolic links and ".."
 // resolved first); LOAD DATA LOCAL reads the client's file and is refused with 3948.
@@ -246,11 +246,8 @@ func (g guard) Build(ctx *sql.Context, n sql.Node, r sql.Row) (sql.RowIter, erro
 func (g guard) check(ctx *sql.Context, n sql.Node) (sql.Node, *sql.Context, bool, error) {
 	admin := g.s.auth.IsAdmin(ctx.Session.Client().User)
 	var err error
-	files, calls, variables := false, false, false
+	files, variables := false, false
 	inspectPlan(ctx, n, func(n sql.Node) bool {
-		if _, ok := n.(*plan.Call); ok {
-			calls = true
-		}
 		variables = variables || keepsSessionMemory(n)
 		err = g.checkNode(ctx, n, admin)
 		return err == nil
@@ -269,9 +266,6 @@ func (g guard) check(ctx *sql.Context, n sql.Node) (sql.Node, *sql.Context, bool
 	}
 	if !admin {
 		g.warnIgnoredHints(ctx)
-	}
-	if calls {
-		ctx = enteringCall(ctx) // see procedureRunner
 	}
 	return n, ctx, variables, nil
 }
@@ -386,8 +380,6 @@ func (g guard) checkNode(ctx *sql.Context, n sql.Node, admin bool) error {
 		if !admin {
 			return errDatabaseDenied(ctx, n.DbName, "")
 		}
-		return mysqlerr.New(mysql.ERNotSupportedYet,
-			"This version of overloadsql doesn't yet support 'CREATE DATABASE': user data lives in the database `main`")
 	case *plan.DropDB:
 		for _, p := range protectedDatabases {
 			if strings.EqualFold(n.DbName, p) {
@@ -683,14 +675,14 @@ func (f secureFiles) writable(path string) (string, error) {
 			return "", outside
 		}
 		return "", mysqlerr.New(mysql.ERTextFileNotReadable,
-			"Can't create/write to file '%s' (%v)", path, errors.Unwrap(err))
+			"Can't create/write to file '%s' (%v)", mysqlerr.Clipped(path, mysqlerr.QuotedValue), errors.Unwrap(err))
 	}
 	resolved, err := f.within(filepath.Join(parent, filepath.Base(abs)))
 	if err != nil {
 		return "", err
 	}
 	if _, err := os.Lstat(resolved); err == nil {
-		return "", mysqlerr.New(mysql.ERFileExists, "File '%s' already exists", path)
+		return "", mysqlerr.New(mysql.ERFileExists, "File '%s' already exists", mysqlerr.Clipped(path, mysqlerr.QuotedValue))
 	}
 	return resolved, nil
 }

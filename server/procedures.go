@@ -1,66 +1,34 @@
 package server
 
 import (
-	"context"
 	"io"
 
 	"overloadsql/server/statement"
+	"overloadsql/storage"
 
-	"github.com/dolthub/go-mysql-server/memory"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 )
 
 // procedureRunner runs the statements of stored procedures (the engine's interpreter), each in
-// the caller's transaction, as in MySQL, and DDL among them with its implicit commits.
-//
-// The engine's CALL sets the session's transaction aside while the procedure runs (it puts it
-// back after), so the procedure's first statement begins a transaction; and the in-memory
-// session keeps a transaction's writes in the session, not in the transaction, and forgets them
-// all when one begins. So a CALL inside a transaction lost every row the transaction had written
-// before it (BEGIN; INSERT ...; CALL p(); COMMIT stored only p's rows), whatever p did, even a
-// plain SELECT. The procedure's first statement now runs in a transaction that keeps the
-// session's writes: the caller's. A later statement that finds no transaction follows a COMMIT
-// or ROLLBACK in the procedure, and begins a new one the engine's way, from the committed tables
-// (keeping the session's copies of them after a commit would write into the committed tables
-// themselves, seen by all before any commit).
-//
-// The engine runs a procedure's DDL inside that transaction, without the commits around it that
-// the server gives a DDL statement (enterStorage, leaveStorage): a failed ALTER TABLE in a
-// procedure left its half-done changes for the caller's COMMIT, and the side indexes' definitions
-// changed for good while the caller's ROLLBACK took the columns back. So DDL in a procedure
-// commits what came before it, and then itself, or, when it fails, is rolled back with the side
-// indexes' definitions, as the same statement outside a procedure.
+// the caller's transaction, as in MySQL (the storage session continues its transaction when the
+// engine's CALL sets the handle aside), and DDL among them with its implicit commits: the engine
+// runs a procedure's DDL inside that transaction, without the commits around it that the server
+// gives a DDL statement (enterStorage, leaveStorage). So DDL in a procedure commits what came
+// before it, and then itself, or, when it fails, is rolled back, as the same statement outside a
+// procedure.
 type procedureRunner struct {
 	next sql.StatementRunner
 	s    *Server
 }
 
-// callStartKey keys a CALL's callStart on the context its plan is built with (guard.Build).
-type callStartKey struct{}
-
-// callStart tells that the procedure of a CALL has not run a statement yet.
-type callStart struct{ pending bool }
-
-// enteringCall is ctx for building the plan of a CALL.
-func enteringCall(ctx *sql.Context) *sql.Context {
-	return ctx.WithContext(context.WithValue(ctx.Context, callStartKey{}, &callStart{pending: true}))
-}
-
 // QueryWithBindings implements sql.StatementRunner.
 func (r procedureRunner) QueryWithBindings(ctx *sql.Context, query string, parsed sqlparser.Statement, bindings map[string]sqlparser.Expr, qFlags *sql.QueryFlags) (sql.Schema, sql.RowIter, *sql.QueryFlags, error) {
 	ctx = r.s.checkedPlans.again(ctx)
-	sess, inMemory := ctx.Session.(*memory.Session)
-	if !inMemory {
+	sess, stored := ctx.Session.(*storage.Session)
+	if !stored {
 		return r.next.QueryWithBindings(ctx, query, parsed, bindings, qFlags)
-	}
-	if start, ok := ctx.Value(callStartKey{}).(*callStart); ok && start.pending {
-		start.pending = false
-		if ctx.GetTransaction() == nil {
-			// The caller's transaction, which the CALL set aside: its writes are the session's.
-			ctx.SetTransaction(&memory.Transaction{})
-		}
 	}
 	switch parsed.(type) {
 	case *sqlparser.Commit, *sqlparser.Rollback, *sqlparser.Begin:
@@ -70,9 +38,7 @@ func (r procedureRunner) QueryWithBindings(ctx *sql.Context, query string, parse
 		}
 		return schema, &okWhenEmpty{RowIter: iter}, flags, nil
 	}
-	// Only the holder of the write lock commits (a CALL takes it); events, which the scheduler
-	// runs in sessions of their own, keep the engine's way.
-	if parsed == nil || !r.s.writes.holds(sess.ID()) || !parsedCommitsImplicitly(parsed) {
+	if parsed == nil || !parsedCommitsImplicitly(parsed) {
 		return r.next.QueryWithBindings(ctx, query, parsed, bindings, qFlags)
 	}
 	if err := r.commit(ctx, sess); err != nil {
@@ -93,30 +59,23 @@ func parsedCommitsImplicitly(parsed sqlparser.Statement) bool {
 	return text.CommitsImplicitly()
 }
 
-// commit commits the session's transaction, if any, and ends it: the next statement begins
-// another from the committed tables. The commit ends the caller's BEGIN too: what follows runs in
-// autocommit mode, unless autocommit is off. The side indexes' definitions so far are final.
-func (r procedureRunner) commit(ctx *sql.Context, sess *memory.Session) error {
-	if tx := ctx.GetTransaction(); tx != nil {
-		if err := sess.CommitTransaction(ctx, tx); err != nil {
+// commit commits the session's transaction, if any, and ends it. The commit ends the caller's
+// BEGIN too: what follows runs in autocommit mode, unless autocommit is off.
+func (r procedureRunner) commit(ctx *sql.Context, sess *storage.Session) error {
+	if open, _ := sess.InTransaction(); open {
+		if err := sess.CommitTransaction(ctx, ctx.GetTransaction()); err != nil {
 			return err
 		}
 	}
 	ctx.SetTransaction(nil)
 	sess.SetIgnoreAutoCommit(false)
-	r.s.side.beginStatement()
 	return nil
 }
 
-// rollBack drops what a failed DDL statement in a procedure changed, and the side indexes'
-// definitions go back with it.
-func (r procedureRunner) rollBack(ctx *sql.Context, sess *memory.Session) {
-	// The in-memory session's Rollback forgets the transaction's tables and edits and cannot fail.
+// rollBack drops what a failed DDL statement in a procedure changed.
+func (r procedureRunner) rollBack(ctx *sql.Context, sess *storage.Session) {
 	_ = sess.Rollback(ctx, ctx.GetTransaction())
 	ctx.SetTransaction(nil)
-	if err := r.s.side.rollbackStatement(); err != nil {
-		r.s.logger.Error("undo of a failed statement in a procedure", "connection", sess.ID(), "err", err)
-	}
 }
 
 // procedureDDL is the rows of a DDL statement in a procedure: when they close, the statement is
@@ -124,7 +83,7 @@ func (r procedureRunner) rollBack(ctx *sql.Context, sess *memory.Session) {
 type procedureDDL struct {
 	sql.RowIter
 	runner procedureRunner
-	sess   *memory.Session
+	sess   *storage.Session
 	failed bool
 }
 

@@ -94,9 +94,6 @@ func (h *protocolHandler) ComQuery(ctx context.Context, c *mysql.Conn, query str
 	if handled, err := h.answerDiagnostics(c, &stmt.summary, callback, false); handled {
 		return err
 	}
-	if handled, err := h.answerSavepoint(c, &stmt.summary, callback, false); handled {
-		return errorOrNil(h.run(c, &stmt.summary, func() error { return err }))
-	}
 	return errorOrNil(h.run(c, &stmt.summary, func() error { return h.Handler.ComQuery(stmt, c, query, okInfoFixed(callback)) }))
 }
 
@@ -122,9 +119,6 @@ func (h *protocolHandler) comMultiQuery(ctx context.Context, c *mysql.Conn, quer
 	more := stmt.rest != ""
 	if handled, err := h.answerDiagnostics(c, &stmt.summary, callback, more); handled {
 		return stmt.rest, err
-	}
-	if handled, err := h.answerSavepoint(c, &stmt.summary, callback, more); handled {
-		return stmt.rest, errorOrNil(h.run(c, &stmt.summary, func() error { return err }))
 	}
 	var remainder string
 	err := h.run(c, &stmt.summary, func() error {
@@ -168,9 +162,6 @@ func (h *protocolHandler) run(c *mysql.Conn, stmt *statement.Summary, exec func(
 	err := mysqlerr.ForClient(exec())
 	if kind == statement.ClearsDiagnostics {
 		h.recordDiagnostics(c, err)
-	}
-	if err == nil {
-		trackSavepoints(c, stmt)
 	}
 	return err
 }

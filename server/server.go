@@ -17,11 +17,12 @@ import (
 	"overloadsql/server/access"
 	"overloadsql/server/config"
 	"overloadsql/server/wire"
+	"overloadsql/storage"
 	"overloadsql/tables"
 	"overloadsql/warnings"
 
+	"github.com/cockroachdb/pebble/v2/vfs"
 	sqle "github.com/dolthub/go-mysql-server"
-	"github.com/dolthub/go-mysql-server/memory"
 	gms "github.com/dolthub/go-mysql-server/server"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
@@ -36,6 +37,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Random draws the numbers that decide rejections and drops, uniform in [0, 1).
 	Random func() float64
+	// StorageFS is the filesystem of data_dir; nil is the operating system's. Tests use
+	// vfs.NewMem.
+	StorageFS vfs.FS
 }
 
 // Server is an overloadsql server: listeners, engine, sampler and warnings.
@@ -79,13 +83,10 @@ type Server struct {
 	writes writeLock
 	// lockWaits are the statements waiting for the write lock, for the process list.
 	lockWaits lockWaits
-	// keys answers primary-key lookups of reads that see the committed tables
-	// (committedkeys.go).
-	keys *committedKeys
-	// side is the registry of the plain secondary indexes (sideindex.go).
-	side *sideIndexes
-	// databases is the engine's provider of in-memory databases, unwrapped.
-	databases *memory.DbProvider
+	// store holds the user databases on data_dir (store.go).
+	store *storage.Store
+	// offHeap is the store's memory outside the Go heap, for the memory guard.
+	offHeap offHeap
 	// reloadMu makes reloads one at a time; see the lock order in the package comment.
 	reloadMu sync.Mutex
 	// settingsMu is the settings lock: every change of the running configuration, of the
@@ -104,6 +105,7 @@ type Server struct {
 
 	shutdown     chan struct{} // closed by Shutdown
 	shutdownOnce sync.Once
+	storeOnce    sync.Once   // closes the store at the end of Shutdown
 	stopping     atomic.Bool // set when Shutdown starts: /ready answers 503
 	serving      atomic.Bool
 	stopped      chan struct{} // closed when Serve returns
@@ -141,6 +143,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	s.statements = newStatements()
 	s.sessionAccounts = newSessionAccounts()
 	s.sessionAccounts.adjust(running.MaxServerMemoryUsage, 0, running.MaxMemoryUsageForSession)
+	s.sessionAccounts.configureWorkloads(running)
 	s.admission = admission.New(admissionLimits(running), admission.Options{})
 
 	s.monitor = warnings.NewMonitor(s.registry, warningsConfig(running), s.logger)
@@ -175,6 +178,17 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	if err := useIdentity(); err != nil {
 		return nil, err
 	}
+	if err := s.openStore(running, opts.StorageFS, collation); err != nil {
+		return nil, err
+	}
+	// From here on, a failure closes the store again: a second New on the same data_dir (a
+	// test, or a retry) must find it free.
+	built := false
+	defer func() {
+		if !built {
+			s.closeStore()
+		}
+	}()
 	s.engine = s.buildEngine(running, collation)
 	s.sessionAccounts.uncache = func(sess sql.Session, key string) { sess.UnprepareQuery(key) }
 	if err := s.variables.register(); err != nil {
@@ -258,27 +272,20 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		}
 		return nil, fmt.Errorf("start protocol server: %w", err)
 	}
+	built = true
 	return s, nil
 }
 
 func (s *Server) buildEngine(cfg *config.Config, collation sql.CollationID) *sqle.Engine {
-	// The engine's in-memory tables index their primary keys (as in MySQL): foreign keys may
-	// reference them, SHOW INDEX lists PRIMARY, and `WHERE id = ?` is a lookup, not a scan.
-	main := memory.NewDatabase(mainDatabase)
-	main.SetCollation(nil, collation)
-	provider := memory.NewDBProvider(main, s.systemDatabase())
-	s.keys = newCommittedKeys(provider, &s.writes)
-	s.databases = provider
-	s.side = newSideIndexes()
+	provider := databasesProvider{Provider: s.store.Provider(), system: s.systemDatabase()}
 	addAnalyzerRules()
 	overrides := sql.EngineOverrides{Builder: sql.BuilderOverrides{Parser: newSystemParser()}}
-	engine := sqle.New(analyzer.NewBuilder(committedProvider{
-		boundedProvider: newBoundedProvider(provider, func() int { return s.cfg.Load().MaxAllowedPacket }),
-		lock:            &s.writes,
-		side:            s.side,
-	}).AddOverrides(overrides).Build(), nil)
+	engine := sqle.New(analyzer.NewBuilder(
+		newBoundedProvider(provider, func() int { return s.cfg.Load().MaxAllowedPacket }),
+	).AddOverrides(overrides).Build(), nil)
 	allowViewsOverReadOnlyTables(engine.Analyzer)
 	limitUnnesting(engine.Analyzer)
+	checkLockNames(engine)
 	grantPrivileges(engine.Analyzer.Catalog.MySQLDb, cfg.Users)
 	engine.Analyzer.Catalog.AuthHandler = mysqlAuthorization{engine.Analyzer.Catalog.AuthHandler}
 	yielder := newYielder(func() int { return int(s.counters.running.Load()) })
@@ -314,15 +321,15 @@ func (s *Server) sessionBuilder(ctx context.Context, conn *mysql.Conn, addr stri
 	if err := wire.SetTLSStatus(base, conn); err != nil {
 		return nil, err
 	}
-	client := &client{persisted: memory.GlobalsMap{}}
-	// The session commits into the engine's own databases, not the committedProvider's
-	// wrappers of them (the in-memory session accepts only its own database types).
-	client.session = memory.NewSession(base, s.databases).SetGlobals(client.persisted)
-	// A COM_RESET_CONNECTION builds a new session: the old one's variables are gone.
+	client := &client{persisted: map[string]interface{}{}}
+	client.session = s.store.NewSession(base).SetGlobals(client.persisted)
+	// A COM_RESET_CONNECTION builds a new session: the old one's variables are gone, and its
+	// open transaction is rolled back, as in MySQL.
 	if old := clientOf(conn); old != nil {
+		old.session.Close()
 		s.sessionAccounts.end(old.session)
 	}
-	s.sessionAccounts.begin(client.session, wire.IsAdminConn(conn.Conn))
+	s.beginSessionMemory(conn, client.session)
 	conn.ClientData = client
 	// The engine names a connection's user in its process list only after a COM_INIT_DB.
 	s.engine.ProcessList.ConnectionReady(client.session)
@@ -364,19 +371,11 @@ func (p ownProcesses) Processes() []sql.Process {
 // the values the session's SET PERSIST statements stored, and the session's rejection
 // thresholds, cached for the statement path (see thresholds).
 type client struct {
-	session   *memory.Session
-	persisted memory.GlobalsMap
+	session   *storage.Session
+	persisted map[string]interface{}
 	// ctx is the session's context outside a statement (sessionContext); only the connection's
 	// goroutine uses it.
 	ctx *sql.Context
-	// savepoints are the connection's savepoints (savepoint.go).
-	savepoints savepoints
-	// view is the claim of the open transaction's reads to see the committed tables
-	// (committedkeys.go), made when it began to read.
-	view readView
-	// lockedTx is the transaction for which the connection holds the write lock, nil until the
-	// statement that took it has ended (transactions.go).
-	lockedTx sql.Transaction
 
 	cached atomic.Bool
 	lo, hi atomic.Uint64 // math.Float64bits
@@ -537,6 +536,7 @@ wait:
 	if s.serving.Load() {
 		<-s.stopped
 	}
+	s.storeOnce.Do(s.closeStore)
 	return err
 }
 

@@ -23,8 +23,8 @@ import (
 
 // Memory quotas of sessions (max_memory_usage_for_session), as ClickHouse's memory trackers.
 //
-// Each session has a quota.Account; its parent is the server's account (a workload's account
-// may be put between them: sessionMemory.account.Move). What a session keeps beyond a
+// Each session has a quota.Account; its parent is its workload's account, whose parent is the
+// server's (workloadmemory.go says when a session moves between workloads). What a session keeps beyond a
 // statement is what can fill the server while every statement is small: its user variables, its
 // session variables and its prepared statements. The engine keeps the user variables in its
 // session (sql.BaseSession's user variables, a field the server
@@ -88,21 +88,21 @@ type sessionAccounts struct {
 	derived      atomic.Bool // max_memory_usage_for_session is 0: the session limit is a share of the memory limit
 	// refused counts the statements refused for a quota (system.events MemoryQuotaExceededQueries).
 	refused atomic.Uint64
+	// allowance is sessionAllowance (unit tests of the shared limits set 0).
+	allowance int64
 
 	// uncache drops a statement the engine keeps in the session for PREPARE (by name) or for
 	// COM_STMT_PREPARE (by text).
 	uncache func(sess sql.Session, key string)
 
-	// allowance is what each session keeps without the share of all sessions refusing it
-	// (sessionAllowance).
-	allowance int64
-
 	mu        sync.Mutex
 	bySession map[sql.Session]*sessionMemory
+	// workloads are the accounts of the configured workloads, by name (workloadmemory.go).
+	workloads map[string]*workloadMemory
 }
 
 func newSessionAccounts() *sessionAccounts {
-	a := &sessionAccounts{bySession: map[sql.Session]*sessionMemory{}, allowance: sessionAllowance}
+	a := &sessionAccounts{bySession: map[sql.Session]*sessionMemory{}, workloads: map[string]*workloadMemory{}, allowance: sessionAllowance}
 	a.server = quota.New("total", nil, a.serverLimit.Load)
 	return a
 }
@@ -128,10 +128,12 @@ func (a *sessionAccounts) adjust(limit, liveHeap, sessionSetting uint64) {
 	a.serverLimit.Store(max(int64(sessionShareOfLimit*float64(limit))-rest, 1))
 }
 
-// begin opens the account of a new session; operator: it is on admin_listen.
-func (a *sessionAccounts) begin(sess sql.Session, operator bool) *sessionMemory {
+// begin opens the account of a new session of user; operator: it is on admin_listen. The
+// account is under the server's until the session joins a workload (join).
+func (a *sessionAccounts) begin(sess sql.Session, user string, operator bool) *sessionMemory {
 	m := &sessionMemory{
 		accounts: a,
+		user:     user,
 		operator: operator,
 		account:  quota.New("for session", a.server, a.sessionLimit.Load),
 		charged:  map[string]int64{},
@@ -152,34 +154,6 @@ func (a *sessionAccounts) end(sess sql.Session) {
 	if m != nil {
 		m.close()
 	}
-}
-
-// workloadAccount is a new account for a workload's sessions, under the server's: limit gives
-// the workload's max_memory_usage in bytes (0 = none). The refusals name it "for workload name".
-func (a *sessionAccounts) workloadAccount(name string, limit quota.Limit) *quota.Account {
-	return quota.New("for workload "+name, a.server, limit)
-}
-
-// moveSession puts a session's account under parent (a workloadAccount; nil: the server's),
-// with the bytes it holds. A workload that cannot take them refuses the move with error 241,
-// unless force (a session whose workload was removed must go somewhere).
-func (a *sessionAccounts) moveSession(sess sql.Session, parent *quota.Account, force bool) error {
-	a.mu.Lock()
-	m := a.bySession[sess]
-	a.mu.Unlock()
-	if m == nil {
-		return nil
-	}
-	if parent == nil {
-		parent = a.server
-	}
-	if err := m.account.Move(parent, force); err != nil {
-		var e *quota.ExceededError
-		errors.As(err, &e)
-		a.refused.Add(1)
-		return a.quotaSQLError("(the session's variables and prepared statements)", m.account.Used(), e)
-	}
-	return nil
 }
 
 // endSession releases the memory account of a closed connection's session.
@@ -203,10 +177,18 @@ type sessionMemory struct {
 	// operator: a session on admin_listen, whose own limit holds but which the share of all
 	// sessions never refuses, so that an operator can always work on a full server.
 	operator bool
+	user     string
 	account  *quota.Account
 	mu       sync.Mutex
 	charged  map[string]int64 // by lower-case name; prepared statements by preparedKey
 	protocol map[string]int64 // statements prepared with COM_STMT_PREPARE, by text
+	// chosen is the session's SET workload ("" = its user's); want is the workload whose
+	// account its account should be under ("" = none: the server's), under the one it is
+	// under now (nil: the server's). They differ after a reload until the session's next
+	// reservation places it (workloadmemory.go).
+	chosen string
+	want   string
+	under  *workloadMemory
 }
 
 // keep charges variable name for holding size bytes from now on. With refuse, a growth that
@@ -240,6 +222,9 @@ func (m *sessionMemory) keep(name string, size int64, refuse bool) error {
 // reserve reserves n bytes on the session's account. Within sessionAllowance, and for an
 // operator, only the session's own limit can refuse them.
 func (m *sessionMemory) reserve(n int64) error {
+	if err := m.place(); err != nil {
+		return err
+	}
 	if m.operator || m.account.Used()+n <= m.accounts.allowance {
 		return m.account.ReserveOwn(n)
 	}
@@ -783,7 +768,7 @@ func valueSize(v any) int64 {
 // events are the quotas' rows of system.events.
 func (a *sessionAccounts) events() []overload.Event {
 	return []overload.Event{
-		{Name: "MemoryQuotaExceededQueries", Value: a.refused.Load(), Description: "Statements refused with error 241 (MEMORY_LIMIT_EXCEEDED) because what they set or prepared did not fit in the session's quota (max_memory_usage_for_session) or in the share of the memory limit for all sessions."},
+		{Name: "MemoryQuotaExceededQueries", Value: a.refused.Load(), Description: "Statements refused with error 241 (MEMORY_LIMIT_EXCEEDED) because what they set or prepared did not fit in the session's quota (max_memory_usage_for_session), its workload's (max_memory_usage) or the share of the memory limit for all sessions."},
 	}
 }
 

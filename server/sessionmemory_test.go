@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"overloadsql/mysqlerr"
-	"overloadsql/quota"
+	"overloadsql/server/config"
 
 	sqle "github.com/dolthub/go-mysql-server"
 	"github.com/dolthub/go-mysql-server/memory"
@@ -81,7 +81,7 @@ func newQuotaFixture(t testing.TB, sessionLimit, serverLimit int64) *quotaFixtur
 // session opens a session with its account.
 func (f *quotaFixture) session() *sql.Context {
 	sess := memory.NewSession(sql.NewBaseSession(), f.provider)
-	f.accounts.begin(sess, false)
+	f.accounts.begin(sess, "", false)
 	ctx := sql.NewContext(f.t.Context(), sql.WithSession(sess))
 	ctx.SetCurrentDatabase(mainDatabase)
 	return ctx
@@ -391,51 +391,108 @@ func TestMemoryQuotaCountsProtocolPreparedStatements(t *testing.T) {
 	}
 }
 
-// The hook for workloads: a workload's account between its sessions and the server's refuses
-// that workload's sessions while another workload's go on; a session moved out takes its bytes.
+// sessionOf opens a session of user with its account, in the user's workload of cfg.
+func (f *quotaFixture) sessionOf(user string, cfg *config.Config) *sql.Context {
+	sess := memory.NewSession(sql.NewBaseSession(), f.provider)
+	m := f.accounts.begin(sess, user, false)
+	m.mu.Lock()
+	m.want = cfg.UserWorkload(user)
+	if err := m.place(); err != nil {
+		f.t.Fatal(err)
+	}
+	m.mu.Unlock()
+	ctx := sql.NewContext(f.t.Context(), sql.WithSession(sess))
+	ctx.SetCurrentDatabase(mainDatabase)
+	return ctx
+}
+
+// workloadMemoryConfig has users b (workload batch, 1500 bytes) and w (web, 5000 bytes).
+func workloadMemoryConfig(batchLimit uint64) *config.Config {
+	cfg := config.Default()
+	cfg.Users = []config.User{{Name: "b", Workload: "batch"}, {Name: "w", Workload: "web"}}
+	cfg.Workloads = []config.Workload{{Name: "batch", Weight: 1, MaxMemoryUsage: batchLimit}, {Name: "web", Weight: 1, MaxMemoryUsage: 5000}}
+	return cfg
+}
+
+// A workload's account between its sessions and the server's refuses that workload's sessions
+// while another workload's go on; a session that joins another workload takes its bytes along,
+// and is refused when they do not fit; a reload that removes a workload moves its sessions out.
 func TestMemoryQuotaRefusesOneWorkloadWhileAnotherGoesOn(t *testing.T) {
 	f := newQuotaFixture(t, 1000, 10_000)
-	batch := f.accounts.workloadAccount("batch", func() int64 { return 1500 })
-	web := f.accounts.workloadAccount("web", func() int64 { return 5000 })
-	b1, b2, w1 := f.session(), f.session(), f.session()
-	for _, c := range []struct {
-		ctx    *sql.Context
-		parent *quota.Account
-	}{{b1, batch}, {b2, batch}, {w1, web}} {
-		if err := f.accounts.moveSession(c.ctx.Session, c.parent, false); err != nil {
-			t.Fatal(err)
-		}
-	}
+	cfg := workloadMemoryConfig(1500)
+	f.accounts.configureWorkloads(cfg)
+	b1, b2, w1 := f.sessionOf("b", cfg), f.sessionOf("b", cfg), f.sessionOf("w", cfg)
+	batch, web := f.accounts.workload("batch").account, f.accounts.workload("web").account
+	// Values past sessionAllowance, so that the shared limits apply.
+	f.accounts.allowance = sessionAllowance
+	f.accounts.sessionLimit.Store(200_000)
+	f.accounts.serverLimit.Store(500_000)
+	batch2 := func(limit uint64) { f.accounts.configureWorkloads(workloadMemoryConfig(limit)) }
+	batch2(100_000)
 	for i, step := range []struct {
 		ctx     *sql.Context
 		query   string
 		refused string
 	}{
-		{b1, "SET @a = REPEAT('x', 800)", ""},
-		{b2, "SET @a = REPEAT('x', 800)", "for workload batch"}, // 1762 > 1500, within b2's 1000
-		{w1, "SET @a = REPEAT('x', 800)", ""},                   // web goes on
+		{b1, "SET @a = REPEAT('x', 70000)", ""},
+		{b2, "SET @a = REPEAT('x', 70000)", "for workload batch"}, // 140162 > 100000, within b2's own limit
+		{w1, "SET @a = REPEAT('x', 2000)", ""},                    // web goes on
 		{w1, "SELECT 1", ""},
 		{b1, "SET @a = NULL", ""},
-		{b2, "SET @a = REPEAT('x', 800)", ""},
+		{b2, "SET @a = REPEAT('x', 70000)", ""},
 	} {
 		_, err := f.run(step.ctx, step.query)
 		if got := quotaRefusal(err); got != step.refused {
 			t.Fatalf("step %d %s: refused by %q, want %q", i, step.query, got, step.refused)
 		}
 	}
-	// b2 holds 881 bytes; a workload of 500 cannot take it, unless forced.
-	small := f.accounts.workloadAccount("web", func() int64 { return 500 })
-	if err := f.accounts.moveSession(b2.Session, small, false); quotaRefusal(err) != "for workload web" {
+	used := func(ctx *sql.Context) int64 { return f.accounts.of(ctx).account.Used() }
+	if batch.Used() != used(b1)+used(b2) || web.Used() != used(w1) {
+		t.Fatalf("batch %d, web %d; sessions b1 %d, b2 %d, w1 %d", batch.Used(), web.Used(), used(b1), used(b2), used(w1))
+	}
+	// b2 keeps about 70 KB; web (5000 bytes) cannot take it: the move is refused and b2 stays.
+	if err := f.accounts.join(b2.Session, "web", "web"); quotaRefusal(err) != "for workload web" {
 		t.Fatalf("move into a too small workload: %v", err)
 	}
-	if err := f.accounts.moveSession(b2.Session, nil, false); err != nil {
+	if m := f.accounts.of(b2); m.under.name != "batch" || m.chosen != "" {
+		t.Fatalf("after the refused move b2 is under %s, chosen %q", m.under.name, m.chosen)
+	}
+	// Within sessionAllowance a session moves whatever the workload holds: b1 keeps ~100 bytes.
+	mustRun := func(ctx *sql.Context, q string) {
+		t.Helper()
+		if _, err := f.run(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	mustRun(b1, "SET @small = 'x'")
+	if err := f.accounts.join(b1.Session, "web", "web"); err != nil {
 		t.Fatal(err)
 	}
-	if batch.Used() != f.accounts.of(b1).account.Used() || web.Used() != f.accounts.of(w1).account.Used() {
-		t.Errorf("batch %d, web %d after b2 left batch", batch.Used(), web.Used())
+	if batch.Used() != used(b2) || web.Used() != used(w1)+used(b1) {
+		t.Errorf("batch %d, web %d after b1 joined web", batch.Used(), web.Used())
 	}
-	if total := f.accounts.server.Used(); total != f.accounts.of(b1).account.Used()+f.accounts.of(b2).account.Used()+f.accounts.of(w1).account.Used() {
+	// A reload that lowers batch's limit applies to the next reservation.
+	batch2(80_000)
+	if _, err := f.run(b2, "SET @more = REPEAT('y', 20000)"); quotaRefusal(err) != "for workload batch" {
+		t.Errorf("after lowering batch's limit: %v, want 241 for workload batch", err)
+	}
+	// A reload that removes batch moves b2 to the server's account, with its bytes.
+	cfg = workloadMemoryConfig(0)
+	cfg.Workloads = cfg.Workloads[1:]
+	cfg.Users = cfg.Users[1:]
+	f.accounts.configureWorkloads(cfg)
+	if m := f.accounts.of(b2); m.account.Parent() != f.accounts.workload("default").account || batch.Used() != 0 {
+		t.Errorf("after batch was removed b2 is under %s, batch holds %d", m.account.Parent().Name(), batch.Used())
+	}
+	mustRun(b2, "SET @more = REPEAT('y', 20000)") // default has no bound of its own
+	if total := f.accounts.server.Used(); total != used(b1)+used(b2)+used(w1) {
 		t.Errorf("server account %d, not the sum of the sessions'", total)
+	}
+	for _, ctx := range []*sql.Context{b1, b2, w1} {
+		f.accounts.end(ctx.Session)
+	}
+	if f.accounts.server.Used() != 0 || web.Used() != 0 {
+		t.Errorf("server %d, web %d after the sessions ended", f.accounts.server.Used(), web.Used())
 	}
 }
 
@@ -473,7 +530,7 @@ func TestMemoryQuotaAllowanceAndOperators(t *testing.T) {
 	f.accounts.allowance = 500
 	user, small := f.session(), f.session()
 	sess := memory.NewSession(sql.NewBaseSession(), f.provider)
-	f.accounts.begin(sess, true)
+	f.accounts.begin(sess, "", true)
 	operator := sql.NewContext(f.t.Context(), sql.WithSession(sess))
 	operator.SetCurrentDatabase(mainDatabase)
 	for i, step := range []struct {

@@ -96,11 +96,19 @@ func (s *Server) asynchronousMetrics() []overload.Metric {
 		overload.Metric{Name: "Uptime", Value: time.Since(s.started).Seconds(),
 			Description: "Seconds since the server started."},
 	)
+	if s.store != nil {
+		rows = append(rows, storageGauges(s.store.Observe())...)
+	}
 	return rows
 }
 
 func (s *Server) events() []overload.Event {
-	return append(append(s.sampler.Snapshot().Counters.Events(), s.counters.events()...), s.sessionAccounts.events()...)
+	rows := append(append(s.sampler.Snapshot().Counters.Events(), s.counters.events()...), s.sessionAccounts.events()...)
+	rows = append(rows, s.writes.events()...)
+	if s.store != nil {
+		rows = append(rows, storageEvents(s.store.Observe())...)
+	}
+	return rows
 }
 
 func (s *Server) serverSettings() []tables.ServerSetting {
@@ -181,6 +189,7 @@ func (s *Server) apply(cfg *config.Config, readCertificates bool) error {
 	s.cfg.Store(cfg)
 	s.sampler.Reconfigure(samplerSettings(cfg))
 	s.admission.SetLimits(admissionLimits(cfg))
+	s.sessionAccounts.configureWorkloads(cfg)
 	s.monitor.SetConfig(warningsConfig(cfg))
 	return nil
 }

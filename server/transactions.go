@@ -10,38 +10,29 @@ import (
 	"overloadsql/server/statement"
 
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/analyzer"
-	"github.com/dolthub/go-mysql-server/sql/plan"
-	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
 )
 
-// Transactions over the in-memory tables. The engine's in-memory session keeps, for each table a
-// transaction touches, the version of the table it first saw (a snapshot; its own writes go into
-// a copy), and its commit puts every one of those versions back as the table's current one:
-// the tables it only read too. So a transaction that read a table while another one committed a
-// change to it undid that change when it committed, and two transactions writing the same table
-// at once kept only the last one's writes: concurrent clients lost committed rows, silently.
-//
-// The server therefore decides what reaches a commit, from each statement's summary
+// Transactions are the storage's (storage/doc.go): a reader sees a snapshot, a writer writes
+// into its own batch and commits it whole. The server adds, from each statement's summary
 // (statement.Summary.Storage), before and after the engine runs it:
 //
 //   - A statement that may write takes the write lock (writeLock) first, and its connection
 //     keeps it until its transaction ends (commit, rollback, an implicit commit, a disconnect).
 //     One transaction writes at a time; the others wait in arrival order, at most
-//     innodb_lock_wait_timeout seconds (then error 1205, as MySQL). When the lock is taken in the
-//     middle of a transaction, the snapshots its reads took before are dropped first, so its
-//     writes start from the current tables.
-//   - A transaction that does not hold the lock has written nothing, so its commit must put
-//     nothing back: before a statement that may end it (COMMIT, ROLLBACK, BEGIN, SET autocommit,
-//     LOCK / UNLOCK TABLES) its snapshots are dropped, and a reading statement in autocommit mode
-//     runs without the engine's commit at its end, its snapshots dropped instead.
+//     innodb_lock_wait_timeout seconds (then error 1205, as MySQL), shown in the process list
+//     and stopped by KILL. The store takes the same lock (storeLock) for a write the summary
+//     did not foresee.
+//   - Every statement is marked on the storage session (BeginStatement, EndStatement): a
+//     statement that fails inside a transaction undoes only its own changes, as in MySQL; one
+//     that fails in autocommit mode undoes its transaction.
+//   - DDL commits the open transaction first, and itself after, as in MySQL
+//     (statement.CommitsImplicitly).
 //
-// Reads never wait: a read in autocommit mode sees the tables as last committed; the reads of an
-// explicit transaction that writes nothing see the tables as they were when each was first read
-// in it (a consistent dump); a writing transaction sees the current tables and its own writes.
+// Reads never wait: each transaction reads the snapshot taken at its first read (a writer: the
+// latest committed state plus its own writes).
 
 // Errors of the write lock, MySQL's.
 const (
@@ -72,8 +63,6 @@ func lockWaitTimeoutVariables() []sql.SystemVariable {
 // storageTurn is what enterStorage did for one statement, for leaveStorage to finish.
 type storageTurn struct {
 	cl *client
-	// alone: a read in autocommit mode, run without the engine's commit.
-	alone bool
 	// implicitCommit: the statement commits implicitly (DDL; statement.CommitsImplicitly): the
 	// open transaction was committed before it, and it ends in its own commit or rollback.
 	implicitCommit bool
@@ -82,10 +71,6 @@ type storageTurn struct {
 	// a procedure), MySQL commits the open transaction; the engine does not when the
 	// transaction began with BEGIN.
 	autocommitOff bool
-	// answered: the statement's answer began to go out (answering). The engine commits a
-	// statement in autocommit mode, and DDL, before its OK: one that failed without an answer
-	// was not committed, even when the engine has already dropped its transaction.
-	answered bool
 }
 
 // enterStorage prepares the session for a statement (see the comment at the top of the file).
@@ -96,56 +81,46 @@ func (s *Server) enterStorage(ctx context.Context, c *mysql.Conn, stmt *statemen
 		return storageTurn{}, nil
 	}
 	turn := storageTurn{cl: cl}
-	sess := cl.session
-	holder := s.writes.holds(c.ConnectionID)
 	// The session's @@autocommit, which the engine's commit reads, not the status flags of the
 	// last answer: a COM_RESET_CONNECTION or a failed statement leaves them behind.
 	autocommit := cl.autocommit()
 	turn.autocommitOff = !autocommit
-	switch stmt.Storage() {
-	case statement.WritesStorage:
-		if !holder {
-			if err := s.waitForWriteLock(ctx, c, cl, stmt); err != nil {
-				return storageTurn{}, err
-			}
-			cl.dropSnapshots(false)
-		}
-		// With the lock: no other statement changes the side indexes' definitions meanwhile.
-		s.side.beginStatement()
-		if s.commitsImplicitly(cl, stmt) {
-			// As MySQL: DDL commits the open transaction first, so what the transaction wrote
-			// before stays whatever becomes of the DDL, and the DDL runs on its own (leaveStorage
-			// commits it, or drops what it did when it fails).
-			turn.implicitCommit = true
-			if err := cl.commit(); err != nil {
-				return turn, mysql.NewSQLError(mysql.ERUnknownError, mysql.SSUnknownSQLState, "commit of the open transaction before the statement: %v", err)
-			}
-			cl.view = readView{}
-		}
-	case statement.EndsTransaction:
-		if !holder {
-			cl.dropSnapshots(false)
-			// Its reads begin the view of the transaction it leaves open, if any (LOCK TABLES,
-			// SET autocommit = 0, @x = (SELECT ...)): a later read must not begin another.
-			s.transactionRead(cl)
-		}
-	case statement.ReadsStorage:
-		if holder {
-			break
-		}
-		var read committedRead
-		if !sess.GetIgnoreAutoCommit() && autocommit {
-			sess.SetIgnoreAutoCommit(true)
-			turn.alone = true
-			read = s.keys.startCommittedRead()
-		} else {
-			read = s.transactionRead(cl)
-		}
-		if f, ok := ctx.Value(inFlightKey{}).(*inFlight); ok {
-			f.read = read
+	cl.forgetStaleTransaction(autocommit)
+	writes := stmt.Storage() == statement.WritesStorage
+	if writes && s.commitsImplicitly(cl, stmt) {
+		// As MySQL: DDL commits the open transaction first, so what the transaction wrote
+		// before stays whatever becomes of the DDL, and the DDL runs on its own (leaveStorage
+		// commits it, or undoes it when it fails).
+		turn.implicitCommit = true
+		if err := cl.commit(); err != nil {
+			return turn, mysql.NewSQLError(mysql.ERUnknownError, mysql.SSUnknownSQLState, "commit of the open transaction before the statement: %v", err)
 		}
 	}
+	if writes && !s.writes.holds(c.ConnectionID) {
+		if err := s.waitForWriteLock(ctx, c, cl, stmt); err != nil {
+			return turn, err
+		}
+	}
+	if err := cl.session.BeginStatement(cl.sessionContext(), writes); err != nil {
+		return turn, err
+	}
 	return turn, nil
+}
+
+// forgetStaleTransaction drops what is left of a transaction outside an explicit one before a
+// statement: the reads the engine made between statements (COM_INIT_DB, preparing a statement)
+// open a storage transaction with a snapshot, which the next statement in autocommit mode
+// must not read from; and the engine's handle of a transaction the storage has ended.
+func (c *client) forgetStaleTransaction(autocommit bool) {
+	sess := c.session
+	open, _ := sess.InTransaction()
+	if open && autocommit && !sess.GetIgnoreAutoCommit() {
+		_ = sess.Rollback(c.sessionContext(), nil)
+		open = false
+	}
+	if !open && sess.GetTransaction() != nil {
+		sess.SetTransaction(nil)
+	}
 }
 
 // commitsImplicitly reports whether the statement commits implicitly (statement.CommitsImplicitly),
@@ -177,77 +152,46 @@ func (s *Server) parses(cl *client, text string) bool {
 	return err == nil
 }
 
-// leaveStorage finishes a statement: a read in autocommit mode ends its transaction without
-// the commit, and the write lock is released when the transaction that took it has ended.
-// failed tells that the statement failed.
+// leaveStorage finishes a statement: the storage undoes a failed one (only the statement inside
+// a transaction, the whole transaction in autocommit mode), DDL is committed, and the write lock
+// is released when the connection's transaction no longer writes. failed tells that the
+// statement failed.
 func (s *Server) leaveStorage(c *mysql.Conn, turn storageTurn, failed bool) {
 	cl := turn.cl
 	if cl == nil {
 		return
 	}
-	if turn.alone {
-		cl.session.SetIgnoreAutoCommit(false)
-		cl.dropSnapshots(true)
-		c.StatusFlags &^= mysql.ServerInTransaction
-	} else if cl.view.pending {
-		// The transaction the engine began in the statement; also when the view claims nothing
-		// (a writer held the lock): the next read must not begin another view, and with it a
-		// claim to the newer committed rows, in the same transaction.
-		cl.view.tx, cl.view.pending = cl.session.GetTransaction(), false
-	}
-	if !s.writes.holds(c.ConnectionID) {
-		return
-	}
-	alone := turn.implicitCommit || !cl.session.GetIgnoreAutoCommit() && cl.autocommit()
-	tx := cl.session.GetTransaction()
-	if failed && alone && (tx != nil || !turn.answered) {
-		// A statement in autocommit mode, or DDL, that failed: its transaction, rolled back
-		// below or already dropped by the engine (a statement that fails while its plan is
-		// built, as an ALTER TABLE with several changes does), drops what it changed, the
-		// columns an ALTER TABLE renamed or dropped too; the definitions of the side indexes go
-		// back with them. One that failed after its commit, which comes before its OK (the
-		// client went away while the answer was written), keeps the definitions as committed.
-		if err := s.side.rollbackStatement(); err != nil {
-			s.logger.Error("undo of a failed statement", "connection", c.ConnectionID, "err", err)
-		}
-	}
-	if tx != nil && turn.implicitCommit && !failed {
-		// DDL that succeeded and that the engine left open (autocommit off): committed, as MySQL.
-		if err := cl.commit(); err != nil {
+	sess := cl.session
+	ctx := cl.sessionContext()
+	if turn.implicitCommit {
+		// DDL ends in its own commit (the engine leaves it open when autocommit is off), or,
+		// when it failed, rolls back whole: MySQL's DDL is atomic.
+		if failed {
+			_ = sess.Rollback(ctx, nil)
+			sess.SetTransaction(nil)
+		} else if err := cl.commit(); err != nil {
 			s.logger.Error("commit after a statement that commits implicitly", "connection", c.ConnectionID, "err", err)
 		}
-		tx = nil
 	}
-	if tx != nil && alone {
-		// A statement in autocommit mode that failed: the engine neither committed nor rolled
-		// back its transaction. MySQL rolls the statement back.
-		cl.dropSnapshots(true)
-		tx = nil
+	explicit := !cl.autocommit() || sess.GetIgnoreAutoCommit()
+	sess.EndStatement(ctx, failed, explicit)
+	if open, _ := sess.InTransaction(); !open && sess.GetTransaction() != nil {
+		sess.SetTransaction(nil)
 	}
-	if tx == nil || cl.lockedTx != nil && tx != cl.lockedTx {
-		cl.lockedTx = nil
-		s.releaseWriteLock(cl.sessionContext(), c.ConnectionID)
-		return
-	}
-	cl.lockedTx = tx
-}
-
-// answering notes in turn that the statement's answer began to go out.
-func answering(turn *storageTurn, callback resultCallback) resultCallback {
-	return func(r *sqltypes.Result, more bool) error {
-		turn.answered = true
-		return callback(r, more)
+	if _, writing := sess.InTransaction(); !writing && s.writes.holds(c.ConnectionID) {
+		s.writes.release(c.ConnectionID)
 	}
 }
 
 // commit commits the session's open transaction, if any, and ends it.
 func (c *client) commit() error {
 	sess := c.session
-	tx := sess.GetTransaction()
-	if tx == nil {
+	if open, _ := sess.InTransaction(); !open {
+		sess.SetTransaction(nil)
+		sess.SetIgnoreAutoCommit(false)
 		return nil
 	}
-	if err := sess.CommitTransaction(c.sessionContext(), tx); err != nil {
+	if err := sess.CommitTransaction(c.sessionContext(), sess.GetTransaction()); err != nil {
 		return fmt.Errorf("commit the open transaction: %w", err)
 	}
 	sess.SetTransaction(nil)
@@ -265,28 +209,27 @@ func (c *client) autocommit() bool {
 	return err != nil || on
 }
 
-// openTransaction is the session's transaction now, nil when none (or no session).
-func openTransaction(c *mysql.Conn) sql.Transaction {
-	if cl := clientOf(c); cl != nil {
-		return cl.session.GetTransaction()
+// leaveStorageAfterPrepare ends the storage transaction that preparing a statement opened, when
+// none was open before: the engine resolves the statement's tables in a transaction it neither
+// commits nor rolls back, and its snapshot must not become the next statement's.
+func (s *Server) leaveStorageAfterPrepare(c *mysql.Conn, wasOpen bool) {
+	cl := clientOf(c)
+	if cl == nil || wasOpen {
+		return
 	}
-	return nil
+	if open, writing := cl.session.InTransaction(); open && !writing {
+		_ = cl.session.Rollback(cl.sessionContext(), nil)
+		cl.session.SetTransaction(nil)
+	}
 }
 
-// leaveStorageAfterPrepare puts the session's transaction back as it was before a statement was
-// prepared (before): the engine resolves the tables the statement names, which takes their
-// snapshots, in a new transaction when none was open, that it neither commits nor rolls back. A
-// new one is dropped; an open one keeps them, as if it had read the tables (its reads must
-// repeat, and drivers prepare every statement they run with parameters).
-func (s *Server) leaveStorageAfterPrepare(c *mysql.Conn, before sql.Transaction) {
-	cl := clientOf(c)
-	if cl == nil || s.writes.holds(c.ConnectionID) {
-		return
+// transactionOpen reports whether the connection's session has a storage transaction open.
+func transactionOpen(c *mysql.Conn) bool {
+	if cl := clientOf(c); cl != nil {
+		open, _ := cl.session.InTransaction()
+		return open
 	}
-	if before != nil && cl.session.GetTransaction() == before {
-		return
-	}
-	cl.dropSnapshots(true)
+	return false
 }
 
 // ensureSession builds the connection's session if the engine has not built it yet.
@@ -300,52 +243,14 @@ func (s *Server) ensureSession(ctx context.Context, c *mysql.Conn) error {
 	return nil
 }
 
-// readView is the claim of a transaction's reads (committedRead): made when the transaction had
-// read no table yet, it holds while no transaction has taken the write lock since, for then every
-// table version the transaction has read is the committed one. tx is the transaction it is of;
-// pending is set while the statement that began it, and the transaction, runs (tx is then nil).
-type readView struct {
-	tx      sql.Transaction
-	pending bool
-	read    committedRead
-}
-
-// transactionRead returns the claim of a read in an open transaction that has not written,
-// beginning the transaction's view if its reads begin now: when no transaction is open (the
-// engine will begin one for this statement) or another than the view's is. Every way the
-// session's table versions are dropped (dropSnapshots) drops the view with them.
-func (s *Server) transactionRead(cl *client) committedRead {
-	if tx := cl.session.GetTransaction(); tx == nil || tx != cl.view.tx {
-		cl.view = readView{tx: tx, pending: tx == nil, read: s.keys.startCommittedRead()}
-	}
-	return cl.view.read
-}
-
-// enterPrepare begins the open transaction's view before a statement is prepared, if its reads
-// have not begun it: preparing resolves the statement's tables, which, for a transaction that
-// keeps them (leaveStorageAfterPrepare), is a read of their versions.
-func (s *Server) enterPrepare(c *mysql.Conn) {
-	cl := clientOf(c)
-	if cl == nil || s.writes.holds(c.ConnectionID) || cl.session.GetTransaction() == nil {
-		return
-	}
-	s.transactionRead(cl)
-}
-
-// forgetConnection releases the write lock of a connection that closed: the engine drops its
-// session and with it the transaction's writes.
+// forgetConnection rolls back the open transaction of a connection that closed and releases
+// its write lock.
 func (s *Server) forgetConnection(c *mysql.Conn) {
 	s.checkedPlans.forget(c.ConnectionID)
-	if s.writes.holds(c.ConnectionID) {
-		s.releaseWriteLock(sql.NewEmptyContext(), c.ConnectionID)
+	if cl := clientOf(c); cl != nil {
+		cl.session.Close()
 	}
-}
-
-// releaseWriteLock releases conn's write lock at the end of its transaction, and forgets the
-// key maps of the table versions its commit replaced (committedKeys.prune).
-func (s *Server) releaseWriteLock(ctx *sql.Context, conn uint32) {
-	s.writes.release(conn)
-	s.keys.prune(ctx)
+	s.writes.release(c.ConnectionID)
 }
 
 // waitForWriteLock takes the write lock for the connection, waiting at most the statement's
@@ -361,7 +266,6 @@ func (s *Server) waitForWriteLock(ctx context.Context, c *mysql.Conn, cl *client
 	err := s.writes.acquire(ctx, c.ConnectionID)
 	switch {
 	case err == nil:
-		cl.lockedTx = nil
 		return nil
 	case errors.Is(err, context.DeadlineExceeded):
 		s.counters.lockWaitTimeouts.Add(1)
@@ -406,65 +310,17 @@ func lockWaitTimeout(cl *client, stmt *statement.Summary) int64 {
 	return n
 }
 
-// dropSnapshots rolls the session's transaction back: it forgets the tables the transaction
-// has read, and what it wrote (a transaction without the write lock wrote nothing), so that a
-// commit after this puts nothing back. end also ends the transaction, as the commit of an
-// autocommit statement would have.
-func (c *client) dropSnapshots(end bool) {
-	sess := c.session
-	tx := sess.GetTransaction()
-	if tx == nil {
-		return
-	}
-	// The in-memory session's Rollback forgets the transaction's tables and edits and cannot fail.
-	_ = sess.Rollback(c.sessionContext(), tx)
-	c.view = readView{}
-	if end {
-		sess.SetTransaction(nil)
-	}
-}
-
-// refuseUnlockedWrites is the write lock's last line, an analyzer rule: a statement the server
-// took for a plain read (statement.ReadsStorage) runs without the write lock, and a session
-// without the lock reads the committed tables themselves (committedDatabase), so a write in it
-// would change them in place, beside the holder's transaction. The plan of such a statement
-// must not write; if it does (a form the classification misses), it is refused rather than run.
-// EXPLAIN and DESCRIBE are let through: the engine analyzes the statement they describe, which
-// they do not run.
-func refuseUnlockedWrites(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	f, ok := ctx.Value(inFlightKey{}).(*inFlight)
-	if !ok || f.summary.Storage() != statement.ReadsStorage || plan.IsReadOnly(n) || f.summary.IsExplain() {
-		return n, transform.SameTree, nil
-	}
-	return nil, transform.SameTree, mysql.NewSQLError(mysql.ERUnknownError, mysql.SSUnknownSQLState,
-		"this statement writes, but its text was taken for a read, which runs without the write lock; write it with the writing keyword first (INSERT, UPDATE, DELETE, ...)")
-}
-
 // committingAutocommit commits the open transaction when the statement has turned autocommit
 // on, before the statement's first result goes out (so a failed commit is the statement's error,
-// and the OK's status flags are the ones after the commit). A transaction without the write lock
-// wrote nothing: its snapshots are dropped first, so that its commit puts nothing back.
+// and the OK's status flags are the ones after the commit).
 func (s *Server) committingAutocommit(c *mysql.Conn, cl *client, callback resultCallback) resultCallback {
 	return func(r *sqltypes.Result, more bool) error {
 		if cl.autocommit() {
-			if !s.writes.holds(c.ConnectionID) {
-				cl.dropSnapshots(false)
-			}
 			if err := cl.commit(); err != nil {
 				return err
 			}
 			c.StatusFlags &^= mysql.ServerInTransaction
 		}
-		return callback(r, more)
-	}
-}
-
-// withoutTransactionFlag clears the in-transaction status flag before each result of a read
-// run without the engine's commit: the engine sets the flag from the transaction it still has
-// when it answers, and an OK packet carries it to the client.
-func withoutTransactionFlag(c *mysql.Conn, callback resultCallback) resultCallback {
-	return func(r *sqltypes.Result, more bool) error {
-		c.StatusFlags &^= mysql.ServerInTransaction
 		return callback(r, more)
 	}
 }

@@ -52,7 +52,7 @@ func (t checkedVariableType) Convert(ctx context.Context, v any) (any, sql.Conve
 	}
 	if err != nil {
 		return nil, inRange, mysqlerr.New(mysql.ERWrongValueForVar,
-			"Variable '%s' can't be set to the value of '%s': it must be %s", t.name, shown(v), t.accepts)
+			"Variable '%s' can't be set to the value of '%s': it must be %s", t.name, mysqlerr.Clipped(shown(v), mysqlerr.QuotedValue), t.accepts)
 	}
 	return out, inRange, nil
 }

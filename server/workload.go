@@ -36,7 +36,9 @@ func (vs *variables) workloadVariable() sql.SystemVariable {
 }
 
 // workloadChanged checks a session's SET workload: a known workload (or "" for the user's
-// default), and for a non-admin, no readonly constraint.
+// default), and for a non-admin, no readonly constraint; then it moves the session's memory
+// account into the workload, which fails with 241 when the workload cannot take what the
+// session keeps.
 func (vs *variables) workloadChanged(ctx *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
 	if internal(ctx) {
 		return nil
@@ -48,13 +50,14 @@ func (vs *variables) workloadChanged(ctx *sql.Context, _ sql.SystemVariableScope
 			return errConstraint("setting workload is readonly (constraints.workload.readonly); the value stays unchanged (admins are not bound by constraints)")
 		}
 	}
+	target := name
 	if name == "" {
-		return nil
-	}
-	if _, ok := cfg.LookupWorkload(name); !ok {
+		target = cfg.UserWorkload(ctx.Session.Client().User)
+	} else if _, ok := cfg.LookupWorkload(name); !ok {
 		return errUnknownWorkload(cfg, name, "")
 	}
-	return nil
+	// The session's memory account follows it into the workload (workloadmemory.go).
+	return vs.s.sessionAccounts.join(ctx.Session, target, name)
 }
 
 // errUnknownWorkload is MySQL's error for a value a variable cannot take, naming the known
@@ -62,7 +65,7 @@ func (vs *variables) workloadChanged(ctx *sql.Context, _ sql.SystemVariableScope
 func errUnknownWorkload(cfg *config.Config, name, how string) error {
 	return mysqlerr.New(mysql.ERWrongValueForVar,
 		"Variable 'workload' can't be set to the value of '%s'%s: no such workload; the workloads are %s (config [[workloads]])",
-		name, how, strings.Join(cfg.WorkloadNames(), ", "))
+		mysqlerr.Clipped(name, mysqlerr.QuotedValue), how, strings.Join(cfg.WorkloadNames(), ", "))
 }
 
 // statementWorkload is the workload a statement on c runs in (see the top of this file).
@@ -97,20 +100,6 @@ func (s *Server) sessionWorkload(user string, sess sql.Session) string {
 	return s.cfg.Load().UserWorkload(user)
 }
 
-// SessionWorkload returns the workload a session's statements run in now and that workload's
-// max_memory_usage (bytes, 0 = no bound of its own), for the memory accounting. sess may be nil.
-func (s *Server) SessionWorkload(user string, sess sql.Session) (name string, maxMemoryUsage uint64) {
-	name = s.sessionWorkload(user, sess)
-	w, _ := s.cfg.Load().LookupWorkload(name)
-	return name, w.MaxMemoryUsage
-}
-
-// WorkloadMaxMemoryUsage returns a workload's max_memory_usage (bytes, 0 = none or unknown).
-func (s *Server) WorkloadMaxMemoryUsage(name string) uint64 {
-	w, _ := s.cfg.Load().LookupWorkload(name)
-	return w.MaxMemoryUsage
-}
-
 func sessionOf(c *mysql.Conn) sql.Session {
 	if cl := clientOf(c); cl != nil {
 		return cl.session
@@ -137,7 +126,7 @@ func (s *Server) workloadRows() []tables.Workload {
 		rows = append(rows, tables.Workload{
 			Name: w.Name, Priority: int64(w.Priority), Weight: w.Weight,
 			MaxConcurrentStatements: int64(w.MaxConcurrent), MaxQueuedStatements: int64(w.MaxQueued),
-			MaxMemoryUsage: c.MaxMemoryUsage, Removed: w.Removed,
+			MaxMemoryUsage: c.MaxMemoryUsage, MemoryUsage: s.sessionAccounts.workloadUsage(w.Name), Removed: w.Removed,
 			Running: int64(w.Running), Stalled: int64(w.Stalled), Queued: int64(w.Queued),
 			Admitted: w.Admitted, Refused: w.Refused, Overloaded: w.Overloaded,
 			QueueWaitMicros: uint64(w.QueueWait.Microseconds()), CPUTimeMicros: uint64(w.CPU.Microseconds()),

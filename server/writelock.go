@@ -21,6 +21,11 @@ type writeLock struct {
 	// written under mu, read without it.
 	word    atomic.Uint64
 	waiters []*lockWaiter
+	// grantedAt is when the holder got the lock (under mu).
+	grantedAt time.Time
+	// stats are cumulative since start: grants, waits (acquisitions that queued, whatever their
+	// end) and their total lengths, for system.events.
+	grants, waits, waitNanos, holdNanos atomic.Int64
 }
 
 // holderBits hold a connection id (32 bits) plus one.
@@ -45,6 +50,8 @@ func (l *writeLock) grantLocked(conn uint32) {
 		return
 	}
 	l.word.Store((s>>holderBits+1)<<holderBits | holderOf(conn))
+	l.grantedAt = time.Now()
+	l.grants.Add(1)
 }
 
 // quiet returns the grant count and whether the lock is free: two answers with the same count,
@@ -79,6 +86,9 @@ func (l *writeLock) acquire(ctx context.Context, conn uint32) error {
 	w := &lockWaiter{conn: conn, granted: make(chan struct{}), stop: make(chan struct{})}
 	l.waiters = append(l.waiters, w)
 	l.mu.Unlock()
+	queued := time.Now()
+	l.waits.Add(1)
+	defer func() { l.waitNanos.Add(int64(time.Since(queued))) }()
 	err := errWaitInterrupted
 	select {
 	case <-w.granted:
@@ -133,6 +143,9 @@ func (l *writeLock) release(conn uint32) {
 
 // handOnLocked gives the lock to the first waiter, or frees it.
 func (l *writeLock) handOnLocked() {
+	if l.word.Load()&holderMask != 0 {
+		l.holdNanos.Add(int64(time.Since(l.grantedAt)))
+	}
 	l.word.Store(l.word.Load() &^ holderMask)
 	if len(l.waiters) == 0 {
 		return

@@ -6,9 +6,6 @@ import (
 	"math"
 	"testing"
 	"time"
-
-	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/plan"
 )
 
 // waitFor polls cond until it holds; the lock's waiters are goroutines, so the tests wait for
@@ -155,36 +152,6 @@ func TestWriteLockInterrupt(t *testing.T) {
 	l.release(1)
 	if err := <-results[3]; err != nil || !l.holds(3) {
 		t.Fatalf("connection 3 after the release: %v, holds %v; want the lock", err, l.holds(3))
-	}
-}
-
-// The analyzer's last rule refuses a writing plan of a statement taken for a read (which runs
-// without the write lock) and lets every other plan through.
-func TestRefuseUnlockedWrites(t *testing.T) {
-	writes := plan.NewCreateDatabase("x", false, sql.Collation_Default)
-	reads := plan.NewUse(nil)
-	for _, c := range []struct {
-		text    string
-		node    sql.Node
-		refused bool
-	}{
-		{"SELECT 1", writes, true},
-		{"/*!50000 SELECT 1 */", writes, true},
-		{"SELECT 1", reads, false},
-		{"CREATE DATABASE x", writes, false},
-		{"COMMIT", writes, false},
-		{"EXPLAIN UPDATE t SET v = 1", writes, false},
-	} {
-		ctx := sql.NewEmptyContext()
-		ctx = ctx.WithContext(newInFlight(ctx.Context, c.text, false))
-		_, _, err := refuseUnlockedWrites(ctx, nil, c.node, nil, nil, nil)
-		if (err != nil) != c.refused {
-			t.Errorf("%s with a plan that writes: %v; want refused %v", c.text, err, c.refused)
-		}
-	}
-	// Outside a statement of the protocol handler (the engine's own queries): not judged.
-	if _, _, err := refuseUnlockedWrites(sql.NewEmptyContext(), nil, writes, nil, nil, nil); err != nil {
-		t.Errorf("a plan without a statement: %v", err)
 	}
 }
 

@@ -2,6 +2,7 @@ package server
 
 import (
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -45,10 +46,17 @@ type yielder struct {
 
 func newYielder(statements func() int) yielder {
 	epoch := time.Now()
+	// A GoScheduler per look in progress (looks are once per yieldEvery, and two may
+	// overlap), kept for the next: a look reads runtime/metrics only, no system call and no
+	// allocation.
+	schedulers := sync.Pool{New: func() any { return admission.NewGoScheduler() }}
 	return yielder{
 		statements: statements,
-		// A GoScheduler per look: looks are once per yieldEvery, and two may overlap.
-		load:  func() (admission.Load, error) { return admission.NewGoScheduler().Load() },
+		load: func() (admission.Load, error) {
+			g := schedulers.Get().(*admission.GoScheduler)
+			defer schedulers.Put(g)
+			return g.RunQueue()
+		},
 		now:   func() int64 { return int64(time.Since(epoch)) },
 		yield: runtime.Gosched,
 		last:  new(atomic.Int64),

@@ -85,3 +85,12 @@ func TestYielderReadsTheScheduler(t *testing.T) {
 		t.Fatalf("%v: the yielder would yield every interval", err)
 	}
 }
+
+// BenchmarkYielderLook is one look of a running statement at the Go scheduler (once per
+// yieldEvery across all statements, on the statement's goroutine).
+func BenchmarkYielderLook(b *testing.B) {
+	y := newYielder(func() int { return 1 })
+	for b.Loop() {
+		_ = y.othersWait()
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"overloadsql/mysqlerr"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/vitess/go/mysql"
 )
 
@@ -120,6 +121,53 @@ func (t *Table) ShouldRewriteTable(ctx *sql.Context, oldSchema, newSchema sql.Pr
 	return false
 }
 
+// refuseReferencedColumnDrop refuses, as MySQL does (1829), to drop a column that a foreign key
+// of another table references; the engine checks only the foreign keys the table declares.
+func (t *Table) refuseReferencedColumnDrop(ctx *sql.Context, column string) error {
+	fks, err := t.GetReferencedForeignKeys(ctx)
+	if err != nil {
+		return err
+	}
+	for _, fk := range fks {
+		for _, c := range fk.ParentColumns {
+			if strings.EqualFold(c, column) {
+				return mysqlerr.New(mysqlerr.ERFKColumnCannotDropChild, "Cannot drop column '%s': needed in a foreign key constraint '%s' of table '%s'", column, fk.Name, fk.Table)
+			}
+		}
+	}
+	return nil
+}
+
+// refusePrimaryKeyDrop refuses, as MySQL does (1553), to drop the primary key when a foreign key
+// of the table, or one that references it, has no other index to use.
+func (t *Table) refusePrimaryKeyDrop(ctx *sql.Context) error {
+	declared, err := t.GetDeclaredForeignKeys(ctx)
+	if err != nil {
+		return err
+	}
+	referenced, err := t.GetReferencedForeignKeys(ctx)
+	if err != nil {
+		return err
+	}
+	columns := make([][]string, 0, len(declared)+len(referenced))
+	for _, fk := range declared {
+		columns = append(columns, fk.Columns)
+	}
+	for _, fk := range referenced {
+		columns = append(columns, fk.ParentColumns)
+	}
+	for _, cols := range columns {
+		_, ok, err := plan.FindFKIndexWithPrefix(ctx, t, cols, false, "PRIMARY")
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return mysqlerr.New(mysqlerr.ERDropIndexFK, "Cannot drop index 'PRIMARY': needed in a foreign key constraint")
+		}
+	}
+	return nil
+}
+
 // rewrite is an ALTER's copy of the table into a fresh table id.
 type rewrite struct {
 	old, new  *tableDesc
@@ -129,8 +177,16 @@ type rewrite struct {
 
 // RewriteInserter returns the editor the engine streams the table's rows into, in newSchema.
 func (t *Table) RewriteInserter(ctx *sql.Context, oldSchema, newSchema sql.PrimaryKeySchema, oldColumn, newColumn *sql.Column, idxCols []sql.IndexColumn) (sql.RowInserter, error) {
+	if oldColumn != nil && newColumn == nil {
+		if err := t.refuseReferencedColumnDrop(ctx, oldColumn.Name); err != nil {
+			return nil, err
+		}
+	}
 	if len(oldSchema.PkOrdinals) > 0 && len(newSchema.PkOrdinals) == 0 {
 		if err := sql.ValidatePrimaryKeyDrop(ctx, t, oldSchema); err != nil {
+			return nil, err
+		}
+		if err := t.refusePrimaryKeyDrop(ctx); err != nil {
 			return nil, err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/planbuilder"
@@ -141,8 +142,10 @@ type indexInfo struct {
 	pos  []int // schema positions of the index columns
 }
 
-// descCache caches decoded descriptors by id and version; old versions are evicted when a newer
-// one of the same name is decoded, and the cache is bounded by the number of live tables.
+// descCache caches decoded descriptors by id, version and content: a rolled-back DDL leaves its
+// descriptor in the cache under the version (and, for CREATE TABLE, the id) that the next DDL
+// writes again with other content, so the version alone does not name one descriptor. The
+// cache is bounded by the number of live tables.
 type descCache struct {
 	mu sync.Mutex
 	m  map[descCacheKey]*table
@@ -151,6 +154,7 @@ type descCache struct {
 type descCacheKey struct {
 	db, id  uint32
 	version uint64
+	sum     uint64 // xxh64 of the stored descriptor
 }
 
 // get returns the decoded descriptor stored as raw under (db, id).
@@ -158,7 +162,7 @@ func (c *descCache) get(ctx context.Context, dbName string, db, id uint32, raw [
 	if len(raw) < 8 {
 		return nil, errCorruptCatalog("short table descriptor")
 	}
-	key := descCacheKey{db: db, id: id, version: binary.BigEndian.Uint64(raw)}
+	key := descCacheKey{db: db, id: id, version: binary.BigEndian.Uint64(raw), sum: xxhash.Sum64(raw)}
 	c.mu.Lock()
 	t, ok := c.m[key]
 	c.mu.Unlock()

@@ -83,7 +83,9 @@
 //
 // # Memory
 //
-// The block cache (Options.CacheBytes), the memtables (Options.MemTableBytes, up to four
-// queued) and a writer's batch plus undo log (bounded by Options.MaxTransactionBytes; a
-// transaction over it fails with error 1197 and is rolled back) are Go heap memory.
+// The block cache (Options.CacheBytes) and the memtables (Options.MemTableBytes, up to four
+// queued) are allocated by Pebble with C malloc in a cgo build, outside the Go heap (Go heap
+// memory without cgo); Store.Metrics reports what they hold. A writer's batch plus undo log
+// (bounded by Options.MaxTransactionBytes; a transaction over it fails with error 1197 and is
+// rolled back) is Go heap memory.
 package storage

@@ -8,6 +8,8 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/transform"
 
 	"overloadsql/storage/keys"
 )
@@ -456,6 +458,42 @@ func (e *editor) Delete(ctx *sql.Context, row sql.Row) error {
 	return e.delEntries(stored, pk, raw)
 }
 
+// withVirtual is row with its virtual columns computed from the others: the engine's
+// INSERT ... ON DUPLICATE KEY UPDATE hands over the updated row with the virtual values of the
+// old one, and the stored values are what the indexes over virtual columns are kept by.
+func (e *editor) withVirtual(ctx *sql.Context, row sql.Row) (sql.Row, error) {
+	if !e.t.hasVirtual {
+		return row, nil
+	}
+	out := row.Copy()
+	for i, col := range e.t.schema.Schema {
+		if !col.Virtual || col.Generated == nil || i >= len(out) {
+			continue
+		}
+		// the stored expression's field indexes are not the schema's: bind them by name
+		expr, _, err := transform.Expr(ctx, col.Generated.Expr, func(ctx *sql.Context, x sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+			if gf, ok := x.(*expression.GetField); ok {
+				if j := e.t.schema.Schema.IndexOfColName(gf.Name()); j >= 0 {
+					return gf.WithIndex(j), transform.NewTree, nil
+				}
+			}
+			return x, transform.SameTree, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		v, err := expr.Eval(ctx, out)
+		if err != nil {
+			return nil, err
+		}
+		if v, _, err = col.Type.Convert(ctx, v); err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
 func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
 	if e.err != nil {
 		return e.err
@@ -464,6 +502,10 @@ func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
 		return err
 	}
 	if err := e.checkRow(ctx, new); err != nil {
+		return err
+	}
+	new, err := e.withVirtual(ctx, new)
+	if err != nil {
 		return err
 	}
 	pk, raw, found, err := e.storedKey(ctx, old)

@@ -36,17 +36,44 @@ func (t *txn) openIter(tid uint32, lower, upper []byte, latest bool) (*pebble.It
 	}
 	t.iters.Lock()
 	defer t.iters.Unlock()
-	t.openIters++
+	t.track(it)
 	if t.batch == nil {
 		t.snapIters++
 	}
 	return it, nil
 }
 
-func (t *txn) closeIter(it *pebble.Iterator, onSnapshot bool) error {
-	err := it.Close()
+// track counts it as open; iters is held.
+func (t *txn) track(it *pebble.Iterator) {
+	t.openIters++
+	if t.open == nil {
+		t.open = map[*pebble.Iterator]bool{}
+	}
+	t.open[it] = true
+}
+
+// closeLeftovers closes the iterators still open when the transaction ends: their reader goes
+// with it. Their owners' later Close is then a no-op.
+func (t *txn) closeLeftovers() {
 	t.iters.Lock()
 	defer t.iters.Unlock()
+	for it := range t.open {
+		_ = it.Close()
+	}
+	clear(t.open)
+	t.openIters, t.snapIters = 0, 0
+	t.views = nil
+	t.releaseZombies()
+}
+
+func (t *txn) closeIter(it *pebble.Iterator, onSnapshot bool) error {
+	t.iters.Lock()
+	defer t.iters.Unlock()
+	if !t.open[it] {
+		return nil // closed at the transaction's end
+	}
+	delete(t.open, it)
+	err := it.Close()
 	t.openIters--
 	if onSnapshot {
 		t.snapIters--
@@ -186,7 +213,9 @@ func (t *txn) beginTableView(tid uint32) {
 	if err != nil {
 		return
 	}
-	t.openIters++
+	t.iters.Lock()
+	t.track(it)
+	t.iters.Unlock()
 	if t.views == nil {
 		t.views = map[uint32]*tableView{}
 	}

@@ -330,6 +330,9 @@ type txn struct {
 	iters                sync.Mutex
 	openIters, snapIters int
 	zombies              []io.Closer
+	// open are the open iterators, which the transaction's end closes: the engine leaves the
+	// scan of a failed ALTER TABLE (index build, rewrite) unclosed.
+	open map[*pebble.Iterator]bool
 	// views are the tables' frozen views while their editors are in a statement (openIter).
 	views map[uint32]*tableView
 	// snapCommits is the store's commit count when the snapshot was taken.
@@ -431,6 +434,19 @@ func (t *txn) beginWrite(ctx *sql.Context) error {
 }
 
 // checkSize fails the transaction when it went over its limit.
+// checkRoom fails the transaction before a write of n bytes that would take it over
+// MaxTransactionBytes: the batch grows by doubling, so a write past the bound could allocate
+// twice the bound at once.
+func (t *txn) checkRoom(n int) error {
+	limit := t.store.opts.MaxTransactionBytes
+	if int64(t.batch.Len()+t.undoBytes+n) <= limit {
+		return nil
+	}
+	t.failed = errTooLarge(limit)
+	t.discardWrites()
+	return t.failed
+}
+
 func (t *txn) checkSize() error {
 	limit := t.store.opts.MaxTransactionBytes
 	if int64(t.batch.Len()+t.undoBytes) <= limit {
@@ -462,6 +478,9 @@ func (t *txn) put(key, val, old []byte, existed bool, tid uint32, rowDelta int8)
 	}
 	if t.batch == nil {
 		return errNoWriteLock
+	}
+	if err := t.checkRoom(len(key) + len(val) + len(old)); err != nil {
+		return err
 	}
 	t.undo = append(t.undo, undoRec{key: key, old: old, existed: existed, tid: tid, rowDelta: rowDelta, obsolete: len(t.obsolete)})
 	t.undoBytes += len(key) + len(old) + 64
@@ -585,6 +604,7 @@ func (t *txn) rollback() {
 	if t.done {
 		return
 	}
+	t.closeLeftovers()
 	wrote := t.batch != nil
 	t.discardWrites()
 	if t.snap != nil {
@@ -607,6 +627,7 @@ func (t *txn) commit(ctx *sql.Context) error {
 		t.rollback()
 		return err
 	}
+	t.closeLeftovers()
 	if t.snap != nil {
 		t.retire(t.snap)
 		t.snap = nil

@@ -44,7 +44,8 @@ type Options struct {
 	// FS is the filesystem; nil is the operating system's. Tests use vfs.NewMem or
 	// vfs.NewCrashableMem.
 	FS vfs.FS
-	// CacheBytes is the size of the block cache (default 64 MiB). It is Go heap memory.
+	// CacheBytes is the size of the block cache (default 64 MiB). In a cgo build it is C
+	// memory, outside the Go heap.
 	CacheBytes int64
 	// MemTableBytes is the size of one memtable (default 16 MiB; two may be queued).
 	MemTableBytes int64
@@ -117,6 +118,8 @@ type Store struct {
 	mu      sync.Mutex
 	autoInc map[uint32]uint64 // table id → next AUTO_INCREMENT value (never rolled back)
 	rowIDs  map[uint32]uint64 // keyless table id → next hidden row id
+	// rowSizes: table id → the average size of a row, sampled once (DataLength).
+	rowSizes sync.Map
 
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -129,6 +132,8 @@ type Stats struct {
 	Commits, Rollbacks, StatementRollbacks, SavepointRollbacks atomic.Int64
 	// LockWaitNanos and LockHoldNanos sum the write lock's waits and holds.
 	LockWaitNanos, LockHoldNanos atomic.Int64
+	// WriteStalls counts Pebble's write stalls; WriteStallNanos sums their lengths.
+	WriteStalls, WriteStallNanos atomic.Int64
 }
 
 type formatRecord struct {
@@ -156,7 +161,10 @@ func Open(dir string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("%w: %s: %v", ErrLocked, dir, err)
 	}
 	cache := pebble.NewCache(opts.CacheBytes)
+	s := &Store{lock: lock, cache: cache, opts: opts, dir: dir,
+		autoInc: map[uint32]uint64{}, rowIDs: map[uint32]uint64{}, stop: make(chan struct{})}
 	po := &pebble.Options{
+		EventListener:               stallListener(&s.stats),
 		FS:                          fs,
 		Cache:                       cache,
 		Lock:                        lock,
@@ -180,8 +188,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		}
 		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, dir, err)
 	}
-	s := &Store{db: db, lock: lock, cache: cache, opts: opts, dir: dir,
-		autoInc: map[uint32]uint64{}, rowIDs: map[uint32]uint64{}, stop: make(chan struct{})}
+	s.db = db
 	s.writeLock = opts.WriteLock
 	if s.writeLock == nil {
 		s.writeLock = NewWriteLock(opts.LockWaitTimeout)

@@ -2,9 +2,11 @@ package storage
 
 import (
 	"encoding/binary"
+	"fmt"
 	"io"
 	"strings"
 
+	"github.com/cockroachdb/pebble/v2"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
@@ -277,13 +279,51 @@ func (t *txn) writeCounters() error {
 	return nil
 }
 
-// DataLength is Pebble's estimate of the disk space of the table's keys.
+// DataLength is the size of the table's rows (index entries not counted, as in InnoDB): the
+// larger of Pebble's estimate of their space in the table files and the row count times the
+// average size of a row. The second covers rows still in the memtables, which the first does not
+// see (a new or small table is all there). The planner asks for it, so it costs no scan: the
+// average is sampled once per table id from its first rows.
 func (t *Table) DataLength(ctx *sql.Context) (uint64, error) {
-	n, err := t.db.p.store.db.EstimateDiskUsage(tablePrefix(t.tid()), tableEnd(t.tid()))
+	s := t.db.p.store
+	prefix := indexPrefix(t.tid(), iidRows)
+	disk, err := s.db.EstimateDiskUsage(prefix, prefixEnd(prefix))
 	if err != nil {
-		return 0, nil
+		disk = 0
 	}
-	return n, nil
+	rows, _, err := t.RowCount(ctx)
+	if err != nil || rows == 0 {
+		return disk, nil
+	}
+	return max(disk, rows*s.rowSize(t.tid())), nil
+}
+
+// rowSizeSample is how many rows rowSize averages.
+const rowSizeSample = 32
+
+// rowSize is the average size (key and value) of the first rows of table tid, sampled once per
+// table id and kept; 0 while the table has no committed row.
+func (s *Store) rowSize(tid uint32) uint64 {
+	if v, ok := s.rowSizes.Load(tid); ok {
+		return v.(uint64)
+	}
+	prefix := indexPrefix(tid, iidRows)
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: prefixEnd(prefix)})
+	if err != nil {
+		return 0
+	}
+	var n, total uint64
+	for ok := it.First(); ok && n < rowSizeSample; ok = it.Next() {
+		total += uint64(len(it.Key()) + len(it.Value()))
+		n++
+	}
+	_ = it.Close()
+	if n == 0 {
+		return 0
+	}
+	avg := total / n
+	s.rowSizes.Store(tid, avg)
+	return avg
 }
 
 // AUTO_INCREMENT: one counter per table id in the store, shared by the sessions, never rolled
@@ -475,9 +515,30 @@ func (t *Table) CreateCheck(ctx *sql.Context, check *sql.CheckDefinition) error 
 				return mysqlerr.New(mysqlerr.ERCheckConstraintDupName, "Duplicate check constraint name '%s'.", check.Name)
 			}
 		}
-		d.Checks = append(d.Checks, *check)
+		c := *check
+		if c.Name == "" {
+			// MySQL's name of an unnamed CHECK: <table>_chk_<n>, the first n not taken.
+			c.Name = generatedCheckName(d)
+		}
+		d.Checks = append(d.Checks, c)
 		return nil
 	})
+}
+
+func generatedCheckName(d *tableDesc) string {
+	for i := 1; ; i++ {
+		name := fmt.Sprintf("%s_chk_%d", d.Name, i)
+		taken := false
+		for _, c := range d.Checks {
+			if strings.EqualFold(c.Name, name) {
+				taken = true
+				break
+			}
+		}
+		if !taken {
+			return name
+		}
+	}
 }
 
 func (t *Table) DropCheck(ctx *sql.Context, name string) error {

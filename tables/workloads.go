@@ -8,7 +8,7 @@ type Workload struct {
 	Priority                                     int64
 	Weight                                       float64
 	MaxConcurrentStatements, MaxQueuedStatements int64
-	MaxMemoryUsage                               uint64
+	MaxMemoryUsage, MemoryUsage                  uint64
 	Removed                                      bool
 	Running, Stalled, Queued                     int64
 	Admitted, Refused, Overloaded                uint64
@@ -25,6 +25,7 @@ var WorkloadColumns = []struct{ Name, Description string }{
 	{"max_concurrent_statements", "Its statements that may run at once, stalled ones included; 0 = no bound of its own."},
 	{"max_queued_statements", "Its statements that may wait at once; 0 = no bound of its own."},
 	{"max_memory_usage", "Its memory bound in bytes; 0 = no bound of its own."},
+	{"memory_usage", "Bytes its sessions keep now between statements (user variables, session variables, prepared statements), against max_memory_usage."},
 	{"removed", "1 while a workload that a reload removed still has statements."},
 	{"running", "Its statements running now (holding a CPU slot or stalled)."},
 	{"stalled", "Of those, the ones past admission_stall_limit_ms, holding no slot."},
@@ -39,7 +40,7 @@ var WorkloadColumns = []struct{ Name, Description string }{
 
 // Workloads is system.workloads: every workload with its bounds and what it does now.
 func Workloads(workloads func() []Workload) *Table {
-	types := []sql.Type{text, int64T, double, int64T, int64T, uint64T, boolean, int64T, int64T, int64T,
+	types := []sql.Type{text, int64T, double, int64T, int64T, uint64T, uint64T, boolean, int64T, int64T, int64T,
 		uint64T, uint64T, uint64T, uint64T, uint64T, uint64T}
 	schema := make(sql.Schema, len(WorkloadColumns))
 	for i, c := range WorkloadColumns {
@@ -50,7 +51,7 @@ func Workloads(workloads func() []Workload) *Table {
 		rows := make([]sql.Row, 0, len(ws))
 		for _, w := range ws {
 			rows = append(rows, sql.Row{w.Name, w.Priority, w.Weight, w.MaxConcurrentStatements, w.MaxQueuedStatements,
-				w.MaxMemoryUsage, flag(w.Removed), w.Running, w.Stalled, w.Queued, w.Admitted, w.Refused, w.Overloaded,
+				w.MaxMemoryUsage, w.MemoryUsage, flag(w.Removed), w.Running, w.Stalled, w.Queued, w.Admitted, w.Refused, w.Overloaded,
 				w.QueueWaitMicros, w.CPUTimeMicros, w.RecentCPUMicros})
 		}
 		return rows, nil

@@ -5,7 +5,9 @@
 //
 // Without --config it reads ./config.toml when that file exists, else it runs on built-in
 // defaults. A config that does not load is reported with its file, line and key, and the
-// process exits with code 2. SIGINT and SIGTERM stop accepting connections, let running
+// process exits with code 2. A data directory (data_dir) that does not open exits with a code of
+// its own: 11 in use by another server, 12 newer format, 13 corrupt, 14 not writable, 15 not a
+// data directory, 16 any other failure (docs/storage.md). SIGINT and SIGTERM stop accepting connections, let running
 // statements finish (at most shutdown_timeout_s) and exit 0; SIGHUP reloads the config.
 package main
 
@@ -58,6 +60,12 @@ func run(args []string, stderr io.Writer) int {
 		return 2
 	}
 	srv, err := server.New(cfg, server.Options{Logger: logger})
+	var storeErr *server.StoreOpenError
+	if errors.As(err, &storeErr) {
+		logger.Error("cannot open the data directory; nothing was changed in it", "data_dir", storeErr.Dir,
+			"err", storeErr.Err, "exit_code", storeErr.Code)
+		return storeErr.Code
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "overloadsql:", err)
 		return 1

@@ -144,7 +144,7 @@ func (m method) check(c *mysql.Conn, user string, serverData, clientData []byte,
 	}
 	if !m.s.IsAdmin(user) && wire.IsAdminConn(c.Conn) {
 		return nil, mysqlerr.New(mysql.ERSpecifiedAccessDenied,
-			"Access denied for user '%s': admin_listen accepts admin users only; use the main listener", user)
+			"Access denied for user '%s': admin_listen accepts admin users only; use the main listener", mysqlerr.Clipped(user, mysqlerr.QuotedUser))
 	}
 	return g, nil
 }
@@ -154,7 +154,7 @@ func userOf(a account, remote net.Addr) mysql.Getter {
 }
 
 func accessDenied(user string) error {
-	return mysqlerr.New(mysql.ERAccessDeniedError, "Access denied for user '%v'", user)
+	return mysqlerr.New(mysql.ERAccessDeniedError, "Access denied for user '%v'", mysqlerr.Clipped(user, mysqlerr.QuotedUser))
 }
 
 func hostOf(addr net.Addr) string {

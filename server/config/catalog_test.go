@@ -10,8 +10,8 @@ import (
 
 func TestServerSettingsCatalog(t *testing.T) {
 	settings := ServerSettings()
-	if len(settings) != 39 {
-		t.Errorf("ServerSettings: %d settings, want 39 (33 top-level + 6 warnings)", len(settings))
+	if len(settings) != 42 {
+		t.Errorf("ServerSettings: %d settings, want 42 (36 top-level + 6 warnings)", len(settings))
 	}
 	want := map[string]ServerSetting{
 		"listen":                          {Type: "String", Default: "127.0.0.1:9004", Reloadable: false},

@@ -53,6 +53,9 @@ type Config struct {
 	TLSCertFile                     string        // tls_cert_file, "" = the generated certificate
 	TLSKeyFile                      string        // tls_key_file, "" = the generated key
 	RequireSecureTransport          string        // require_secure_transport: SwitchOn | SwitchOff
+	DataDir                         string        // data_dir: where the databases live, relative to the config file (restart needed)
+	StorageSync                     string        // storage_sync: SyncCommit | SyncNone (restart needed)
+	StorageCacheBytes               uint64        // storage_cache_bytes: the block cache, bytes (restart needed)
 
 	Warnings    ResourceOverloadWarnings // [resource_overload_warnings]
 	Settings    SessionDefaults          // [settings]
@@ -125,6 +128,18 @@ const MaxMetricLogRetention = 24 * time.Hour
 const (
 	SwitchOn  = "ON"
 	SwitchOff = "OFF"
+)
+
+// Values of storage_sync.
+const (
+	SyncCommit = "commit" // every acknowledged commit is on disk
+	SyncNone   = "none"   // the log is synced every second
+)
+
+// Bounds of storage_cache_bytes.
+const (
+	MinStorageCacheBytes = 1 << 20
+	MaxStorageCacheBytes = 1 << 40
 )
 
 // Values of overload_enforcement.
@@ -208,6 +223,9 @@ func Default() *Config {
 		OverloadEnforcement:             EnforcementEnforce,
 		RequireSecureTransport:          SwitchOff,
 		CollationServer:                 DefaultCollation,
+		DataDir:                         "data",
+		StorageSync:                     SyncCommit,
+		StorageCacheBytes:               64 << 20,
 		Warnings: ResourceOverloadWarnings{
 			CPUWarnRatio:     0.9,
 			CPUClearRatio:    0.8,
@@ -417,6 +435,16 @@ func (c *Config) Validate() error {
 	if _, err := regexp.Compile(c.WarningSuppressRegexp); err != nil {
 		add(keyErrorf([]string{"warning_suppress_regexp"}, "warning_suppress_regexp (%q) is not a valid regular expression: %v",
 			c.WarningSuppressRegexp, err))
+	}
+	if c.DataDir == "" {
+		add(keyErrorf([]string{"data_dir"}, "data_dir must name a directory (relative paths are relative to the config file)"))
+	}
+	if c.StorageSync != SyncCommit && c.StorageSync != SyncNone {
+		add(keyErrorf([]string{"storage_sync"}, "storage_sync (%q) must be %q or %q", c.StorageSync, SyncCommit, SyncNone))
+	}
+	if c.StorageCacheBytes < MinStorageCacheBytes || c.StorageCacheBytes > MaxStorageCacheBytes {
+		add(keyErrorf([]string{"storage_cache_bytes"}, "storage_cache_bytes (%d) must be between %d and %d",
+			c.StorageCacheBytes, MinStorageCacheBytes, uint64(MaxStorageCacheBytes)))
 	}
 	if c.SecureFilePriv != "" && !filepath.IsAbs(c.SecureFilePriv) {
 		add(keyErrorf([]string{"secure_file_priv"}, "secure_file_priv (%q) must be an absolute path to a directory, or \"\" for no file access",
@@ -666,4 +694,13 @@ func (c *Config) validateQueueCodel() error {
 			"queue_codel_target_ms (%s) must be below queue_codel_interval_ms (%s)", formatMillis(c.QueueCodelTarget), formatMillis(c.QueueCodelInterval))
 	}
 	return nil
+}
+
+// DataDirPath is data_dir as a path: relative to the config file's directory, or to the
+// working directory when the configuration has no file.
+func (c *Config) DataDirPath() string {
+	if filepath.IsAbs(c.DataDir) || c.Path == "" {
+		return c.DataDir
+	}
+	return filepath.Join(filepath.Dir(c.Path), c.DataDir)
 }

@@ -78,6 +78,62 @@ func isReloadConfig(lx lexer) bool {
 		lx.endsAfter(lx.nextSignificant())
 }
 
+// backupTarget reads BACKUP TO 'dir' and the end of the statement, and returns the string's
+// token; a token of kindEnd when the statement is something else.
+func backupTarget(lx lexer) token {
+	sql := lx.sql
+	if !lx.nextSignificant().is(sql, "backup") || !lx.nextSignificant().is(sql, "to") {
+		return token{}
+	}
+	dir := lx.nextSignificant()
+	if dir.kind != kindString || (sql[dir.start] != '\'' && sql[dir.start] != '"') || !lx.endsAfter(lx.nextSignificant()) {
+		return token{}
+	}
+	return dir
+}
+
+// stringValue is the value of a quoted string token as MySQL reads it: a doubled quote is one
+// quote, and a backslash escapes the next character (\n, \t, \0, ... as in MySQL; \% and \_
+// keep their backslash).
+func stringValue(tok string) string {
+	q := tok[0]
+	body := tok[1:]
+	if len(body) > 0 && body[len(body)-1] == q {
+		body = body[:len(body)-1]
+	}
+	var b []byte
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		switch {
+		case c == q && i+1 < len(body) && body[i+1] == q:
+			i++
+		case c == '\\' && i+1 < len(body):
+			i++
+			switch e := body[i]; e {
+			case '0':
+				c = 0
+			case 'b':
+				c = '\b'
+			case 'n':
+				c = '\n'
+			case 'r':
+				c = '\r'
+			case 't':
+				c = '\t'
+			case 'Z':
+				c = 26
+			case '%', '_':
+				b = append(b, '\\')
+				c = e
+			default:
+				c = e
+			}
+		}
+		b = append(b, c)
+	}
+	return string(b)
+}
+
 // endsAfter reports whether t ends the statement and nothing but comments and one semicolon
 // follows: a second statement in the same text is not classified, so it makes the text not exempt.
 func (lx *lexer) endsAfter(t token) bool {

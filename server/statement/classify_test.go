@@ -261,3 +261,31 @@ func TestIsTruncateWarnings(t *testing.T) {
 		t.Error("TRUNCATE warnings after USE system is not recognised")
 	}
 }
+
+func TestSystemBackup(t *testing.T) {
+	cases := []struct {
+		sql  string
+		dir  string
+		want bool
+	}{
+		{"SYSTEM BACKUP TO '/srv/b1'", "/srv/b1", true},
+		{"system /* x */ backup\nto \"/srv/b 2\" ;", "/srv/b 2", true},
+		{`SYSTEM BACKUP TO '/srv/it''s'`, "/srv/it's", true},
+		{`SYSTEM BACKUP TO '/srv/a\\b\'c'`, `/srv/a\b'c`, true},
+		{`SYSTEM BACKUP TO '/srv/50\%'`, `/srv/50\%`, true},
+		{"SYSTEM BACKUP TO '/srv/b1'; DROP TABLE t", "", false},
+		{"SYSTEM BACKUP TO x'2f'", "", false},
+		{"SYSTEM BACKUP TO /srv/b1", "", false},
+		{"SYSTEM BACKUP '/srv/b1'", "", false},
+		{"SYSTEM BACKUP TO '/a' '/b'", "", false},
+		{"SYSTEM RELOAD CONFIG", "", false},
+		{"SELECT 'SYSTEM BACKUP TO ''/x'''", "", false},
+	}
+	for _, tc := range cases {
+		s := summarize(tc.sql)
+		dir, ok := s.SystemBackup()
+		if ok != tc.want || dir != tc.dir {
+			t.Errorf("SystemBackup(%q) = %q, %v, want %q, %v", tc.sql, dir, ok, tc.dir, tc.want)
+		}
+	}
+}

@@ -14,7 +14,7 @@
 // # One summary per statement
 //
 // The server asks many questions of every statement on its way in: is it SHOW ERRORS, a
-// savepoint statement, a write, a SET, SYSTEM RELOAD CONFIG, does it carry hints, is it exempt.
+// savepoint statement, a write, a SET, SYSTEM RELOAD CONFIG or SYSTEM BACKUP TO, does it carry hints, is it exempt.
 // Rather than read the text again for each, [Summarize] reads a statement once, where its text arrives (the server's protocol handler, per
 // statement of a multi-statement query, per execution of a prepared statement), into a
 // [Summary], and every decision is made from that: one pass over the leading words settles the

@@ -19,7 +19,8 @@ type Summary struct {
 	diagnostics   Diagnostics
 	setsOrCalls   bool // SET or CALL, after any opening parentheses
 	reloadConfig  bool
-	hinted        bool // a /*+ ... */ comment follows the first keyword
+	backup        token // SYSTEM BACKUP TO 'dir': the string token; kindEnd when not such a statement
+	hinted        bool  // a /*+ ... */ comment follows the first keyword
 
 	// TRUNCATE [TABLE] [db.]warnings: truncateDB is "" when the name is unqualified.
 	truncatesWarnings bool
@@ -67,6 +68,9 @@ func Summarize(sql string) Summary {
 		s.transaction, s.savepointName = transaction(first, lx)
 	case first.is(sql, "system"):
 		s.reloadConfig = isReloadConfig(lx)
+		if !s.reloadConfig {
+			s.backup = backupTarget(lx)
+		}
 	case first.is(sql, "truncate"):
 		s.truncateDB, s.truncatesWarnings = truncatesWarnings(lx)
 	}
@@ -107,6 +111,16 @@ func (s *Summary) NamesThresholds() bool {
 // IsSystemReloadConfig reports whether the statement is SYSTEM RELOAD CONFIG (any case,
 // whitespace and comments, optional trailing semicolon).
 func (s *Summary) IsSystemReloadConfig() bool { return s.reloadConfig }
+
+// SystemBackup reports whether the statement is SYSTEM BACKUP TO 'dir' (any case, whitespace
+// and comments, optional trailing semicolon) and returns dir with the string's escapes read as
+// MySQL reads them.
+func (s *Summary) SystemBackup() (dir string, ok bool) {
+	if s.backup.kind != kindString {
+		return "", false
+	}
+	return stringValue(s.backup.text(s.sql)), true
+}
 
 // IsTruncateWarnings reports whether the statement is TRUNCATE [TABLE] system.warnings (any
 // case, quoting, whitespace and comments, optional trailing semicolon; `warnings` alone when

@@ -1,0 +1,7 @@
+//go:build cgo
+
+package server
+
+// cgoBuild says whether the binary is built with cgo: then Pebble's block cache and memtables
+// are C memory, outside the Go heap (storageOffHeapBytes).
+const cgoBuild = true

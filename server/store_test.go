@@ -1,0 +1,37 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"overloadsql/storage"
+)
+
+// Each way a data directory fails to open has its own exit code, also when the error is
+// wrapped.
+func TestStoreExitCode(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want int
+	}{
+		{storage.ErrLocked, ExitStoreLocked},
+		{fmt.Errorf("%w: data: resource temporarily unavailable", storage.ErrLocked), ExitStoreLocked},
+		{storage.ErrNewerFormat, ExitStoreNewerFormat},
+		{storage.ErrCorrupt, ExitStoreCorrupt},
+		{storage.ErrUnwritable, ExitStoreUnwritable},
+		{storage.ErrNotDataDir, ExitStoreNotDataDir},
+		{errors.New("something else"), ExitStoreOther},
+	} {
+		if got := storeExitCode(c.err); got != c.want {
+			t.Errorf("storeExitCode(%v) = %d, want %d", c.err, got, c.want)
+		}
+	}
+	seen := map[int]bool{}
+	for _, code := range []int{ExitStoreLocked, ExitStoreNewerFormat, ExitStoreCorrupt, ExitStoreUnwritable, ExitStoreNotDataDir, ExitStoreOther} {
+		if seen[code] || code == 0 || code == 1 || code == 2 {
+			t.Errorf("exit code %d is not distinct from the others and from 0, 1 and 2", code)
+		}
+		seen[code] = true
+	}
+}
