@@ -93,7 +93,10 @@ func cliStatements(body string) (statements []string, binaryMode []bool) {
 // block runs on the admin listener without an error and reaches the server (the CLI's own
 // `system` command would print "sh: ...").
 func TestDocumentedExamplesRun(t *testing.T) {
-	s := startServer(t, serverOptions{})
+	// The examples' secure_file_priv is docFiles; the test's server has a temporary one.
+	const docFiles = "/var/lib/overloadsql/files"
+	files := t.TempDir()
+	s := startServer(t, serverOptions{top: "secure_file_priv = " + quote(files) + "\n"})
 	var sqlBlocks, commands int
 	docs := userDocs(t)
 	for _, path := range docs {
@@ -112,6 +115,7 @@ func TestDocumentedExamplesRun(t *testing.T) {
 			statements, binaryMode := cliStatements(b.body)
 			for i, stmt := range statements {
 				commands++
+				stmt = strings.ReplaceAll(stmt, docFiles, files)
 				args := []string{"--batch", "-e", stmt}
 				if binaryMode[i] {
 					args = append([]string{"--binary-mode"}, args...)

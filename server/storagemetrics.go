@@ -16,13 +16,13 @@ func storageGauges(o storage.Observation) []overload.Metric {
 	}
 	return []overload.Metric{
 		{Name: "StorageBlockCacheBytes", Value: float64(o.BlockCacheBytes),
-			Description: "Bytes of table blocks held in the storage's block cache (Go heap, at most storage_cache_bytes)."},
+			Description: "Bytes of table blocks held in the storage's block cache (off the Go heap in the cgo build, counted inside max_server_memory_usage; at most storage_cache_bytes)."},
 		{Name: "StorageBlockCacheCapacity", Value: float64(o.BlockCacheCapacity),
 			Description: "Size limit of the storage's block cache: storage_cache_bytes."},
 		{Name: "StorageBlockCacheHitRatio", Value: hitRatio,
 			Description: "Share of block reads since start served by the block cache (StorageBlockCacheHits / (StorageBlockCacheHits + StorageBlockCacheMisses)); 0 before the first read."},
 		{Name: "StorageMemTableBytes", Value: float64(o.MemTableBytes),
-			Description: "Bytes of the memtables: recent commits not yet flushed to table files (Go heap)."},
+			Description: "Bytes of the memtables: recent commits not yet flushed to table files (off the Go heap in the cgo build, counted inside max_server_memory_usage)."},
 		{Name: "StorageMemTables", Value: float64(o.MemTables),
 			Description: "Memtables: the one taking writes plus those waiting for a flush; writes stall when four are queued."},
 		{Name: "StorageCompactionDebtBytes", Value: float64(o.CompactionDebtBytes),
