@@ -8,16 +8,14 @@ import (
 	"time"
 
 	"overloadsql/admission"
+	"overloadsql/mysqlerr"
 	"overloadsql/server/config"
 	"overloadsql/server/statement"
+	"overloadsql/server/wire"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
 )
-
-// errTooManySimultaneousQueries is ClickHouse's TOO_MANY_SIMULTANEOUS_QUERIES code, used as the
-// MySQL error number of a statement that gets no CPU slot.
-const errTooManySimultaneousQueries = 202
 
 // admissionTick is how often the slot count adapts while statements run or wait.
 const admissionTick = time.Millisecond
@@ -29,7 +27,7 @@ const admissionTick = time.Millisecond
 // case costs a lock and an increment. While the statement waits, a client that closes its
 // connection takes it out of the queue at once.
 func (i *interceptor) takeSlot(ctx context.Context, c *mysql.Conn, stmt *statement.Summary) (*admission.Ticket, error) {
-	if isAdminConn(c.Conn) || i.s.cfg.Load().AdmissionControl == config.AdmissionOff {
+	if wire.IsAdminConn(c.Conn) || i.s.cfg.Load().AdmissionControl == config.AdmissionOff {
 		return nil, nil
 	}
 	workload, err := i.s.statementWorkload(c, stmt)
@@ -44,7 +42,7 @@ func (i *interceptor) takeSlot(ctx context.Context, c *mysql.Conn, stmt *stateme
 		return nil, nil
 	}
 	maxWait := queueMaxWait(c, stmt, i.hintConstraints(c))
-	ctx, stop := cancelWhenPeerCloses(ctx, c.Conn)
+	ctx, stop := wire.CancelWhenPeerCloses(ctx, c.Conn)
 	t, err := ctrl.Acquire(ctx, workload, maxWait)
 	stop()
 	if err == nil {
@@ -59,10 +57,10 @@ func (i *interceptor) takeSlot(ctx context.Context, c *mysql.Conn, stmt *stateme
 		i.s.counters.admissionRejected.Add(1)
 		i.s.counters.failedQueries.Add(1)
 		i.s.admissionLog.note(msg)
-		return nil, mysql.NewSQLError(errTooManySimultaneousQueries, mysql.SSUnknownSQLState, "%s", msg)
+		return nil, mysqlerr.New(mysqlerr.ERTooManySimultaneousQueries, "%s", msg)
 	}
 	// The client went away (or the connection is closing): nobody reads an answer.
-	return nil, mysql.NewSQLError(mysql.ERQueryInterrupted, "70100", "Query execution was interrupted while waiting for a CPU slot: %v", err)
+	return nil, mysqlerr.New(mysql.ERQueryInterrupted, "Query execution was interrupted while waiting for a CPU slot: %v", err)
 }
 
 // admissionMessage is the text of error 202, in ClickHouse's words with the counts and the

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"overloadsql/mysqlerr"
+
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
 )
@@ -23,17 +25,14 @@ import (
 // an absolute path inside secure_file_priv (after symbolic links and ".." are resolved), must
 // not exist, and its parent must.
 
-// errCantCreateFile is MySQL's ER_CANT_CREATE_FILE.
-const errCantCreateFile = 1004
-
 // backupTo runs SYSTEM BACKUP TO dir and returns the statement's OK result.
 func (s *Server) backupTo(dir string) (*sqltypes.Result, error) {
 	if s.store == nil {
-		return nil, mysql.NewSQLError(mysql.ERUnknownError, mysql.SSUnknownSQLState, "SYSTEM BACKUP: the server has no storage open")
+		return nil, mysqlerr.New(mysql.ERUnknownError, "SYSTEM BACKUP: the server has no storage open")
 	}
 	files := s.secureFiles()
 	if files.dir == "" {
-		return nil, mysql.NewSQLError(mysql.EROptionPreventsStatement, mysql.SSUnknownSQLState,
+		return nil, mysqlerr.New(mysql.EROptionPreventsStatement,
 			"The MySQL server is running with the --secure-file-priv option so it cannot execute this statement (SYSTEM BACKUP writes inside secure_file_priv, which is \"\")")
 	}
 	target, err := files.writable(dir)
@@ -41,16 +40,16 @@ func (s *Server) backupTo(dir string) (*sqltypes.Result, error) {
 		return nil, err
 	}
 	if inside(target, s.cfg.Load().DataDirPath()) {
-		return nil, mysql.NewSQLError(errCantCreateFile, mysql.SSUnknownSQLState,
+		return nil, mysqlerr.New(mysqlerr.ERCantCreateFile,
 			"Can't create file '%s' (a backup cannot be written inside data_dir)", dir)
 	}
 	began := time.Now()
 	if err := s.store.Checkpoint(target); err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			return nil, mysql.NewSQLError(mysql.ERFileExists, mysql.SSUnknownSQLState, "File '%s' already exists", dir)
+			return nil, mysqlerr.New(mysql.ERFileExists, "File '%s' already exists", dir)
 		}
 		s.logger.Error("SYSTEM BACKUP failed", "dir", target, "err", err)
-		return nil, mysql.NewSQLError(errCantCreateFile, mysql.SSUnknownSQLState, "Can't create file '%s' (%v)", dir, err)
+		return nil, mysqlerr.New(mysqlerr.ERCantCreateFile, "Can't create file '%s' (%v)", dir, err)
 	}
 	n, size := dirSize(target)
 	took := time.Since(began)

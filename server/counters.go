@@ -5,23 +5,18 @@ import (
 
 	"overloadsql/admission"
 	"overloadsql/overload"
+	"overloadsql/server/wire"
 	"overloadsql/tables"
 )
 
 // counters are the server's own cumulative events since start (system.events) and its gauges
 // (system.metrics).
 type counters struct {
+	wire.Counters // the listeners', gates' and packet readers'
+
 	queries, failedQueries atomic.Uint64
-	acceptedConnections    atomic.Uint64
 	overloadRejected       atomic.Uint64
 	overloadDryRunRejected atomic.Uint64
-	overloadDropped        atomic.Uint64
-	overloadDryRunDropped  atomic.Uint64
-	maxConnectionsRejected atomic.Uint64
-	adminRejected          atomic.Uint64
-	connectTimeouts        atomic.Uint64
-	handshakeEvictions     atomic.Uint64
-	packetTooLarge         atomic.Uint64
 	delayedLogins          atomic.Uint64
 	admissionRejected      atomic.Uint64
 	memoryLimitExceeded    atomic.Uint64
@@ -36,16 +31,16 @@ func (c *counters) events() []overload.Event {
 	return []overload.Event{
 		{Name: "Query", Value: c.queries.Load(), Description: "Statements the server started to run (not counting rejected ones)."},
 		{Name: "FailedQuery", Value: c.failedQueries.Load(), Description: "Statements that ended with an error, rejections by overload protection included."},
-		{Name: "AcceptedConnections", Value: c.acceptedConnections.Load(), Description: "Connections accepted on the main listener (the admin listener is not counted)."},
+		{Name: "AcceptedConnections", Value: c.AcceptedConnections.Load(), Description: "Connections accepted on the main listener (the admin listener is not counted)."},
 		{Name: "OverloadRejectedQueries", Value: c.overloadRejected.Load(), Description: "Statements rejected with SERVER_OVERLOADED (745) because the CPU was overloaded."},
 		{Name: "OverloadDryRunRejectedQueries", Value: c.overloadDryRunRejected.Load(), Description: "Statements that would have been rejected for CPU overload but were served because overload_enforcement is dry_run."},
-		{Name: "OverloadDroppedConnections", Value: c.overloadDropped.Load(), Description: "Connections refused with error 1040 at accept time because the CPU was overloaded."},
-		{Name: "OverloadDryRunDroppedConnections", Value: c.overloadDryRunDropped.Load(), Description: "Connections that would have been dropped for CPU overload but were served because overload_enforcement is dry_run."},
-		{Name: "MaxConnectionsRejectedConnections", Value: c.maxConnectionsRejected.Load(), Description: "Connections refused with error 1040 because max_connections connections were open."},
-		{Name: "AdminMaxConnectionsRejectedConnections", Value: c.adminRejected.Load(), Description: "Connections to admin_listen refused with error 1040 because admin_max_connections connections were open and all had logged in."},
-		{Name: "ConnectTimeoutClosedConnections", Value: c.connectTimeouts.Load(), Description: "Connections closed because they had not logged in within connect_timeout."},
-		{Name: "HandshakeEvictedConnections", Value: c.handshakeEvictions.Load(), Description: "Unauthenticated connections closed to make room for a new one (max_unauthenticated_connections, or a full listener)."},
-		{Name: "PacketTooLargeClosedConnections", Value: c.packetTooLarge.Load(), Description: "Connections closed with error 1153 for sending more than max_allowed_packet (or, before login, more than 64 KiB)."},
+		{Name: "OverloadDroppedConnections", Value: c.OverloadDropped.Load(), Description: "Connections refused with error 1040 at accept time because the CPU was overloaded."},
+		{Name: "OverloadDryRunDroppedConnections", Value: c.OverloadDryRunDropped.Load(), Description: "Connections that would have been dropped for CPU overload but were served because overload_enforcement is dry_run."},
+		{Name: "MaxConnectionsRejectedConnections", Value: c.MaxConnectionsRejected.Load(), Description: "Connections refused with error 1040 because max_connections connections were open."},
+		{Name: "AdminMaxConnectionsRejectedConnections", Value: c.AdminRejected.Load(), Description: "Connections to admin_listen refused with error 1040 because admin_max_connections connections were open and all had logged in."},
+		{Name: "ConnectTimeoutClosedConnections", Value: c.ConnectTimeouts.Load(), Description: "Connections closed because they had not logged in within connect_timeout."},
+		{Name: "HandshakeEvictedConnections", Value: c.HandshakeEvictions.Load(), Description: "Unauthenticated connections closed to make room for a new one (max_unauthenticated_connections, or a full listener)."},
+		{Name: "PacketTooLargeClosedConnections", Value: c.PacketTooLarge.Load(), Description: "Connections closed with error 1153 for sending more than max_allowed_packet (or, before login, more than 64 KiB)."},
 		{Name: "DelayedLogins", Value: c.delayedLogins.Load(), Description: "Login answers delayed after repeated failed logins from the same address (connection_control_* settings)."},
 		{Name: "AdmissionRejectedQueries", Value: c.admissionRejected.Load(), Description: "Statements that got no CPU slot (error 202, TOO_MANY_SIMULTANEOUS_QUERIES): the admission queue was full, their queue_max_wait_ms passed, or the queue was standing (queue_codel_interval_ms)."},
 		{Name: "LockWaitTimeoutQueries", Value: c.lockWaitTimeouts.Load(), Description: "Statements that waited innodb_lock_wait_timeout seconds for the write lock and failed with error 1205 (Lock wait timeout exceeded)."},

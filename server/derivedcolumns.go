@@ -3,15 +3,14 @@ package server
 import (
 	"strings"
 
+	"overloadsql/mysqlerr"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/vitess/go/mysql"
 )
-
-// erDupFieldName is ER_DUP_FIELDNAME.
-const erDupFieldName = 1060
 
 // Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): a derived table, CTE or view
 // whose columns repeat a name fails with 1060.
@@ -31,7 +30,7 @@ func refuseDuplicateDerivedColumns(ctx *sql.Context, _ *analyzer.Analyzer, n sql
 		for _, name := range names {
 			lower := strings.ToLower(name)
 			if seen[lower] {
-				err = mysql.NewSQLError(erDupFieldName, "42S21", "Duplicate column name '%s'", name)
+				err = mysqlerr.New(mysql.ERDupFieldName, "Duplicate column name '%s'", name)
 				return false
 			}
 			seen[lower] = true

@@ -3,6 +3,7 @@ package server
 import (
 	"math"
 
+	"overloadsql/mysqlerr"
 	"overloadsql/server/statement"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -37,7 +38,7 @@ func registerDiagnosticVariables() {
 			Default: int64(0),
 			NotifyChanged: func(ctx *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
 				if ctx != nil && ctx.Query() != "" {
-					return mysql.NewSQLError(mysql.ERIncorrectGlobalLocalVar, mysql.SSUnknownSQLState, "Variable '%s' is a read only variable", v.Var.GetName())
+					return mysqlerr.New(mysql.ERIncorrectGlobalLocalVar, "Variable '%s' is a read only variable", v.Var.GetName())
 				}
 				return nil
 			},

@@ -1,17 +1,17 @@
 // Package server wires overloadsql together on go-mysql-server.
 //
-// A connection's path: the listener accepts it (the main listener's gate may drop it with a
-// 1040 ERR packet before any handshake work; the admin listener never does, but both bound
-// their connections and the ones still in their handshake), a packet reader below the protocol
-// layer enforces the per-client limits (bytes and time before login, max_allowed_packet after),
-// the auth server checks the user's password (delaying answers to an address after repeated
-// failures, and checking that only admins use the admin listener), a session is built
-// with the overload settings of its user, and every statement passes the overload interceptor
-// (exempt? rejected?) before the engine parses it; an ordinary one (not on the admin listener)
-// is registered while it runs, so that the memory guard (memory.go) can stop it when the heap
-// crosses the memory limit. The engine reads `main` and the databases made by CREATE DATABASE,
-// stored in package storage on data_dir (store.go), and `system` (package tables), which shows
-// the live state kept here: the sampler of package overload, the warning registry of package
+// A connection's path: package server/wire accepts it (the main listener's gate may drop it with a
+// 1040 ERR packet before any handshake work; the admin listener never does, but both bound their
+// connections and the ones still in their handshake), and its packet reader below the protocol
+// layer enforces the per-client limits (bytes and time before login, max_allowed_packet after) and
+// terminates TLS; then package server/access checks the user's password (delaying answers to an
+// address after repeated failures, and checking that only admins use the admin listener), a
+// session is built with the overload settings of its user, and every statement passes the overload
+// interceptor (exempt? rejected?) before the engine parses it; an ordinary one (not on the admin
+// listener) is registered while it runs, so that the memory guard (memory.go) can stop it when the
+// heap crosses the memory limit. The engine reads `main` and the databases made by CREATE
+// DATABASE, stored in package storage on data_dir (store.go), and `system` (package tables), which
+// shows the live state kept here: the sampler of package overload, the warning registry of package
 // warnings, the running configuration and the counters.
 //
 // Transactions are the storage's; transactions.go makes one transaction write at a time (the
@@ -20,6 +20,8 @@
 //
 // Who may do what is stated in one table in privileges.go: the engine's privilege tables hold
 // the grants, and a guard checks every plan before it runs for what grants cannot express.
+//
+// Every error a client sees gets MySQL's number and SQLSTATE from package mysqlerr.
 //
 // The configuration (package server/config) is loaded at start, may be reloaded without a
 // restart, and is swapped atomically: readers on hot paths take one pointer load.

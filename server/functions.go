@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"overloadsql/mysqlerr"
 	"overloadsql/server/config"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -15,10 +16,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 )
-
-// errResultTooLarge is MySQL's ER_WARN_ALLOWED_PACKET_OVERFLOWED, a warning: the function's
-// result is NULL.
-const errResultTooLarge = 1301
 
 // resultSize bounds, in bytes, the result of a function from its evaluated arguments; it
 // saturates instead of overflowing.
@@ -197,7 +194,7 @@ func (b *boundedCall) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		args[i] = v
 	}
 	if limit := b.limit(); b.size(ctx, args) > uint64(limit) {
-		ctx.Warn(errResultTooLarge, "Result of %s() was larger than max_allowed_packet (%d) - truncated", b.name, limit)
+		ctx.Warn(mysqlerr.ERWarnAllowedPacketOverflowed, "Result of %s() was larger than max_allowed_packet (%d) - truncated", b.name, limit)
 		return nil, nil
 	}
 	literals := make([]sql.Expression, len(args))
@@ -354,7 +351,7 @@ func (b *boundedBuffer) Update(ctx *sql.Context, row sql.Row) error {
 func (b *boundedBuffer) Eval(ctx *sql.Context) (any, error) {
 	if b.over {
 		limit := b.agg.limit()
-		ctx.Warn(errResultTooLarge, "Result of %s() was larger than max_allowed_packet (%d) - truncated", b.agg.name, limit)
+		ctx.Warn(mysqlerr.ERWarnAllowedPacketOverflowed, "Result of %s() was larger than max_allowed_packet (%d) - truncated", b.agg.name, limit)
 		return nil, nil
 	}
 	return b.buf.Eval(ctx)

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"overloadsql/mysqlerr"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
@@ -31,11 +33,8 @@ import (
 // levels (a collection of multipolygons is four).
 const maxGeometryNesting = 64
 
-// erGISInvalidData is MySQL's ER_GIS_INVALID_DATA.
-const erGISInvalidData = 3037
-
 func errInvalidGIS(function, why string) error {
-	return mysql.NewSQLError(erGISInvalidData, "22023", "Invalid GIS data provided to function %s: %s.", function, why)
+	return mysqlerr.New(mysqlerr.ERGISInvalidData, "Invalid GIS data provided to function %s: %s.", function, why)
 }
 
 // WKB geometry types, and the fewest bytes an element of each takes inside a collection.
@@ -259,7 +258,7 @@ func checkedGeometryWrites(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _
 		case *plan.ModifyColumn:
 			old := n.TargetSchema().IndexOfColName(n.Column())
 			if isSpatial(n.NewColumn().Type) && old >= 0 && !isSpatial(n.TargetSchema()[old].Type) {
-				return nil, transform.SameTree, mysql.NewSQLError(mysql.ERNotSupportedYet, "42000",
+				return nil, transform.SameTree, mysqlerr.New(mysql.ERNotSupportedYet,
 					"This version of overloadsql doesn't yet support 'changing a column of another type to a spatial type'")
 			}
 			checkedColumnExpressions(ctx, n.NewColumn())

@@ -67,14 +67,14 @@ func (s *Server) readiness() (bool, string) {
 		return false, "shutting down"
 	}
 	d := s.dropSettings()
-	if open := s.gate.open.Load(); open >= d.maxConnections {
-		return false, fmt.Sprintf("max_connections reached: %d connections open, max_connections %d", open, d.maxConnections)
+	if open := s.gate.Open.Load(); open >= d.MaxConnections {
+		return false, fmt.Sprintf("max_connections reached: %d connections open, max_connections %d", open, d.MaxConnections)
 	}
 	r := s.sampler.Overload()
-	if p := overload.Probability(r, d.min, d.max); p > 0 && !d.dryRun {
+	if p := overload.Probability(r, d.Min, d.Max); p > 0 && !d.DryRun {
 		return false, "CPU overloaded: OSCPUOverload " + number(r) + " gives a connection drop probability of " + number(p) +
-			" (min_os_cpu_wait_time_ratio_to_drop_connection " + number(d.min) +
-			", max_os_cpu_wait_time_ratio_to_drop_connection " + number(d.max) + ")"
+			" (min_os_cpu_wait_time_ratio_to_drop_connection " + number(d.Min) +
+			", max_os_cpu_wait_time_ratio_to_drop_connection " + number(d.Max) + ")"
 	}
 	return true, ""
 }

@@ -9,6 +9,7 @@ import (
 	"overloadsql/httpapi"
 	"overloadsql/overload"
 	"overloadsql/server/config"
+	"overloadsql/server/wire"
 	"overloadsql/storage"
 	"overloadsql/warnings"
 
@@ -93,13 +94,13 @@ func TestReadiness(t *testing.T) {
 			if tt.dryRun {
 				cfg.OverloadEnforcement = config.EnforcementDryRun
 			}
-			s := &Server{registry: warnings.NewRegistry(), gate: &gate{}}
+			s := &Server{registry: warnings.NewRegistry(), gate: &wire.Gate{}}
 			s.cfg.Store(cfg)
 			s.sampler = overload.NewSampler(overload.Config{Logger: slog.New(slog.DiscardHandler)})
 			sim := overload.NoSimulation()
 			sim.Overload = tt.simulated
 			s.sampler.Simulate(sim)
-			s.gate.open.Store(tt.open)
+			s.gate.Open.Store(tt.open)
 			s.stopping.Store(tt.stopping)
 			ok, reason := s.readiness()
 			if ok != tt.want || reason != tt.reason {

@@ -3,6 +3,8 @@ package server
 import (
 	"strings"
 
+	"overloadsql/mysqlerr"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/plan"
@@ -15,18 +17,17 @@ import (
 // Test: TestIndexesPerTableAreBounded, TestForeignKeysPerTableAreBounded fails without it.
 
 const (
-	maxTableIndexes = 64   // MySQL's MAX_KEY
-	erTooManyKeys   = 1069 // ER_TOO_MANY_KEYS
+	maxTableIndexes = 64 // MySQL's MAX_KEY
 	maxForeignKeys  = 64
 )
 
 func errTooManyForeignKeys() error {
-	return mysql.NewSQLError(mysql.ERNotSupportedYet, "42000",
+	return mysqlerr.New(mysql.ERNotSupportedYet,
 		"This version of overloadsql doesn't yet support 'more than %d foreign keys in one table'", maxForeignKeys)
 }
 
 func errTooManyKeys() error {
-	return mysql.NewSQLError(erTooManyKeys, "42000", "Too many keys specified; max %d keys allowed", maxTableIndexes)
+	return mysqlerr.New(mysql.ERTooManyKeys, "Too many keys specified; max %d keys allowed", maxTableIndexes)
 }
 
 func boundIndexes(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {

@@ -7,9 +7,11 @@ import (
 	"runtime/debug"
 	"strconv"
 
+	"overloadsql/mysqlerr"
 	"overloadsql/overload"
 	"overloadsql/server/config"
 	"overloadsql/server/statement"
+	"overloadsql/server/wire"
 
 	gms "github.com/dolthub/go-mysql-server/server"
 	"github.com/dolthub/vitess/go/mysql"
@@ -17,9 +19,6 @@ import (
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 )
-
-// errServerOverloaded is ClickHouse's SERVER_OVERLOADED code, used as the MySQL error number.
-const errServerOverloaded = 745
 
 // interceptor sees every statement before the engine parses it: it answers overloadsql's own
 // statements (SYSTEM RELOAD CONFIG, SYSTEM BACKUP TO, TRUNCATE system.warnings), rejects work under CPU overload,
@@ -88,7 +87,7 @@ func (i *interceptor) serve(ctx context.Context, c *mysql.Conn, stmt *statement.
 	}
 	// The waits for the write lock and for a slot watch the socket themselves; the engine
 	// watches it while the statement runs.
-	if !isAdminConn(c.Conn) {
+	if !wire.IsAdminConn(c.Conn) {
 		var entry *runningStatement
 		if ctx, entry, err = i.s.statements.start(ctx, stmt, currentDatabase(c)); err != nil {
 			i.s.counters.memoryLimitExceeded.Add(1)
@@ -130,7 +129,7 @@ func (i *interceptor) recovered(c *mysql.Conn, err *error) {
 	if p := recover(); p != nil {
 		i.s.logger.Error("statement panicked; the connection stays open", "connection", c.ConnectionID, "user", c.User,
 			"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-		*err = mysql.NewSQLError(mysql.ERUnknownError, mysql.SSUnknownSQLState, "internal error: %v", p)
+		*err = mysqlerr.New(mysql.ERUnknownError, "internal error: %v", p)
 	}
 }
 
@@ -151,7 +150,7 @@ func (i *interceptor) StmtExecute(ctx context.Context, chain gms.Chain, c *mysql
 
 // ParsedQuery is part of the interface, but the engine's chain never calls it (v0.20.0).
 func (i *interceptor) ParsedQuery(gms.Chain, *mysql.Conn, string, ast.Statement, func(*sqltypes.Result, bool) error) error {
-	return mysql.NewSQLError(mysql.ERNotSupportedYet, mysql.SSUnknownSQLState, "pre-parsed queries are not supported")
+	return mysqlerr.New(mysql.ERNotSupportedYet, "pre-parsed queries are not supported")
 }
 
 // admit decides whether a statement runs under the current CPU overload. The order
@@ -179,7 +178,7 @@ func (i *interceptor) admit(c *mysql.Conn, stmt *statement.Summary) error {
 	if stmt.Exempt(currentDatabase(c)).Exempt {
 		return nil
 	}
-	msg := rejectMessage(r, lo, hi, p)
+	msg := mysqlerr.OverloadedMessage(r, lo, hi, p)
 	if i.s.cfg.Load().OverloadEnforcement == config.EnforcementDryRun {
 		i.s.counters.overloadDryRunRejected.Add(1)
 		i.s.rejectLog.note("dry run, served anyway: " + msg)
@@ -191,13 +190,13 @@ func (i *interceptor) admit(c *mysql.Conn, stmt *statement.Summary) error {
 		i.s.admission.NoteOverloaded(workload)
 	}
 	i.s.rejectLog.note(msg)
-	return mysql.NewSQLError(errServerOverloaded, mysql.SSUnknownSQLState, "%s", msg)
+	return mysqlerr.New(mysqlerr.ERServerOverloaded, "%s", msg)
 }
 
 // hintConstraints are the constraints a connection's SET_VAR hints must keep: the config's for a
 // non-admin, nil for an admin, who is not bound by them.
 func (i *interceptor) hintConstraints(c *mysql.Conn) map[string]config.Constraint {
-	if i.s.auth.isAdmin(c.User) {
+	if i.s.auth.IsAdmin(c.User) {
 		return nil
 	}
 	return i.s.cfg.Load().Constraints
@@ -227,7 +226,7 @@ func hinted(hints []statement.Hint, lo, hi float64, constraints map[string]confi
 func parseHintValue(v string) (float64, error) {
 	f, err := strconv.ParseFloat(v, 64)
 	if err == nil && (f < 0 || math.IsNaN(f)) {
-		err = fmt.Errorf("%s is not a number >= 0", clipped(v, quotedValue))
+		err = fmt.Errorf("%s is not a number >= 0", mysqlerr.Clipped(v, mysqlerr.QuotedValue))
 	}
 	return f, err
 }
@@ -236,16 +235,16 @@ func parseHintValue(v string) (float64, error) {
 func (i *interceptor) own(c *mysql.Conn, stmt *statement.Summary, callback resultCallback) (handled bool, err error) {
 	switch {
 	case stmt.IsSystemReloadConfig():
-		if !i.s.auth.isAdmin(c.User) {
+		if !i.s.auth.IsAdmin(c.User) {
 			return true, errNeedAdmin("SYSTEM RELOAD CONFIG")
 		}
 		if err := i.s.Reload("SYSTEM RELOAD CONFIG"); err != nil {
-			return true, mysql.NewSQLError(mysql.ERUnknownError, mysql.SSUnknownSQLState, "SYSTEM RELOAD CONFIG failed, the running settings stay: %v", err)
+			return true, mysqlerr.New(mysql.ERUnknownError, "SYSTEM RELOAD CONFIG failed, the running settings stay: %v", err)
 		}
 		return true, callback(&sqltypes.Result{}, false)
 	case isBackup(stmt):
 		dir, _ := stmt.SystemBackup()
-		if !i.s.auth.isAdmin(c.User) {
+		if !i.s.auth.IsAdmin(c.User) {
 			return true, errNeedAdmin("SYSTEM BACKUP")
 		}
 		r, err := i.s.backupTo(dir)
@@ -254,7 +253,7 @@ func (i *interceptor) own(c *mysql.Conn, stmt *statement.Summary, callback resul
 		}
 		return true, callback(r, false)
 	case stmt.IsTruncateWarnings(currentDatabase(c)):
-		if !i.s.auth.isAdmin(c.User) {
+		if !i.s.auth.IsAdmin(c.User) {
 			return true, errNeedAdmin("TRUNCATE system.warnings")
 		}
 		n := i.s.registry.Len()

@@ -6,10 +6,12 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"overloadsql/admission"
+	"overloadsql/mysqlerr"
 	"strings"
 	"testing"
 
 	"overloadsql/overload"
+	"overloadsql/server/access"
 	"overloadsql/server/config"
 	"overloadsql/server/statement"
 	"overloadsql/storage"
@@ -28,7 +30,7 @@ func decisionServer(t testing.TB, overloadRatio float64, seed uint64) *Server {
 	rng := rand.New(rand.NewPCG(seed, seed))
 	s := &Server{logger: logger, random: rng.Float64, registry: warnings.NewRegistry()}
 	s.cfg.Store(config.Default())
-	s.auth = newAuthServer(config.Default().Users)
+	s.auth = access.NewAccounts(config.Default().Users)
 	s.variables = newVariables(s)
 	if err := s.variables.register(); err != nil {
 		t.Fatal(err)
@@ -92,7 +94,7 @@ func TestAdmitProbability(t *testing.T) {
 					continue
 				}
 				var se *mysql.SQLError
-				if !errors.As(err, &se) || se.Number() != errServerOverloaded || se.SQLState() != "HY000" {
+				if !errors.As(err, &se) || se.Number() != mysqlerr.ERServerOverloaded || se.SQLState() != "HY000" {
 					t.Fatalf("error %v, want 745 HY000", err)
 				}
 				rejected++
@@ -124,18 +126,7 @@ func TestAdmitDryRunServesAndCounts(t *testing.T) {
 	}
 }
 
-func TestMessages(t *testing.T) {
-	got := rejectMessage(4, 2, 6, 0.5)
-	want := "CPU is overloaded, CPU is waiting for execution way more than executing, ratio of wait time (OSCPUWaitMicroseconds metric) to busy time (OSCPUVirtualTimeMicroseconds metric) is 4. Min ratio for error (min_os_cpu_wait_time_ratio_to_throw setting) 2, max ratio for error (max_os_cpu_wait_time_ratio_to_throw setting) 6, probability used to decide whether to discard the query 0.5. Consider reducing the number of queries or increase backoff between retries. (SERVER_OVERLOADED)"
-	if got != want {
-		t.Errorf("rejectMessage:\n got %s\nwant %s", got, want)
-	}
-	if got := rejectMessage(9, 1, 1.5, 1); !strings.Contains(got, "is 1.5. ") {
-		t.Errorf("the ratio printed is not the clamped one: %s", got)
-	}
-	if got := dropMessage(2.7679569453035255, 1, 3, 0.8839784726517628); got != "Too many connections: CPU is overloaded, CPU is waiting for execution way more than executing, ratio of wait time (OSCPUWaitMicroseconds metric) to busy time (OSCPUVirtualTimeMicroseconds metric) is 2.7679569453035255. Min ratio for error 1, max ratio for error 3, probability used to decide whether to drop the connection 0.8839784726517628." {
-		t.Errorf("dropMessage: %s", got)
-	}
+func TestNumber(t *testing.T) {
 	for f, want := range map[float64]string{4: "4", 0.5: "0.5", 1e6: "1e+06", 2.7679569453035255: "2.7679569453035255"} {
 		if got := number(f); got != want {
 			t.Errorf("number(%v) = %s, want %s", f, got, want)

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"overloadsql/mysqlerr"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/plan"
@@ -16,12 +18,11 @@ import (
 // query block; limitUnnesting keeps such a subquery a subquery, as in MySQL.
 
 const (
-	maxJoinTables   = 61   // MySQL's MAX_TABLES
-	erTooManyTables = 1116 // ER_TOO_MANY_TABLES
+	maxJoinTables = 61 // MySQL's MAX_TABLES
 )
 
 func tooManyTables() error {
-	return mysql.NewSQLError(erTooManyTables, mysql.SSUnknownSQLState,
+	return mysqlerr.New(mysql.ERTooManyTables,
 		"Too many tables; MySQL can only use %d tables in a join", maxJoinTables)
 }
 

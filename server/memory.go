@@ -9,15 +9,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	"overloadsql/mysqlerr"
 	"overloadsql/overload"
 	"overloadsql/server/statement"
 
 	"github.com/dolthub/vitess/go/mysql"
 )
-
-// errOutOfResources is MySQL's ER_OUT_OF_RESOURCES ("Out of memory; ...", SQLSTATE HY000): the
-// error of a statement cancelled or refused because the server's heap is over its memory limit.
-const errOutOfResources = 1041
 
 // memoryCheckEvery is how often the memory guard reads the heap: a statement that builds big
 // values allocates only what it can in this time before it is cancelled.
@@ -98,7 +95,7 @@ func (e *runningStatement) memoryError(ctx context.Context) *mysql.SQLError {
 	if se := e.stop.Load(); se != nil {
 		return se
 	}
-	if se, ok := context.Cause(ctx).(*mysql.SQLError); ok && se.Num == errOutOfResources {
+	if se, ok := context.Cause(ctx).(*mysql.SQLError); ok && se.Num == mysql.EROutOfResources {
 		return se
 	}
 	return nil
@@ -233,7 +230,7 @@ func (s *Server) checkMemory(now time.Time, limit uint64) {
 	switch {
 	case c.Exceeded:
 		n := s.statements.exceeded(now,
-			mysql.NewSQLError(errOutOfResources, mysql.SSUnknownSQLState, "%s", s.memoryMessage(c.Heap, c.Limit, "the statement was cancelled")),
+			mysqlerr.New(mysql.EROutOfResources, "%s", s.memoryMessage(c.Heap, c.Limit, "the statement was cancelled")),
 			s.refusedError(c.Heap, c.Limit))
 		s.counters.memoryLimitExceeded.Add(uint64(n))
 		s.memoryLog.note(fmt.Sprintf("server heap %s over the memory limit %s (max_server_memory_usage); %d ordinary statement(s) stopped, new ones refused until the heap is under %s",
@@ -253,7 +250,7 @@ func (s *Server) checkMemory(now time.Time, limit uint64) {
 
 // refusedError is the error of an ordinary statement that arrives while the heap is over the limit.
 func (s *Server) refusedError(heap, limit uint64) error {
-	return mysql.NewSQLError(errOutOfResources, mysql.SSUnknownSQLState, "%s", s.memoryMessage(heap, limit,
+	return mysqlerr.New(mysql.EROutOfResources, "%s", s.memoryMessage(heap, limit,
 		"the statement was not started; ordinary statements are refused until the heap is under "+sizeText(resumeMark(limit))))
 }
 

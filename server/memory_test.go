@@ -39,7 +39,7 @@ func running(t *testing.T, s *Server, query string) (context.Context, *runningSt
 
 func isOutOfMemory(err error, what string) bool {
 	var se *mysql.SQLError
-	return errors.As(err, &se) && se.Num == errOutOfResources && strings.Contains(se.Message, what)
+	return errors.As(err, &se) && se.Num == mysql.EROutOfResources && strings.Contains(se.Message, what)
 }
 
 // TestMemoryGuardStopsOrdinaryStatements is a story: the heap crosses the limit while a read, a

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"overloadsql/mysqlerr"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
@@ -19,9 +21,6 @@ import (
 // an integer column check the value first (checkedValue), unless the statement has IGNORE or the
 // session's sql_mode is not strict: there MySQL stores the nearest value with a warning, as the
 // engine does (without the warning).
-
-// erWarnDataOutOfRange is MySQL's ER_WARN_DATA_OUT_OF_RANGE, an error in strict mode.
-const erWarnDataOutOfRange = 1264
 
 // rangeCheckedAssignments is n, an UPDATE's source of rows or an INSERT, with its assignments'
 // values checked.
@@ -103,7 +102,7 @@ func (c checkedValue) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		return v, err
 	}
 	if _, inRange, err := c.column.Type(ctx).Convert(ctx, v); err == nil && inRange != sql.InRange {
-		return nil, mysql.NewSQLError(erWarnDataOutOfRange, "22003", "Out of range value for column '%s'", c.column.Name())
+		return nil, mysqlerr.New(mysql.ERWarnDataOutOfRange, "Out of range value for column '%s'", c.column.Name())
 	}
 	return v, nil
 }

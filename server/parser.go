@@ -4,10 +4,10 @@ import (
 	"context"
 	"strings"
 
+	"overloadsql/mysqlerr"
 	"overloadsql/server/statement"
 
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/vitess/go/mysql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 )
 
@@ -126,14 +126,11 @@ func countExpansion(ctx context.Context, query string) error {
 	return nil
 }
 
-// erTooHighLevelOfNestingForSelect is MySQL's ER_TOO_HIGH_LEVEL_OF_NESTING_FOR_SELECT.
-const erTooHighLevelOfNestingForSelect = 1473
-
 // checkSize is statement.CheckExpressionSize, with MySQL's error for subqueries nested too deep.
 func checkSize(query string) error {
 	err := statement.CheckExpressionSize(query)
 	if tooDeep, ok := err.(*statement.TooDeepError); ok {
-		return mysql.NewSQLError(erTooHighLevelOfNestingForSelect, mysql.SSUnknownSQLState, "%s", tooDeep.Error())
+		return mysqlerr.New(mysqlerr.ERTooHighLevelOfNestingForSelect, "%s", tooDeep.Error())
 	}
 	return err
 }

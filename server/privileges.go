@@ -50,6 +50,7 @@ import (
 	"strings"
 	"sync"
 
+	"overloadsql/mysqlerr"
 	"overloadsql/server/config"
 	"overloadsql/server/statement"
 
@@ -67,9 +68,6 @@ import (
 
 // MySQL error numbers the privilege checks answer with (those vitess has no constant for).
 const (
-	errTableAccessDenied    = 1142 // ER_TABLEACCESS_DENIED_ERROR
-	errLocalInfileDisabled  = 3948 // ER_CLIENT_LOCAL_FILES_DISABLED
-	sqlStateAccessDenied    = "42000"
 	errUsersInConfigMessage = "users are defined in config.toml (restart to change)"
 )
 
@@ -114,22 +112,22 @@ func userHost(ctx *sql.Context) string {
 }
 
 func errGlobalPrivilege(privilege string) error {
-	return mysql.NewSQLError(mysql.ERSpecifiedAccessDenied, sqlStateAccessDenied,
+	return mysqlerr.New(mysql.ERSpecifiedAccessDenied,
 		"Access denied; you need (at least one of) the %s privilege(s) for this operation", privilege)
 }
 
 func errDatabaseDenied(ctx *sql.Context, db, why string) error {
-	return mysql.NewSQLError(mysql.ERDBAccessDenied, sqlStateAccessDenied,
+	return mysqlerr.New(mysql.ERDBAccessDenied,
 		"Access denied for user %s to database '%s'%s", userHost(ctx), db, why)
 }
 
 func errTableDenied(ctx *sql.Context, command, table string) error {
-	return mysql.NewSQLError(errTableAccessDenied, sqlStateAccessDenied,
+	return mysqlerr.New(mysqlerr.ERTableAccessDenied,
 		"%s command denied to user %s for table '%s'", command, userHost(ctx), table)
 }
 
 func errSecureFilePriv() error {
-	return mysql.NewSQLError(mysql.EROptionPreventsStatement, mysql.SSUnknownSQLState,
+	return mysqlerr.New(mysql.EROptionPreventsStatement,
 		"The MySQL server is running with the --secure-file-priv option so it cannot execute this statement")
 }
 
@@ -201,17 +199,17 @@ func mysqlPrivilegeError(err error) error {
 	case err == nil:
 		return nil
 	case sql.ErrDatabaseAccessDeniedForUser.Is(err):
-		return mysql.NewSQLError(mysql.ERDBAccessDenied, sqlStateAccessDenied, "%s", err.Error())
+		return mysqlerr.New(mysql.ERDBAccessDenied, "%s", err.Error())
 	case sql.ErrTableAccessDeniedForUser.Is(err):
-		return mysql.NewSQLError(errTableAccessDenied, sqlStateAccessDenied, "%s", err.Error())
+		return mysqlerr.New(mysqlerr.ERTableAccessDenied, "%s", err.Error())
 	case sql.ErrPrivilegeCheckFailed.Is(err):
-		return mysql.NewSQLError(mysql.ERSpecifiedAccessDenied, sqlStateAccessDenied, "%s", err.Error())
+		return mysqlerr.New(mysql.ERSpecifiedAccessDenied, "%s", err.Error())
 	}
 	return err
 }
 
 func errUsersInConfig() error {
-	return mysql.NewSQLError(mysql.ERSpecifiedAccessDenied, sqlStateAccessDenied,
+	return mysqlerr.New(mysql.ERSpecifiedAccessDenied,
 		"Access denied; %s: add, change or remove [[users]] there", errUsersInConfigMessage)
 }
 
@@ -246,7 +244,7 @@ func (g guard) Build(ctx *sql.Context, n sql.Node, r sql.Row) (sql.RowIter, erro
 // check checks a statement's plan, and gives the plan and the context to build it with, and
 // whether the plan sets user variables (whose memory the session's account charges).
 func (g guard) check(ctx *sql.Context, n sql.Node) (sql.Node, *sql.Context, bool, error) {
-	admin := g.s.auth.isAdmin(ctx.Session.Client().User)
+	admin := g.s.auth.IsAdmin(ctx.Session.Client().User)
 	var err error
 	files, variables := false, false
 	inspectPlan(ctx, n, func(n sql.Node) bool {
@@ -422,7 +420,7 @@ func (g guard) checkNode(ctx *sql.Context, n sql.Node, admin bool) error {
 			return err
 		}
 		if n.Local {
-			return mysql.NewSQLError(errLocalInfileDisabled, sqlStateAccessDenied,
+			return mysqlerr.New(mysqlerr.ERClientLocalFilesDisabled,
 				"Loading local data is disabled; this must be enabled on both the client and server sides")
 		}
 		_, err := g.s.secureFiles().readable(n.File)
@@ -464,11 +462,11 @@ func (g guard) killable(ctx *sql.Context, id uint32, admin bool) error {
 			continue
 		}
 		if !admin && p.User != ctx.Session.Client().User {
-			return mysql.NewSQLError(mysql.ERKillDenied, mysql.SSUnknownSQLState, "You are not owner of thread %d", id)
+			return mysqlerr.New(mysql.ERKillDenied, "You are not owner of thread %d", id)
 		}
 		return nil
 	}
-	return mysql.NewSQLError(mysql.ERNoSuchThread, mysql.SSUnknownSQLState, "Unknown thread id: %d", id)
+	return mysqlerr.New(mysql.ERNoSuchThread, "Unknown thread id: %d", id)
 }
 
 // fileAccessAllowed is the gate of every statement that reads or writes server files.
@@ -495,7 +493,7 @@ func (g guard) checkLoadFile(lf *function.LoadFile, admin bool) error {
 		path, ok = lit.Value().(string)
 	}
 	if !ok {
-		return mysql.NewSQLError(mysql.EROptionPreventsStatement, mysql.SSUnknownSQLState,
+		return mysqlerr.New(mysql.EROptionPreventsStatement,
 			"The MySQL server is running with the --secure-file-priv option so it cannot execute this statement (LOAD_FILE needs a constant file name)")
 	}
 	_, err := g.s.secureFiles().readable(path)
@@ -622,7 +620,7 @@ func (s *Server) secureFiles() secureFiles {
 func (f secureFiles) within(resolved string) (string, error) {
 	dir, err := filepath.EvalSymlinks(f.dir)
 	if err != nil {
-		return "", mysql.NewSQLError(mysql.EROptionPreventsStatement, mysql.SSUnknownSQLState,
+		return "", mysqlerr.New(mysql.EROptionPreventsStatement,
 			"The MySQL server is running with the --secure-file-priv option so it cannot execute this statement (secure_file_priv: %v)", err)
 	}
 	rel, err := filepath.Rel(dir, resolved)
@@ -636,7 +634,7 @@ func (f secureFiles) within(resolved string) (string, error) {
 // server's working directory, not from secure_file_priv as MySQL does.
 func absolute(path string) (string, error) {
 	if !filepath.IsAbs(path) {
-		return "", mysql.NewSQLError(mysql.EROptionPreventsStatement, mysql.SSUnknownSQLState,
+		return "", mysqlerr.New(mysql.EROptionPreventsStatement,
 			"The MySQL server is running with the --secure-file-priv option so it cannot execute this statement (name the file with an absolute path inside secure_file_priv)")
 	}
 	return filepath.Clean(path), nil
@@ -658,7 +656,7 @@ func (f secureFiles) readable(path string) (string, error) {
 		if _, outside := f.within(where); outside != nil {
 			return "", outside
 		}
-		return "", mysql.NewSQLError(mysql.ERTextFileNotReadable, mysql.SSUnknownSQLState,
+		return "", mysqlerr.New(mysql.ERTextFileNotReadable,
 			"File '%s' not found (%v)", path, errors.Unwrap(err))
 	}
 	return f.within(resolved)
@@ -676,15 +674,15 @@ func (f secureFiles) writable(path string) (string, error) {
 		if _, outside := f.within(abs); outside != nil {
 			return "", outside
 		}
-		return "", mysql.NewSQLError(mysql.ERTextFileNotReadable, mysql.SSUnknownSQLState,
-			"Can't create/write to file '%s' (%v)", clipped(path, quotedValue), errors.Unwrap(err))
+		return "", mysqlerr.New(mysql.ERTextFileNotReadable,
+			"Can't create/write to file '%s' (%v)", mysqlerr.Clipped(path, mysqlerr.QuotedValue), errors.Unwrap(err))
 	}
 	resolved, err := f.within(filepath.Join(parent, filepath.Base(abs)))
 	if err != nil {
 		return "", err
 	}
 	if _, err := os.Lstat(resolved); err == nil {
-		return "", mysql.NewSQLError(mysql.ERFileExists, mysql.SSUnknownSQLState, "File '%s' already exists", clipped(path, quotedValue))
+		return "", mysqlerr.New(mysql.ERFileExists, "File '%s' already exists", mysqlerr.Clipped(path, mysqlerr.QuotedValue))
 	}
 	return resolved, nil
 }

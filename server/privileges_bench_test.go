@@ -3,6 +3,7 @@ package server
 import (
 	"testing"
 
+	"overloadsql/server/access"
 	"overloadsql/server/config"
 
 	sqle "github.com/dolthub/go-mysql-server"
@@ -16,7 +17,7 @@ func BenchmarkGuard(b *testing.B) {
 	provider := memory.NewDBProvider(memory.NewDatabase(mainDatabase))
 	engine := sqle.NewDefault(provider)
 	users := []config.User{{Name: "app"}}
-	s := &Server{auth: newAuthServer(users)}
+	s := &Server{auth: access.NewAccounts(users)}
 	s.cfg.Store(config.Default())
 	g := guard{s: s} // check alone: the guard's walk, without the engine's executor
 	base := sql.NewBaseSessionWithClientServer("", sql.Client{User: "app", Address: "127.0.0.1"}, 1)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"overloadsql/mysqlerr"
 	"overloadsql/server/config"
 	"overloadsql/server/statement"
 
@@ -182,28 +183,28 @@ func TestHintedUnderConstraints(t *testing.T) {
 
 func TestMySQLErrorNumbers(t *testing.T) {
 	unknown := func(msg string) error {
-		return mysql.NewSQLError(mysql.ERUnknownError, mysql.SSUnknownSQLState, "%s", msg)
+		return mysqlerr.New(mysql.ERUnknownError, "%s", msg)
 	}
 	tests := []struct {
 		err  error
 		want int
 	}{
 		{unknown("Access denied for user 'app'@'%' to database 'mysql'"), mysql.ERDBAccessDenied},
-		{unknown("Access denied for user 'app'@'%' to table 'user'"), errTableAccessDenied},
+		{unknown("Access denied for user 'app'@'%' to table 'user'"), mysqlerr.ERTableAccessDenied},
 		{unknown("command denied to user 'app'@'%'"), mysql.ERSpecifiedAccessDenied},
 		{unknown("Variable 'max_connections' is a GLOBAL variable and should be set with SET GLOBAL"), mysql.ERGlobalVariable},
 		{unknown("table not found: t"), mysql.ERNoSuchTable},
 		{unknown("something else"), mysql.ERUnknownError},
-		{mysql.NewSQLError(mysql.ERDupEntry, "23000", "Access denied for user x to database y"), mysql.ERDupEntry},
+		{mysqlerr.New(mysql.ERDupEntry, "Access denied for user x to database y"), mysql.ERDupEntry},
 		{nil, 0},
 	}
 	for _, tt := range tests {
-		if got := sqlErrorNum(errorOrNil(clientError(tt.err))); got != tt.want {
-			t.Errorf("clientError(%v) = %d, want %d", tt.err, got, tt.want)
+		if got := sqlErrorNum(errorOrNil(mysqlerr.ForClient(tt.err))); got != tt.want {
+			t.Errorf("mysqlerr.ForClient(%v) = %d, want %d", tt.err, got, tt.want)
 		}
 	}
 	for _, e := range []error{
-		clientError(unknown("Access denied for user 'app'@'%' to database 'mysql'")),
+		mysqlerr.ForClient(unknown("Access denied for user 'app'@'%' to database 'mysql'")),
 		mysqlPrivilegeError(sql.ErrDatabaseAccessDeniedForUser.New("'app'@'%'", "mysql")),
 		mysqlPrivilegeError(sql.ErrTableAccessDeniedForUser.New("'app'@'%'", "user")),
 		mysqlPrivilegeError(sql.ErrPrivilegeCheckFailed.New("'app'@'%'")),

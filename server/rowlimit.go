@@ -1,6 +1,8 @@
 package server
 
 import (
+	"overloadsql/mysqlerr"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
@@ -24,7 +26,7 @@ func boundRowComparisons(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *
 		return pairs <= maxRowPairs
 	})
 	if pairs > maxRowPairs {
-		return nil, transform.SameTree, mysql.NewSQLError(mysql.ERUnknownError, mysql.SSUnknownSQLState,
+		return nil, transform.SameTree, mysqlerr.New(mysql.ERUnknownError,
 			"expression too complex: row comparisons of more than %d pairs of values in one statement; "+
 				"each pair is planned as an equality, and the engine's planning of them grows faster than their number and cannot be stopped. "+
 				"Compare fewer columns at once", maxRowPairs)

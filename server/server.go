@@ -14,11 +14,12 @@ import (
 	"overloadsql/admission"
 	"overloadsql/httpapi"
 	"overloadsql/overload"
+	"overloadsql/server/access"
 	"overloadsql/server/config"
+	"overloadsql/server/wire"
+	"overloadsql/storage"
 	"overloadsql/tables"
 	"overloadsql/warnings"
-
-	"overloadsql/storage"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 	sqle "github.com/dolthub/go-mysql-server"
@@ -53,10 +54,10 @@ type Server struct {
 
 	engine    *sqle.Engine
 	protocol  *gms.Server
-	listener  *listener
-	gate      *gate
-	auth      *authServer
-	certs     *certificates
+	listener  *wire.Listener
+	gate      *wire.Gate
+	auth      *access.Accounts
+	certs     *wire.Certificates
 	variables *variables
 	http      *httpapi.Server // nil when http_listen is off
 
@@ -157,18 +158,18 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		QueueWait:         s.admission.QueueWait,
 	})
 
-	s.certs = &certificates{logger: s.logger}
+	s.certs = &wire.Certificates{Logger: s.logger}
 	if running.Path == "" && running.TLSCertFile == "" {
-		err = s.certs.inMemory()
+		err = s.certs.InMemory()
 	} else {
-		err = s.certs.load(running)
+		err = s.certs.Load(running)
 	}
 	if err != nil {
 		return nil, err
 	}
-	s.auth = newAuthServer(running.Users)
-	s.auth.requireSecure = func() bool { return s.cfg.Load().RequireSecureTransport == config.SwitchOn }
-	s.auth.delays = newLoginDelays(s.loginDelaySettings, time.Sleep, &s.counters)
+	s.auth = access.NewAccounts(running.Users)
+	s.auth.RequireSecure = func() bool { return s.cfg.Load().RequireSecureTransport == config.SwitchOn }
+	s.auth.Delays = access.NewLoginDelays(s.loginDelaySettings, time.Sleep, &s.counters.delayedLogins)
 	s.variables = newVariables(s)
 	collation, err := useCollation(running.CollationServer)
 	if err != nil {
@@ -209,38 +210,38 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		}
 	}
 	limitsLog := newRateLimitedLog(s.logger, "client limits")
-	limits := func() *clientLimits {
-		return &clientLimits{
-			maxPacket:      func() int { return s.cfg.Load().MaxAllowedPacket },
-			connectTimeout: func() time.Duration { return s.cfg.Load().ConnectTimeout },
-			tls:            s.certs.tlsConfig(),
-			handshakes: newHandshakes(func() int { return s.cfg.Load().MaxUnauthenticatedConnections },
-				&s.counters, limitsLog),
-			counters: &s.counters,
-			log:      limitsLog,
+	limits := func() *wire.ClientLimits {
+		return &wire.ClientLimits{
+			MaxPacket:      func() int { return s.cfg.Load().MaxAllowedPacket },
+			ConnectTimeout: func() time.Duration { return s.cfg.Load().ConnectTimeout },
+			TLS:            s.certs.TLSConfig(),
+			Handshakes: wire.NewHandshakes(func() int { return s.cfg.Load().MaxUnauthenticatedConnections },
+				&s.counters.Counters, limitsLog.note),
+			Counters: &s.counters.Counters,
+			Log:      limitsLog.note,
 		}
 	}
 	refusedLog := newRateLimitedLog(s.logger, "connections refused")
-	s.gate = &gate{
-		settings: s.dropSettings,
-		overload: s.sampler.Overload,
-		random:   s.random,
-		counters: &s.counters,
-		log:      refusedLog,
-		limits:   limits(),
+	s.gate = &wire.Gate{
+		Settings: s.dropSettings,
+		Overload: s.sampler.Overload,
+		Random:   s.random,
+		Counters: &s.counters.Counters,
+		Log:      refusedLog.note,
+		Limits:   limits(),
 	}
-	adminGate := &adminGate{
-		max:      func() int64 { return int64(s.cfg.Load().AdminMaxConnections) },
-		counters: &s.counters,
-		log:      refusedLog,
-		limits:   limits(),
+	adminGate := &wire.AdminGate{
+		Max:      func() int64 { return int64(s.cfg.Load().AdminMaxConnections) },
+		Counters: &s.counters.Counters,
+		Log:      refusedLog.note,
+		Limits:   limits(),
 	}
-	s.listener = newListener(main, admin, s.gate, adminGate)
+	s.listener = wire.NewListener(main, admin, s.gate, adminGate)
 	if running.HTTPListen != "" {
 		if s.http, err = httpapi.Listen(running.HTTPListen, httpapi.Options{
 			State: httpState{s}, Logger: s.logger,
 			Metrics: s.recorder.metrics, Warnings: s.recorder.warnings, Retention: running.MetricLogRetention,
-			Authenticate: s.auth.checkHTTPAdmin,
+			Authenticate: s.auth.CheckHTTPAdmin,
 		}); err != nil {
 			s.listener.Close()
 			return nil, err
@@ -254,15 +255,15 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		Address:   running.Listen,
 		Version:   MySQLVersion,
 		Listener:  s.listener,
-		TLSConfig: s.certs.tlsConfig(),
+		TLSConfig: s.certs.TLSConfig(),
 		Options:   []gms.Option{interceptors.Option(), handlerOption(s.logger, s)},
 		ProtocolListenerFactory: func(c gms.Config, lc mysql.ListenerConfig, sel gms.ServerEventListener) (gms.ProtocolListener, error) {
 			lc.AuthServer = s.auth
-			lc.Listener = statisticsListener{Listener: lc.Listener, text: s.statisticsText}
+			lc.Listener = wire.StatisticsListener{Listener: lc.Listener, Text: s.statisticsText}
 			return gms.MySQLProtocolListenerFactory(c, lc, sel)
 		},
 	}, s.engine, s.newContext, s.sessionBuilder, eventListener{&s.counters}, func(h mysql.Handler) (mysql.Handler, error) {
-		return guardHandler{Handler: h, s: s}, nil
+		return connectionHandler{Handler: h, s: s}, nil
 	})
 	if err != nil {
 		s.listener.Close()
@@ -317,7 +318,7 @@ func (s *Server) sessionBuilder(ctx context.Context, conn *mysql.Conn, addr stri
 		return nil, err
 	}
 	base.SetCurrentDatabase(mainDatabase)
-	if err := setTLSStatus(base, conn); err != nil {
+	if err := wire.SetTLSStatus(base, conn); err != nil {
 		return nil, err
 	}
 	client := &client{persisted: map[string]interface{}{}}
@@ -342,7 +343,7 @@ func (s *Server) newContext(ctx context.Context, opts ...sql.ContextOption) *sql
 	c := sql.NewContext(ctx, opts...)
 	if c.Session != nil && c.ProcessList != nil {
 		c.ProcessList = lockWaitProcesses{ProcessList: c.ProcessList, waits: &s.lockWaits}
-		if user := c.Session.Client().User; !s.auth.isAdmin(user) {
+		if user := c.Session.Client().User; !s.auth.IsAdmin(user) {
 			c.ProcessList = ownProcesses{ProcessList: c.ProcessList, user: user}
 		}
 	}
@@ -423,14 +424,11 @@ func currentDatabase(c *mysql.Conn) string {
 func (s *Server) Config() *config.Config { return s.cfg.Load() }
 
 // Addr is the main listener's address.
-func (s *Server) Addr() net.Addr { return s.listener.main.Addr() }
+func (s *Server) Addr() net.Addr { return s.listener.Addr() }
 
 // AdminAddr is the admin listener's address, nil when admin_listen is off.
 func (s *Server) AdminAddr() net.Addr {
-	if s.listener.admin == nil {
-		return nil
-	}
-	return s.listener.admin.Addr()
+	return s.listener.AdminAddr()
 }
 
 // HTTPAddr is the HTTP listener's address, nil when http_listen is off.
@@ -486,7 +484,7 @@ func (s *Server) Serve(ctx context.Context) error {
 		"http_listen", addrString(s.HTTPAddr()))
 	// The protocol layer's own Start would only add log lines about LOAD DATA.
 	s.protocol.Listener.Accept() // returns when the listener is closed or an accept loop failed
-	if err := s.listener.failure(); err != nil {
+	if err := s.listener.Failure(); err != nil {
 		s.stopping.Store(true)
 		s.listener.Close()
 		if s.http != nil {

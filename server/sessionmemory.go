@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"overloadsql/mysqlerr"
 	"overloadsql/overload"
 	"overloadsql/quota"
 	"overloadsql/tables"
@@ -45,7 +46,7 @@ import (
 //     grows the session's variables is refused instead.
 //
 //   - PREPARE and DEALLOCATE PREPARE, when their plans are built; COM_STMT_PREPARE in
-//     guardHandler.ComPrepare (keepPrepared), by text, as the engine keeps them.
+//     connectionHandler.ComPrepare (keepPrepared), by text, as the engine keeps them.
 //
 // A statement refused for memory puts back every user variable it named to its value before
 // the statement (as MySQL's SET changes none of its variables when one fails), so the bytes it
@@ -56,11 +57,6 @@ import (
 // computes), data stored in tables, a procedure's local variables while it runs, and GET_LOCK
 // names. They are bounded by the memory guard (memory.go) and by the limits of docs/reference.md, "Limits";
 // the server's account makes room for them (sessionShareOfLimit).
-
-// errMemoryLimitExceeded is ClickHouse's MEMORY_LIMIT_EXCEEDED, used as the MySQL error number
-// (SQLSTATE HY000), as 202 and 745 are: the error of a session or workload over its own quota,
-// which only that session or workload can fix. Error 1041 stays the server's heap over its limit.
-const errMemoryLimitExceeded = 241
 
 // sessionShareOfLimit is the share of the server's memory limit that the accounted memory of all
 // sessions may take, less what the rest of the live heap holds: the rest of the limit is left for
@@ -357,7 +353,7 @@ func (a *sessionAccounts) build(ctx *sql.Context, n sql.Node, next func(sql.Node
 // isQuotaError reports whether err is a memory quota's error 241.
 func isQuotaError(err error) bool {
 	var se *mysql.SQLError
-	return errors.As(sql.UnwrapError(err), &se) && se.Num == errMemoryLimitExceeded
+	return errors.As(sql.UnwrapError(err), &se) && se.Num == mysqlerr.ERMemoryLimitExceeded
 }
 
 // quotaSQLError is the error of an assignment of size bytes to variable that e refused.
@@ -378,7 +374,7 @@ func (a *sessionAccounts) quotaSQLError(variable string, size int64, e *quota.Ex
 		which = "max_memory_usage of " + strings.TrimPrefix(e.Account, "for ")
 		remedy = "the sessions of that workload hold their share: free variables, or ask an admin to raise its max_memory_usage"
 	}
-	return mysql.NewSQLError(errMemoryLimitExceeded, mysql.SSUnknownSQLState,
+	return mysqlerr.New(mysqlerr.ERMemoryLimitExceeded,
 		"Memory limit (%s) exceeded: would use %s (attempt to keep %s in %s), maximum: %s (%s); the statement changed no user variable; %s. (MEMORY_LIMIT_EXCEEDED)",
 		e.Account, quotaSize(e.Used+e.Want), quotaSize(size), what(variable), quotaSize(e.Limit), which, remedy)
 }

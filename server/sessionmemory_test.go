@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"overloadsql/mysqlerr"
 	"overloadsql/server/config"
 
 	sqle "github.com/dolthub/go-mysql-server"
@@ -103,7 +104,7 @@ func quotaRefusal(err error) string {
 	}
 	// What the client gets: the engine's handler unwraps the errors of a row (a trigger's).
 	se := sql.CastSQLError(err)
-	if se.Num != errMemoryLimitExceeded || se.State != mysql.SSUnknownSQLState {
+	if se.Num != mysqlerr.ERMemoryLimitExceeded || se.State != mysql.SSUnknownSQLState {
 		return "not 241: " + err.Error()
 	}
 	for _, which := range []string{"for session", "total", "for workload batch", "for workload web"} {

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"overloadsql/mysqlerr"
 	"overloadsql/server/config"
 	"overloadsql/server/statement"
 
@@ -79,7 +80,7 @@ func (s *Server) commitSettings(conn uint32, user string, failed bool, persist m
 		s.showGlobals(changes)
 		return nil
 	}
-	if len(persist) > 0 && !s.auth.isAdmin(user) {
+	if len(persist) > 0 && !s.auth.IsAdmin(user) {
 		s.showGlobals(changes)
 		return errNeedAdmin("SET PERSIST")
 	}
@@ -105,7 +106,7 @@ func (s *Server) commitSettings(conn uint32, user string, failed bool, persist m
 		if err := s.persist.save(next, persist); err != nil {
 			s.logger.Error("SET PERSIST failed; nothing was changed", "err", err)
 			s.showGlobals(changes)
-			return mysql.NewSQLError(mysql.ERUnknownError, mysql.SSUnknownSQLState, "SET PERSIST: %v; no value was changed", err)
+			return mysqlerr.New(mysql.ERUnknownError, "SET PERSIST: %v; no value was changed", err)
 		}
 	}
 	tlsFiles := next.TLSCertFile != running.TLSCertFile || next.TLSKeyFile != running.TLSKeyFile
@@ -170,7 +171,7 @@ func persistedValues(cl *client, query string) (map[string]string, error) {
 	}
 	stmt, err := ast.Parse(statement.RewriteSystem(query))
 	if err != nil {
-		return nil, mysql.NewSQLError(mysql.ERUnknownError, mysql.SSUnknownSQLState,
+		return nil, mysqlerr.New(mysql.ERUnknownError,
 			"SET PERSIST: the statement could not be read again to save it (%v); nothing was changed", err)
 	}
 	set, ok := stmt.(*ast.Set)
@@ -184,12 +185,12 @@ func persistedValues(cl *client, query string) (map[string]string, error) {
 		}
 		name := strings.ToLower(e.Name.Name.String())
 		if !config.Persistable(name) {
-			return nil, mysql.NewSQLError(mysql.ERNotSupportedYet, mysql.SSUnknownSQLState,
+			return nil, mysqlerr.New(mysql.ERNotSupportedYet,
 				"SET PERSIST %s: only overloadsql's server and session settings can be persisted; %s is set for now but not saved, and no overloadsql setting of the statement was changed", name, name)
 		}
 		v, ok := cl.persisted[name]
 		if !ok {
-			return nil, mysql.NewSQLError(mysql.ERUnknownError, mysql.SSUnknownSQLState,
+			return nil, mysqlerr.New(mysql.ERUnknownError,
 				"SET PERSIST %s: the engine recorded no value; nothing was changed", name)
 		}
 		values[name] = variableText(v)

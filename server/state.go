@@ -5,7 +5,9 @@ import (
 	"time"
 
 	"overloadsql/overload"
+	"overloadsql/server/access"
 	"overloadsql/server/config"
+	"overloadsql/server/wire"
 	"overloadsql/tables"
 	"overloadsql/warnings"
 )
@@ -89,7 +91,7 @@ func (s *Server) asynchronousMetrics() []overload.Metric {
 	rows := make([]overload.Metric, 0, len(snap.Metrics)+2)
 	rows = append(rows, snap.Metrics...)
 	rows = append(rows,
-		overload.Metric{Name: "ConnectionDropProbability", Value: overload.Probability(snap.Overload, d.min, d.max),
+		overload.Metric{Name: "ConnectionDropProbability", Value: overload.Probability(snap.Overload, d.Min, d.Max),
 			Description: "Probability that a new connection to the main listener is dropped now, from OSCPUOverload and the *_os_cpu_wait_time_ratio_to_drop_connection server settings."},
 		overload.Metric{Name: "Uptime", Value: time.Since(s.started).Seconds(),
 			Description: "Seconds since the server started."},
@@ -123,22 +125,22 @@ func (s *Server) serverSettings() []tables.ServerSetting {
 	return rows
 }
 
-func (s *Server) dropSettings() dropSettings {
+func (s *Server) dropSettings() wire.DropSettings {
 	cfg := s.cfg.Load()
-	return dropSettings{
-		min:            cfg.MinDropRatio,
-		max:            cfg.MaxDropRatio,
-		maxConnections: int64(cfg.MaxConnections),
-		dryRun:         cfg.OverloadEnforcement == config.EnforcementDryRun,
+	return wire.DropSettings{
+		Min:            cfg.MinDropRatio,
+		Max:            cfg.MaxDropRatio,
+		MaxConnections: int64(cfg.MaxConnections),
+		DryRun:         cfg.OverloadEnforcement == config.EnforcementDryRun,
 	}
 }
 
-func (s *Server) loginDelaySettings() loginDelaySettings {
+func (s *Server) loginDelaySettings() access.LoginDelaySettings {
 	cfg := s.cfg.Load()
-	return loginDelaySettings{
-		threshold: cfg.FailedLoginThreshold,
-		min:       cfg.FailedLoginMinDelay,
-		max:       cfg.FailedLoginMaxDelay,
+	return access.LoginDelaySettings{
+		Threshold: cfg.FailedLoginThreshold,
+		Min:       cfg.FailedLoginMinDelay,
+		Max:       cfg.FailedLoginMaxDelay,
 	}
 }
 
@@ -180,7 +182,7 @@ func (s *Server) apply(cfg *config.Config, readCertificates bool) error {
 		return err
 	}
 	if readCertificates && (cfg.Path != "" || cfg.TLSCertFile != "") {
-		if err := s.certs.load(cfg); err != nil {
+		if err := s.certs.Load(cfg); err != nil {
 			return err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"overloadsql/mysqlerr"
 	"overloadsql/server/config"
 	"overloadsql/storage"
 
@@ -210,9 +211,9 @@ func (l storeLock) Acquire(ctx *sql.Context, sess sql.Session) error {
 		return nil
 	case errors.Is(err, context.DeadlineExceeded):
 		l.s.counters.lockWaitTimeouts.Add(1)
-		return mysql.NewSQLError(erLockWaitTimeout, mysql.SSUnknownSQLState, "Lock wait timeout exceeded; try restarting transaction")
+		return mysqlerr.New(mysql.ERLockWaitTimeout, "Lock wait timeout exceeded; try restarting transaction")
 	default:
-		return mysql.NewSQLError(mysql.ERQueryInterrupted, "70100", "Query execution was interrupted")
+		return mysqlerr.New(mysql.ERQueryInterrupted, "Query execution was interrupted")
 	}
 }
 

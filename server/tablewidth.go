@@ -1,6 +1,8 @@
 package server
 
 import (
+	"overloadsql/mysqlerr"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/plan"
@@ -16,7 +18,6 @@ import (
 const (
 	maxTableColumns    = 1017      // InnoDB's
 	maxAddedColumnWork = 64 * 1024 // added columns x resulting columns; 64 at 1024
-	erTooManyFields    = 1117      // ER_TOO_MANY_FIELDS
 )
 
 func boundTableWidth(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
@@ -54,7 +55,7 @@ func checkAddedColumns(ctx *sql.Context, nodes []sql.Node) error {
 		return tooManyColumns()
 	}
 	if added*(columns+added) > maxAddedColumnWork {
-		return mysql.NewSQLError(mysql.ERUnknownError, mysql.SSUnknownSQLState,
+		return mysqlerr.New(mysql.ERUnknownError,
 			"ALTER TABLE adds too many columns at once: %d to a table of %d; at most %d added columns times the table's columns after them in one statement. Split it into several ALTER TABLE statements",
 			added, columns, maxAddedColumnWork)
 	}
@@ -62,5 +63,5 @@ func checkAddedColumns(ctx *sql.Context, nodes []sql.Node) error {
 }
 
 func tooManyColumns() error {
-	return mysql.NewSQLError(erTooManyFields, mysql.SSUnknownSQLState, "Too many columns: a table has at most %d", maxTableColumns)
+	return mysqlerr.New(mysql.ERTooManyFields, "Too many columns: a table has at most %d", maxTableColumns)
 }

@@ -4,10 +4,11 @@ import (
 	"fmt"
 	"unicode/utf8"
 
+	"overloadsql/mysqlerr"
+
 	sqle "github.com/dolthub/go-mysql-server"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression/function"
-	"github.com/dolthub/vitess/go/mysql"
 )
 
 // User-level locks (GET_LOCK, RELEASE_LOCK, IS_FREE_LOCK, IS_USED_LOCK) take names of at most
@@ -18,9 +19,6 @@ import (
 
 // maxLockName is MySQL's bound on a lock name, in characters.
 const maxLockName = 64
-
-// erUserLockWrongName is ER_USER_LOCK_WRONG_NAME.
-const erUserLockWrongName = 3057
 
 // lockFunctions are the engine's functions that take a lock name as their first argument.
 var lockFunctions = map[string]bool{"get_lock": true, "release_lock": true, "is_free_lock": true, "is_used_lock": true}
@@ -69,9 +67,9 @@ func (l *lockName) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		return v, nil // a number: the engine converts it to a short name
 	}
 	if n := utf8.RuneCountInString(s); n > maxLockName {
-		return nil, mysql.NewSQLError(erUserLockWrongName, mysql.SSClientError,
+		return nil, mysqlerr.New(mysqlerr.ERUserLockWrongName,
 			"Incorrect user-level lock name '%s': a lock name has at most %d characters, this one has %d",
-			clipped(s, quotedLockName), maxLockName, n)
+			mysqlerr.Clipped(s, mysqlerr.QuotedLockName), maxLockName, n)
 	}
 	return v, nil
 }

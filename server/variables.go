@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 
+	"overloadsql/mysqlerr"
 	"overloadsql/overload"
 	"overloadsql/server/config"
 	"overloadsql/tables"
@@ -110,16 +111,16 @@ func internal(ctx *sql.Context) bool {
 
 // isAdmin reports whether the change comes from an admin's session.
 func (vs *variables) isAdmin(ctx *sql.Context) bool {
-	return vs.s.auth.isAdmin(ctx.Session.Client().User)
+	return vs.s.auth.IsAdmin(ctx.Session.Client().User)
 }
 
 func errNeedAdmin(what string) error {
-	return mysql.NewSQLError(mysql.ERSpecifiedAccessDenied, "42000",
+	return mysqlerr.New(mysql.ERSpecifiedAccessDenied,
 		"Access denied; you need the admin privilege for this operation (%s)", what)
 }
 
 func errConstraint(format string, args ...any) error {
-	return mysql.NewSQLError(mysql.ERWrongValueForVar, "42000", format, args...)
+	return mysqlerr.New(mysql.ERWrongValueForVar, format, args...)
 }
 
 func (vs *variables) sessionSettingChanged(ctx *sql.Context, scope sql.SystemVariableScope, v sql.SystemVarValue) error {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"overloadsql/mysqlerr"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
 )
@@ -49,8 +51,8 @@ func (t checkedVariableType) Convert(ctx context.Context, v any) (any, sql.Conve
 		err = fmt.Errorf("negative value for an unsigned variable")
 	}
 	if err != nil {
-		return nil, inRange, mysql.NewSQLError(mysql.ERWrongValueForVar, "42000",
-			"Variable '%s' can't be set to the value of '%s': it must be %s", t.name, clipped(shown(v), quotedValue), t.accepts)
+		return nil, inRange, mysqlerr.New(mysql.ERWrongValueForVar,
+			"Variable '%s' can't be set to the value of '%s': it must be %s", t.name, mysqlerr.Clipped(shown(v), mysqlerr.QuotedValue), t.accepts)
 	}
 	return out, inRange, nil
 }

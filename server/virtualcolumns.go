@@ -3,6 +3,8 @@ package server
 import (
 	"strings"
 
+	"overloadsql/mysqlerr"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/plan"
@@ -41,7 +43,7 @@ func refuseVirtualColumnShifts(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Nod
 			continue
 		}
 		if virtual := virtualColumnBefore(table.Schema(ctx), column); virtual != "" {
-			return nil, transform.SameTree, mysql.NewSQLError(mysql.ERNotSupportedYet, mysql.SSUnknownSQLState,
+			return nil, transform.SameTree, mysqlerr.New(mysql.ERNotSupportedYet,
 				"This version of MySQL doesn't yet support 'changing column %s, which follows the VIRTUAL column %s (put VIRTUAL columns last, or make them STORED)'", column, virtual)
 		}
 	}

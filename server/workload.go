@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"overloadsql/admission"
+	"overloadsql/mysqlerr"
 	"overloadsql/server/config"
 	"overloadsql/server/statement"
 	"overloadsql/tables"
@@ -62,9 +63,9 @@ func (vs *variables) workloadChanged(ctx *sql.Context, _ sql.SystemVariableScope
 // errUnknownWorkload is MySQL's error for a value a variable cannot take, naming the known
 // workloads; how says where the name came from ("" for SET).
 func errUnknownWorkload(cfg *config.Config, name, how string) error {
-	return mysql.NewSQLError(mysql.ERWrongValueForVar, "42000",
+	return mysqlerr.New(mysql.ERWrongValueForVar,
 		"Variable 'workload' can't be set to the value of '%s'%s: no such workload; the workloads are %s (config [[workloads]])",
-		clipped(name, quotedValue), how, strings.Join(cfg.WorkloadNames(), ", "))
+		mysqlerr.Clipped(name, mysqlerr.QuotedValue), how, strings.Join(cfg.WorkloadNames(), ", "))
 }
 
 // statementWorkload is the workload a statement on c runs in (see the top of this file).
@@ -74,7 +75,7 @@ func (s *Server) statementWorkload(c *mysql.Conn, stmt *statement.Summary) (stri
 		if h.Name != config.WorkloadSetting {
 			continue
 		}
-		if !s.auth.isAdmin(c.User) && ignoredHint(cfg.Constraints, h) != nil {
+		if !s.auth.IsAdmin(c.User) && ignoredHint(cfg.Constraints, h) != nil {
 			break // the engine warns (guard.warnIgnoredHints)
 		}
 		if _, ok := cfg.LookupWorkload(h.Value); !ok || !s.admission.Known(h.Value) {

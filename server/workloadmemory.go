@@ -6,6 +6,7 @@ import (
 
 	"overloadsql/quota"
 	"overloadsql/server/config"
+	"overloadsql/server/wire"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
@@ -155,7 +156,7 @@ func (a *sessionAccounts) join(sess sql.Session, name, chosen string) error {
 
 // beginSessionMemory opens the memory account of a new session on conn, in its user's workload.
 func (s *Server) beginSessionMemory(conn *mysql.Conn, sess sql.Session) {
-	operator := isAdminConn(conn.Conn)
+	operator := wire.IsAdminConn(conn.Conn)
 	m := s.sessionAccounts.begin(sess, conn.User, operator)
 	if operator {
 		return

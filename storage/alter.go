@@ -6,8 +6,11 @@ import (
 	"io"
 	"strings"
 
+	"overloadsql/mysqlerr"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/vitess/go/mysql"
 )
 
 // ALTER TABLE. Columns keep their tags across every change, so renaming, moving, commenting or
@@ -128,7 +131,7 @@ func (t *Table) refuseReferencedColumnDrop(ctx *sql.Context, column string) erro
 	for _, fk := range fks {
 		for _, c := range fk.ParentColumns {
 			if strings.EqualFold(c, column) {
-				return mysqlError(1829, "HY000", "Cannot drop column '%s': needed in a foreign key constraint '%s' of table '%s'", column, fk.Name, fk.Table)
+				return mysqlerr.New(mysqlerr.ERFKColumnCannotDropChild, "Cannot drop column '%s': needed in a foreign key constraint '%s' of table '%s'", column, fk.Name, fk.Table)
 			}
 		}
 	}
@@ -159,7 +162,7 @@ func (t *Table) refusePrimaryKeyDrop(ctx *sql.Context) error {
 			return err
 		}
 		if !ok {
-			return mysqlError(1553, "HY000", "Cannot drop index 'PRIMARY': needed in a foreign key constraint")
+			return mysqlerr.New(mysqlerr.ERDropIndexFK, "Cannot drop index 'PRIMARY': needed in a foreign key constraint")
 		}
 	}
 	return nil
@@ -193,7 +196,7 @@ func (t *Table) RewriteInserter(ctx *sql.Context, oldSchema, newSchema sql.Prima
 			return nil, sql.ErrColumnNotFound.New(c.Name)
 		}
 		if c.Length > 0 && newSchema.Schema[i].PrimaryKey {
-			return nil, mysqlError(1235, "42000", "This version of MySQL doesn't yet support 'prefix lengths in a PRIMARY KEY'")
+			return nil, mysqlerr.New(mysql.ERNotSupportedYet, "This version of MySQL doesn't yet support 'prefix lengths in a PRIMARY KEY'")
 		}
 	}
 	tx, err := t.db.writer(ctx)
@@ -311,10 +314,10 @@ func (t *Table) CreateIndex(ctx *sql.Context, def sql.IndexDef) error {
 		} else if def.IsVector() {
 			kind = "VECTOR"
 		}
-		return mysqlError(1235, "42000", "This version of MySQL doesn't yet support '%s indexes'", kind)
+		return mysqlerr.New(mysql.ERNotSupportedYet, "This version of MySQL doesn't yet support '%s indexes'", kind)
 	}
 	if def.Predicate != nil {
-		return mysqlError(1235, "42000", "This version of MySQL doesn't yet support 'partial indexes'")
+		return mysqlerr.New(mysql.ERNotSupportedYet, "This version of MySQL doesn't yet support 'partial indexes'")
 	}
 	return t.alter(ctx, func(d *tableDesc) error {
 		if strings.EqualFold(def.Name, "PRIMARY") {
@@ -325,7 +328,7 @@ func (t *Table) CreateIndex(ctx *sql.Context, def sql.IndexDef) error {
 		}
 		idx := indexDesc{ID: d.NextIndex, Name: def.Name, Unique: def.IsUnique(), Comment: def.Comment}
 		if d.NextIndex == iidRowHash-1 {
-			return mysqlError(1069, "42000", "Too many keys specified; max 64 keys allowed")
+			return mysqlerr.New(mysql.ERTooManyKeys, "Too many keys specified; max 64 keys allowed")
 		}
 		d.NextIndex++
 		for _, c := range def.Columns {
@@ -419,7 +422,7 @@ func (t *Table) buildIndexNow(ctx *sql.Context, name string) error {
 	e := ins.(*editor)
 	for _, pos := range e.build.pos {
 		if e.t.schema.Schema[pos].Virtual {
-			return mysqlError(1235, "42000", "This version of MySQL doesn't yet support 'foreign keys on virtual columns'")
+			return mysqlerr.New(mysql.ERNotSupportedYet, "This version of MySQL doesn't yet support 'foreign keys on virtual columns'")
 		}
 	}
 	iter, err := e.Table.PartitionRows(ctx, partition{})

@@ -7,8 +7,11 @@ import (
 	"sort"
 	"strings"
 
+	"overloadsql/mysqlerr"
+
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
 )
 
 // Provider is the engine's database provider over a store. Database names are
@@ -336,7 +339,7 @@ func (d *Database) createTable(ctx *sql.Context, name string, schema sql.Primary
 	if pkDef != nil {
 		for _, c := range pkDef.Columns {
 			if c.Length > 0 {
-				return nil, mysqlError(1235, "42000", "This version of MySQL doesn't yet support 'prefix lengths in a PRIMARY KEY'")
+				return nil, mysqlerr.New(mysql.ERNotSupportedYet, "This version of MySQL doesn't yet support 'prefix lengths in a PRIMARY KEY'")
 			}
 		}
 	}

@@ -9,8 +9,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"overloadsql/mysqlerr"
+
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
 )
 
 // Session is a connection's session. It owns the connection's storage transaction: the engine
@@ -392,7 +395,7 @@ func (t *txn) reader() pebble.Reader {
 
 // ErrTransactionTooLarge is the error of a transaction that went over MaxTransactionBytes.
 func errTooLarge(limit int64) error {
-	return mysqlError(1197, "HY000",
+	return mysqlerr.New(mysqlerr.ERTransCacheFull,
 		"Multi-statement transaction required more than 'max_transaction_bytes' bytes of storage (%d); the transaction was rolled back", limit)
 }
 
@@ -421,7 +424,7 @@ func (t *txn) beginWrite(ctx *sql.Context) error {
 			// a scan of this statement reads a snapshot that another commit has made stale:
 			// writing from it could undo that commit
 			t.store.writeLock.Release(t.sess)
-			return mysqlError(1213, "40001", "Deadlock found when trying to get lock; try restarting transaction")
+			return mysqlerr.New(mysql.ERLockDeadlock, "Deadlock found when trying to get lock; try restarting transaction")
 		}
 		t.retire(t.snap)
 		t.snap = nil

@@ -15,7 +15,6 @@ import (
 	"github.com/cockroachdb/pebble/v2/bloom"
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/vitess/go/mysql"
 )
 
 // FormatVersion is the version of the key layout, the row codec and the catalog. A data
@@ -430,9 +429,4 @@ func (quietLogger) Infof(string, ...interface{})  {}
 func (quietLogger) Errorf(string, ...interface{}) {}
 func (quietLogger) Fatalf(format string, args ...interface{}) {
 	panic(fmt.Sprintf(format, args...))
-}
-
-// mysqlError is an error with MySQL's number and SQLSTATE.
-func mysqlError(num int, state, format string, args ...any) error {
-	return mysql.NewSQLError(num, state, format, args...)
 }

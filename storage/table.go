@@ -9,7 +9,9 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/mysql"
 
+	"overloadsql/mysqlerr"
 	"overloadsql/storage/keys"
 )
 
@@ -510,7 +512,7 @@ func (t *Table) CreateCheck(ctx *sql.Context, check *sql.CheckDefinition) error 
 	return t.alter(ctx, func(d *tableDesc) error {
 		for _, c := range d.Checks {
 			if strings.EqualFold(c.Name, check.Name) {
-				return mysqlError(3822, "HY000", "Duplicate check constraint name '%s'.", check.Name)
+				return mysqlerr.New(mysqlerr.ERCheckConstraintDupName, "Duplicate check constraint name '%s'.", check.Name)
 			}
 		}
 		c := *check
@@ -632,7 +634,7 @@ func (t *Table) GetForeignKeyEditor(ctx *sql.Context) sql.ForeignKeyEditor {
 }
 
 func (t *Table) ModifyStoredCollation(ctx *sql.Context, collation sql.CollationID) error {
-	return mysqlError(1235, "42000", "This version of MySQL doesn't yet support 'converting the stored values of a table to another collation'")
+	return mysqlerr.New(mysql.ERNotSupportedYet, "This version of MySQL doesn't yet support 'converting the stored values of a table to another collation'")
 }
 
 func (t *Table) ModifyDefaultCollation(ctx *sql.Context, collation sql.CollationID) error {

@@ -4,7 +4,10 @@ import (
 	"sync"
 	"time"
 
+	"overloadsql/mysqlerr"
+
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
 )
 
 // WriteLock orders the writing transactions: a session holds it from its first write to the
@@ -73,7 +76,7 @@ func (l *fifoLock) Acquire(ctx *sql.Context, s sql.Session) error {
 	case <-ctx.Done():
 		err = ctx.Err()
 	case <-timer.C:
-		err = mysqlError(1205, "HY000", "Lock wait timeout exceeded; try restarting transaction")
+		err = mysqlerr.New(mysql.ERLockWaitTimeout, "Lock wait timeout exceeded; try restarting transaction")
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -7,14 +7,17 @@ import (
 	"fmt"
 	"time"
 
+	"overloadsql/mysqlerr"
+
+	vmysql "github.com/dolthub/vitess/go/mysql"
 	"github.com/go-sql-driver/mysql"
 )
 
 // MySQL error numbers the server uses to shed load.
 const (
-	errServerOverloaded           = 745  // statement rejected (ClickHouse's SERVER_OVERLOADED)
-	errTooManySimultaneousQueries = 202  // statement got no CPU slot (admission control)
-	errTooManyConnection          = 1040 // connection dropped before the handshake
+	errServerOverloaded           = mysqlerr.ERServerOverloaded           // statement rejected
+	errTooManySimultaneousQueries = mysqlerr.ERTooManySimultaneousQueries // statement got no CPU slot (admission control)
+	errTooManyConnection          = vmysql.ERConCount                     // connection dropped before the handshake
 )
 
 const (

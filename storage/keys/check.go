@@ -1,6 +1,8 @@
 package keys
 
 import (
+	"overloadsql/mysqlerr"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
@@ -25,7 +27,7 @@ func Check(col string, t sql.Type, prefix int64) error {
 	}
 	switch t.Type() {
 	case sqltypes.TypeJSON:
-		return mysql.NewSQLError(erJSONUsedAsKey, "42000",
+		return mysqlerr.New(mysqlerr.ERJSONUsedAsKey,
 			"JSON column '%s' supports indexing only via generated columns on a specified JSON path.", col)
 	case sqltypes.Geometry:
 		return errNotKey(t, "indexes on GEOMETRY columns")
@@ -39,7 +41,7 @@ func Check(col string, t sql.Type, prefix int64) error {
 	isString := ti.kind == kindBytes || ti.kind == kindString
 	if prefix <= 0 {
 		if t.Type() == sqltypes.Text || t.Type() == sqltypes.Blob {
-			return mysql.NewSQLError(erBlobKeyWithoutLength, "42000",
+			return mysqlerr.New(mysql.ERBlobKeyWithoutLength,
 				"BLOB/TEXT column '%s' used in key specification without a key length", col)
 		}
 		return nil
@@ -70,10 +72,10 @@ func Check(col string, t sql.Type, prefix int64) error {
 }
 
 func errWrongSubKey() error {
-	return mysql.NewSQLError(erWrongSubKey, "HY000",
+	return mysqlerr.New(mysql.ERWrongSubKey,
 		"Incorrect prefix key; the used key part isn't a string, the used length is longer than the key part, or the storage engine doesn't support unique prefix keys")
 }
 
 func errTooLongKey() error {
-	return mysql.NewSQLError(erTooLongKey, "42000", "Specified key was too long; max key length is %d bytes", maxPrefixBytes)
+	return mysqlerr.New(mysql.ERTooLongKey, "Specified key was too long; max key length is %d bytes", maxPrefixBytes)
 }

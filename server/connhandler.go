@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"overloadsql/internal/loglimit"
+	"overloadsql/mysqlerr"
 	"overloadsql/server/statement"
+	"overloadsql/server/wire"
 
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
@@ -19,27 +21,25 @@ import (
 // log line.
 const maxLoggedInput = 1024
 
-// guardHandler sits between the protocol layer and the engine's handler: it links each
+// connectionHandler sits between the protocol layer and the engine's handler: it links each
 // connection's packet reader to the connection's prepared statements (so the reader can refuse
 // a reset of an unknown one), refuses more than maxPreparedStatements per connection, answers a
 // COM_RESET_CONNECTION that comes before any session exists (the engine's handler would
 // dereference the missing session), releases the write lock of the transaction a reset ends and
 // gives the reset's OK the new session's status flags, and logs each failed statement once, as
 // one line.
-type guardHandler struct {
+type connectionHandler struct {
 	mysql.Handler
 	s *Server
 }
 
-func (h guardHandler) NewConnection(c *mysql.Conn) {
-	if p := packetConnOf(c.Conn); p != nil {
-		// Called from the connection's goroutine, like every later use of PrepareData.
-		p.prepared = func(id uint32) bool { _, ok := c.PrepareData[id]; return ok }
-	}
+func (h connectionHandler) NewConnection(c *mysql.Conn) {
+	// Called from the connection's goroutine, like every later use of PrepareData.
+	wire.TrackPrepared(c.Conn, func(id uint32) bool { _, ok := c.PrepareData[id]; return ok })
 	h.Handler.NewConnection(c)
 }
 
-func (h guardHandler) ComResetConnection(c *mysql.Conn) error {
+func (h connectionHandler) ComResetConnection(c *mysql.Conn) error {
 	if clientOf(c) == nil {
 		return nil // no session yet: nothing to reset
 	}
@@ -58,25 +58,25 @@ func (h guardHandler) ComResetConnection(c *mysql.Conn) error {
 // ComInitDB refuses a non-admin a database it may not USE (see guard.checkNode), with MySQL's
 // 1044: the engine made mysql the current database of `mariadb -u app mysql` or of a
 // COM_INIT_DB, where USE mysql failed, and SHOW TABLES listed it.
-func (h guardHandler) ComInitDB(c *mysql.Conn, schemaName string) error {
-	if !h.s.auth.isAdmin(c.User) && !readable(schemaName) {
+func (h connectionHandler) ComInitDB(c *mysql.Conn, schemaName string) error {
+	if !h.s.auth.IsAdmin(c.User) && !readable(schemaName) {
 		host := c.RemoteAddr().String()
 		if hp, _, err := net.SplitHostPort(host); err == nil {
 			host = hp
 		}
-		return mysql.NewSQLError(mysql.ERDBAccessDenied, sqlStateAccessDenied,
+		return mysqlerr.New(mysql.ERDBAccessDenied,
 			"Access denied for user '%s'@'%s' to database '%s'", c.User, host, schemaName)
 	}
 	return h.Handler.ComInitDB(c, schemaName)
 }
 
-func (h guardHandler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
+func (h connectionHandler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
 	err := h.Handler.ComQuery(ctx, c, query, callback)
 	h.failed(c, query, err)
 	return err
 }
 
-func (h guardHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
+func (h connectionHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
 	rest, err := h.Handler.ComMultiQuery(ctx, c, query, callback)
 	h.failed(c, strings.TrimSuffix(query, rest), err)
 	return rest, err
@@ -86,9 +86,6 @@ func (h guardHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query st
 // default max_prepared_stmt_count (which MySQL counts across all connections).
 const maxPreparedStatements = 16382
 
-// errTooManyPrepared is MySQL's ER_MAX_PREPARED_STMT_COUNT_REACHED.
-const errTooManyPrepared = 1461
-
 // maxPlaceholders is the most '?' a prepared statement may hold. MySQL allows 65535; the
 // protocol layer counts them in 16 bits and sizes the NULL bitmap of COM_STMT_EXECUTE as
 // (count+7)/8 in 16 bits too: 65529 to 65535 placeholders made every execution panic (and drop
@@ -96,20 +93,17 @@ const errTooManyPrepared = 1461
 // bound.
 const maxPlaceholders = 65535 - 7
 
-// errManyPlaceholders is MySQL's ER_PS_MANY_PARAM.
-const errManyPlaceholders = 1390
-
-func (h guardHandler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, prepare *mysql.PrepareData) ([]*querypb.Field, error) {
+func (h connectionHandler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, prepare *mysql.PrepareData) ([]*querypb.Field, error) {
 	// The protocol layer has already stored the new statement; a refused one must not stay.
 	// Each placeholder takes a byte of the text: a shorter statement is not read.
 	if len(query) > maxPlaceholders && statement.Placeholders(query) > maxPlaceholders {
 		delete(c.PrepareData, prepare.StatementID)
-		return nil, mysql.NewSQLError(errManyPlaceholders, "HY000",
+		return nil, mysqlerr.New(mysqlerr.ERPsManyParam,
 			"Prepared statement contains too many placeholders (at most %d)", maxPlaceholders)
 	}
 	if len(c.PrepareData) > maxPreparedStatements {
 		delete(c.PrepareData, prepare.StatementID)
-		return nil, mysql.NewSQLError(errTooManyPrepared, "42000",
+		return nil, mysqlerr.New(mysqlerr.ERMaxPreparedStmtCountReached,
 			"Can't create more than max_prepared_stmt_count statements (current value: %d)", maxPreparedStatements)
 	}
 	fields, err := h.Handler.ComPrepare(ctx, c, query, prepare)
@@ -123,7 +117,7 @@ func (h guardHandler) ComPrepare(ctx context.Context, c *mysql.Conn, query strin
 	return fields, err
 }
 
-func (h guardHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) error {
+func (h connectionHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) error {
 	err := h.Handler.ComStmtExecute(ctx, c, prepare, callback)
 	h.failed(c, prepare.PrepareStmt, err)
 	return err
@@ -133,7 +127,7 @@ func (h guardHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare
 // and SQLSTATE; never a stack), the user, the
 // connection id and at most maxLoggedInput bytes of the statement; at most
 // statementLogBurst lines per connection per second, the rest counted in the next line.
-func (h guardHandler) failed(c *mysql.Conn, stmt string, err error) {
+func (h connectionHandler) failed(c *mysql.Conn, stmt string, err error) {
 	if err == nil {
 		return
 	}
@@ -146,7 +140,7 @@ func (h guardHandler) failed(c *mysql.Conn, stmt string, err error) {
 		return
 	}
 	attrs := []any{"user", truncate(c.User, maxLoggedInput), "connection", c.ConnectionID,
-		"err", truncate(firstLine(clientError(err).Error()), maxLoggedInput), "statement", truncate(stmt, maxLoggedInput)}
+		"err", truncate(firstLine(mysqlerr.ForClient(err).Error()), maxLoggedInput), "statement", truncate(stmt, maxLoggedInput)}
 	if suppressed > 0 {
 		attrs = append(attrs, "suppressed", suppressed)
 	}

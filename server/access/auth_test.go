@@ -1,4 +1,4 @@
-package server
+package access
 
 import (
 	"crypto/sha1"
@@ -50,7 +50,7 @@ func TestCheckAdminPassword(t *testing.T) {
 	sha := sha256.Sum256([]byte("s3cret"))
 	s1 := sha1.Sum([]byte("native"))
 	s2 := sha1.Sum(s1[:])
-	auth := newAuthServer([]config.User{
+	auth := NewAccounts([]config.User{
 		{Name: "root", Admin: true, Password: "plain"},
 		{Name: "ops", Admin: true, PasswordSHA256Hex: hex.EncodeToString(sha[:])},
 		{Name: "legacy", Admin: true, PasswordDoubleSHA1Hex: hex.EncodeToString(s2[:])},

@@ -1,9 +1,8 @@
-package server
+package wire
 
 import (
 	"encoding/binary"
 	"io"
-	"log/slog"
 	"math/rand/v2"
 	"net"
 	"strings"
@@ -30,16 +29,16 @@ func dialedPair(t *testing.T) (server, client net.Conn) {
 	return server, client
 }
 
-func testGate(overloadRatio float64, d dropSettings, seed uint64) *gate {
+func testGate(overloadRatio float64, d DropSettings, seed uint64) *Gate {
 	rng := rand.New(rand.NewPCG(seed, seed))
 	limits, c := testLimits(1 << 20)
-	return &gate{
-		settings: func() dropSettings { return d },
-		overload: func() float64 { return overloadRatio },
-		random:   rng.Float64,
-		counters: c,
-		log:      newRateLimitedLog(slog.New(slog.NewTextHandler(io.Discard, nil)), "refused"),
-		limits:   limits,
+	return &Gate{
+		Settings: func() DropSettings { return d },
+		Overload: func() float64 { return overloadRatio },
+		Random:   rng.Float64,
+		Counters: c,
+		Log:      func(string) {},
+		Limits:   limits,
 	}
 }
 
@@ -47,14 +46,14 @@ func TestGateDropsWithTheProbabilityOfTheOverload(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		overload float64
-		d        dropSettings
+		d        DropSettings
 		wantRate float64
 	}{
-		{"ratio 4, min 2, max 6", 4, dropSettings{min: 2, max: 6, maxConnections: 1000}, 0.5},
-		{"at max", 6, dropSettings{min: 2, max: 6, maxConnections: 1000}, 1},
-		{"at min", 2, dropSettings{min: 2, max: 6, maxConnections: 1000}, 0},
-		{"dropping off", 9, dropSettings{min: 0, max: 0, maxConnections: 1000}, 0},
-		{"dry run serves", 9, dropSettings{min: 2, max: 6, maxConnections: 1000, dryRun: true}, 0},
+		{"ratio 4, min 2, max 6", 4, DropSettings{Min: 2, Max: 6, MaxConnections: 1000}, 0.5},
+		{"at max", 6, DropSettings{Min: 2, Max: 6, MaxConnections: 1000}, 1},
+		{"at min", 2, DropSettings{Min: 2, Max: 6, MaxConnections: 1000}, 0},
+		{"dropping off", 9, DropSettings{Min: 0, Max: 0, MaxConnections: 1000}, 0},
+		{"dry run serves", 9, DropSettings{Min: 2, Max: 6, MaxConnections: 1000, DryRun: true}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := testGate(tc.overload, tc.d, 3)
@@ -71,18 +70,18 @@ func TestGateDropsWithTheProbabilityOfTheOverload(t *testing.T) {
 			if got := float64(dropped) / n; got < tc.wantRate-0.08 || got > tc.wantRate+0.08 {
 				t.Errorf("dropped %.3f, want %.2f", got, tc.wantRate)
 			}
-			if got := g.counters.overloadDropped.Load(); got != uint64(dropped) {
+			if got := g.Counters.OverloadDropped.Load(); got != uint64(dropped) {
 				t.Errorf("OverloadDroppedConnections = %d, want %d", got, dropped)
 			}
-			if g.open.Load() != 0 {
-				t.Errorf("%d connections still counted open after closing them all", g.open.Load())
+			if g.Open.Load() != 0 {
+				t.Errorf("%d connections still counted open after closing them all", g.Open.Load())
 			}
 		})
 	}
 }
 
 func TestGateRefusalIsAMySQLErrorPacket(t *testing.T) {
-	g := testGate(9, dropSettings{min: 2, max: 6, maxConnections: 1000}, 1)
+	g := testGate(9, DropSettings{Min: 2, Max: 6, MaxConnections: 1000}, 1)
 	server, client := dialedPair(t)
 	if g.admit(server) != nil {
 		t.Fatal("admitted at ratio 9 over max 6")
@@ -107,7 +106,7 @@ func TestGateRefusalIsAMySQLErrorPacket(t *testing.T) {
 }
 
 func TestGateMaxConnections(t *testing.T) {
-	g := testGate(0, dropSettings{maxConnections: 2}, 1)
+	g := testGate(0, DropSettings{MaxConnections: 2}, 1)
 	var open []net.Conn
 	for range 2 {
 		server, _ := dialedPair(t)
@@ -134,14 +133,14 @@ func TestGateMaxConnections(t *testing.T) {
 	if g.admit(server) != nil {
 		t.Error("a double Close freed two places")
 	}
-	if got := g.counters.maxConnectionsRejected.Load(); got != 2 {
+	if got := g.Counters.MaxConnectionsRejected.Load(); got != 2 {
 		t.Errorf("MaxConnectionsRejectedConnections = %d, want 2", got)
 	}
 }
 
 // Over max_connections, a connection that has not logged in yet makes room for the new one.
 func TestGateEvictsTheOldestUnauthenticated(t *testing.T) {
-	g := testGate(0, dropSettings{maxConnections: 3}, 1)
+	g := testGate(0, DropSettings{MaxConnections: 3}, 1)
 	var open []net.Conn
 	for range 3 {
 		server, _ := dialedPair(t)
@@ -155,10 +154,26 @@ func TestGateEvictsTheOldestUnauthenticated(t *testing.T) {
 	if !packetConnOf(open[1]).evicted.Load() || packetConnOf(open[0]).evicted.Load() || packetConnOf(open[2]).evicted.Load() {
 		t.Error("evicted another connection than the oldest unauthenticated one")
 	}
-	if got := g.open.Load(); got != 3 {
+	if got := g.Open.Load(); got != 3 {
 		t.Errorf("open = %d, want 3", got)
 	}
-	if got := g.counters.handshakeEvictions.Load(); got != 1 {
+	if got := g.Counters.HandshakeEvictions.Load(); got != 1 {
 		t.Errorf("HandshakeEvictedConnections = %d, want 1", got)
+	}
+}
+
+// TestGateDryRunServesAndCounts: in dry_run a connection the overload would drop is served,
+// counted as a would-be drop and as accepted, never as dropped.
+func TestGateDryRunServesAndCounts(t *testing.T) {
+	g := testGate(10, DropSettings{Min: 1, Max: 2, MaxConnections: 100, DryRun: true}, 1)
+	for i := range 3 {
+		srv, _ := dialedPair(t)
+		if c := g.admit(srv); c == nil {
+			t.Fatalf("connection %d refused in dry_run", i)
+		}
+	}
+	c := g.Counters
+	if got := [3]uint64{c.OverloadDryRunDropped.Load(), c.OverloadDropped.Load(), c.AcceptedConnections.Load()}; got != [3]uint64{3, 0, 3} {
+		t.Errorf("dry-run drops, drops, accepted = %v, want [3 0 3]", got)
 	}
 }

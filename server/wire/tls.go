@@ -1,4 +1,4 @@
-package server
+package wire
 
 import (
 	"crypto/ecdsa"
@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"overloadsql/mysqlerr"
 	"overloadsql/server/config"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -35,23 +36,20 @@ const (
 // generatedCertValidity is how long a generated certificate is valid (MySQL 8: ten years).
 const generatedCertValidity = 10 * 365 * 24 * time.Hour
 
-// errSecureTransportRequired is MySQL's ER_SECURE_TRANSPORT_REQUIRED.
-const errSecureTransportRequired = 3159
-
-// certificates holds the certificate both listeners offer. The TLS handshake reads it through
+// Certificates holds the certificate both listeners offer. The TLS handshake reads it through
 // GetCertificate, so a reload replaces it for new connections without touching open ones.
-type certificates struct {
+type Certificates struct {
 	current atomic.Pointer[tls.Certificate]
 	// unsaved is set while current is a generated certificate kept in memory only, because the
 	// config file's directory is read-only (a Kubernetes ConfigMap, a root-owned directory in a
 	// container): later loads keep it instead of generating and logging again.
 	unsaved atomic.Bool
-	logger  *slog.Logger
+	Logger  *slog.Logger
 }
 
-// tlsConfig is the TLS configuration of the protocol layer: TLS 1.2 or later, with the current
+// TLSConfig is the TLS configuration of the protocol layer: TLS 1.2 or later, with the current
 // certificate.
-func (c *certificates) tlsConfig() *tls.Config {
+func (c *Certificates) TLSConfig() *tls.Config {
 	return &tls.Config{
 		MinVersion: tls.VersionTLS12,
 		GetCertificate: func(*tls.ClientHelloInfo) (*tls.Certificate, error) {
@@ -60,9 +58,9 @@ func (c *certificates) tlsConfig() *tls.Config {
 	}
 }
 
-// load reads the configured certificate and key, or the generated ones (generating them at the
+// Load reads the configured certificate and key, or the generated ones (generating them at the
 // first start), and makes them current. On error the current certificate stays.
-func (c *certificates) load(cfg *config.Config) error {
+func (c *Certificates) Load(cfg *config.Config) error {
 	certFile, keyFile, err := certificatePaths(cfg)
 	if err != nil {
 		return err
@@ -76,7 +74,7 @@ func (c *certificates) load(cfg *config.Config) error {
 			return err
 		}
 		if generated {
-			c.logger.Info("generated a self-signed TLS certificate; set tls_cert_file and tls_key_file to use your own",
+			c.Logger.Info("generated a self-signed TLS certificate; set tls_cert_file and tls_key_file to use your own",
 				"cert", certFile, "key", keyFile)
 		}
 	}
@@ -92,15 +90,15 @@ func (c *certificates) load(cfg *config.Config) error {
 // keepUnsaved makes a generated certificate current without saving it, when the directory for
 // the generated files cannot be written (writeErr): TLS keeps working, with a new certificate at
 // every start. It is generated and logged once; later loads keep it.
-func (c *certificates) keepUnsaved(writeErr error) error {
+func (c *Certificates) keepUnsaved(writeErr error) error {
 	if c.unsaved.Load() {
 		return nil
 	}
-	if err := c.inMemory(); err != nil {
+	if err := c.InMemory(); err != nil {
 		return err
 	}
 	c.unsaved.Store(true)
-	c.logger.Warn("cannot save a generated TLS certificate beside the config file; using one kept in memory, new at every start: set tls_cert_file and tls_key_file to use your own",
+	c.Logger.Warn("cannot save a generated TLS certificate beside the config file; using one kept in memory, new at every start: set tls_cert_file and tls_key_file to use your own",
 		"err", writeErr)
 	return nil
 }
@@ -221,9 +219,9 @@ func selfSigned(now time.Time) (certPEM, keyPEM []byte, err error) {
 		pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), nil
 }
 
-// inMemory makes a generated certificate current without writing it anywhere: for a server
+// InMemory makes a generated certificate current without writing it anywhere: for a server
 // without a config file (tests, built-in defaults).
-func (c *certificates) inMemory() error {
+func (c *Certificates) InMemory() error {
 	certPEM, keyPEM, err := selfSigned(time.Now())
 	if err != nil {
 		return err
@@ -236,15 +234,15 @@ func (c *certificates) inMemory() error {
 	return nil
 }
 
-// errInsecureTransport is MySQL's answer to a login without TLS under require_secure_transport.
-func errInsecureTransport() error {
-	return mysql.NewSQLError(errSecureTransportRequired, mysql.SSUnknownSQLState,
+// ErrInsecureTransport is MySQL's answer to a login without TLS under require_secure_transport.
+func ErrInsecureTransport() error {
+	return mysqlerr.New(mysqlerr.ERSecureTransportRequired,
 		"Connections using insecure transport are prohibited while --require_secure_transport=ON.")
 }
 
-// setTLSStatus sets the session's Ssl_cipher and Ssl_version status variables (SHOW STATUS LIKE
+// SetTLSStatus sets the session's Ssl_cipher and Ssl_version status variables (SHOW STATUS LIKE
 // 'Ssl_%'), empty for a connection without TLS, as MySQL shows them.
-func setTLSStatus(session *sql.BaseSession, conn *mysql.Conn) error {
+func SetTLSStatus(session *sql.BaseSession, conn *mysql.Conn) error {
 	tc := secureSession(conn.Conn)
 	if tc == nil {
 		return nil
@@ -268,10 +266,10 @@ func secureSession(c net.Conn) *tls.Conn {
 	return nil
 }
 
-// markSecure tells the protocol layer that a connection runs over TLS, which it cannot see
+// MarkSecure tells the protocol layer that a connection runs over TLS, which it cannot see
 // itself since TLS is terminated below it: caching_sha2_password's full authentication and
 // require_secure_transport read this flag.
-func markSecure(c *mysql.Conn) {
+func MarkSecure(c *mysql.Conn) {
 	if secureSession(c.Conn) != nil {
 		c.Capabilities |= mysql.CapabilityClientSSL
 	}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"overloadsql/mysqlerr"
 	"overloadsql/server/statement"
 
 	sqle "github.com/dolthub/go-mysql-server"
@@ -19,7 +20,7 @@ import (
 // protocolHandler is the outermost layer of the engine's connection handler, where what a
 // client sees is made MySQL's: a new connection gets the status flags MySQL sends in its
 // greeting and in the handshake's OK packet; every error gets MySQL's number and SQLSTATE
-// (clientError) and is kept for SHOW WARNINGS / SHOW ERRORS (diagnostics.go).
+// (mysqlerr.ForClient) and is kept for SHOW WARNINGS / SHOW ERRORS (diagnostics.go).
 type protocolHandler struct {
 	mysql.Handler
 	logger *slog.Logger
@@ -82,12 +83,12 @@ func globalAutocommit() (bool, error) {
 }
 
 func (h *protocolHandler) ComInitDB(c *mysql.Conn, schemaName string) error {
-	return errorOrNil(clientError(h.Handler.ComInitDB(c, schemaName)))
+	return errorOrNil(mysqlerr.ForClient(h.Handler.ComInitDB(c, schemaName)))
 }
 
 func (h *protocolHandler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
 	if err := h.life.ensureSession(ctx, c); err != nil {
-		return errorOrNil(clientError(err))
+		return errorOrNil(mysqlerr.ForClient(err))
 	}
 	stmt := newInFlight(ctx, query, false)
 	if handled, err := h.answerDiagnostics(c, &stmt.summary, callback, false); handled {
@@ -112,7 +113,7 @@ func (h *protocolHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, quer
 
 func (h *protocolHandler) comMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
 	if err := h.life.ensureSession(ctx, c); err != nil {
-		return "", errorOrNil(clientError(err))
+		return "", errorOrNil(mysqlerr.ForClient(err))
 	}
 	stmt := newInFlight(ctx, query, true)
 	more := stmt.rest != ""
@@ -130,7 +131,7 @@ func (h *protocolHandler) comMultiQuery(ctx context.Context, c *mysql.Conn, quer
 
 func (h *protocolHandler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, prepare *mysql.PrepareData) ([]*querypb.Field, error) {
 	if err := h.life.ensureSession(ctx, c); err != nil {
-		return nil, errorOrNil(clientError(err))
+		return nil, errorOrNil(mysqlerr.ForClient(err))
 	}
 	var fields []*querypb.Field
 	summary := statement.Summarize(query)
@@ -158,7 +159,7 @@ func (h *protocolHandler) run(c *mysql.Conn, stmt *statement.Summary, exec func(
 		cl.session.LockWarnings()
 		defer cl.session.UnlockWarnings()
 	}
-	err := clientError(exec())
+	err := mysqlerr.ForClient(exec())
 	if kind == statement.ClearsDiagnostics {
 		h.recordDiagnostics(c, err)
 	}

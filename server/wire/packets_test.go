@@ -1,4 +1,4 @@
-package server
+package wire
 
 import (
 	"bytes"
@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"strings"
 	"testing"
@@ -47,15 +46,15 @@ func (c *chunkConn) SetReadDeadline(time.Time) error  { return nil }
 func (c *chunkConn) SetWriteDeadline(time.Time) error { return nil }
 func (c *chunkConn) Close() error                     { return nil }
 
-func testLimits(maxPacket int) (*clientLimits, *counters) {
-	c := &counters{}
-	log := newRateLimitedLog(slog.New(slog.DiscardHandler), "test")
-	return &clientLimits{
-		maxPacket:      func() int { return maxPacket },
-		connectTimeout: func() time.Duration { return time.Second },
-		handshakes:     newHandshakes(func() int { return 8 }, c, log),
-		counters:       c,
-		log:            log,
+func testLimits(maxPacket int) (*ClientLimits, *Counters) {
+	c := &Counters{}
+	log := func(string) {}
+	return &ClientLimits{
+		MaxPacket:      func() int { return maxPacket },
+		ConnectTimeout: func() time.Duration { return time.Second },
+		Handshakes:     NewHandshakes(func() int { return 8 }, c, log),
+		Counters:       c,
+		Log:            log,
 	}, c
 }
 
@@ -208,8 +207,8 @@ func TestPacketConnSplitMessage(t *testing.T) {
 	if !bytes.Equal(sock.written.Bytes(), packet(2, "\xff\x81\x04#08S01"+errPacketTooLargeText)) {
 		t.Errorf("answered %q", sock.written.Bytes())
 	}
-	if counters.packetTooLarge.Load() != 1 {
-		t.Errorf("PacketTooLargeClosedConnections = %d, want 1", counters.packetTooLarge.Load())
+	if counters.PacketTooLarge.Load() != 1 {
+		t.Errorf("PacketTooLargeClosedConnections = %d, want 1", counters.PacketTooLarge.Load())
 	}
 }
 
@@ -273,7 +272,7 @@ func TestPacketConnTerminatesTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	limits, counters := testLimits(1 << 20)
-	limits.tls = &tls.Config{Certificates: []tls.Certificate{cert}}
+	limits.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
 	serverSide, clientSide := net.Pipe()
 	defer clientSide.Close()
 	c := newPacketConn(serverSide, limits)
@@ -348,8 +347,8 @@ func TestPacketConnTerminatesTLS(t *testing.T) {
 	if err := <-client; err != nil {
 		t.Fatal(err)
 	}
-	if counters.packetTooLarge.Load() != 1 {
-		t.Errorf("packetTooLarge = %d, want 1", counters.packetTooLarge.Load())
+	if counters.PacketTooLarge.Load() != 1 {
+		t.Errorf("packetTooLarge = %d, want 1", counters.PacketTooLarge.Load())
 	}
 }
 

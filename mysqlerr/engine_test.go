@@ -1,4 +1,4 @@
-package server
+package mysqlerr
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 )
 
-func TestClientError(t *testing.T) {
+func TestForClient(t *testing.T) {
 	for _, c := range []struct {
 		err   error
 		num   int
@@ -45,15 +45,15 @@ func TestClientError(t *testing.T) {
 		{errors.New("syntax error at position 9 near '" + strings.Repeat("x", 1<<20) + "'"), 1064, "42000",
 			"You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use near '" + strings.Repeat("x", 80) + "...'"},
 		{mysql.NewSQLError(1231, "42000", "%s", strings.Repeat("v", 1<<20)), 1231, "42000",
-			strings.Repeat("v", maxErrorMessage) + "... (message of 1048576 bytes cut)"},
+			strings.Repeat("v", MaxMessage) + "... (message of 1048576 bytes cut)"},
 	} {
-		got := clientError(c.err)
+		got := ForClient(c.err)
 		if got.Num != c.num || got.State != c.state || (c.msg != "" && got.Message != c.msg) {
-			t.Errorf("clientError(%v) = %d (%s) %q, want %d (%s) %q", c.err, got.Num, got.State, got.Message, c.num, c.state, c.msg)
+			t.Errorf("ForClient(%v) = %d (%s) %q, want %d (%s) %q", c.err, got.Num, got.State, got.Message, c.num, c.state, c.msg)
 		}
 	}
-	if clientError(nil) != nil {
-		t.Error("clientError(nil) is not nil")
+	if ForClient(nil) != nil {
+		t.Error("ForClient(nil) is not nil")
 	}
 }
 
@@ -70,8 +70,8 @@ func TestClipped(t *testing.T) {
 		{"ééé", 4, "éé..."},
 		{"", 0, ""},
 	} {
-		if got := clipped(c.in, c.n); got != c.want {
-			t.Errorf("clipped(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		if got := Clipped(c.in, c.n); got != c.want {
+			t.Errorf("Clipped(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
 		}
 	}
 }

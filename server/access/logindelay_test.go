@@ -1,13 +1,14 @@
-package server
+package access
 
 import (
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 )
 
 func TestLoginDelays(t *testing.T) {
-	settings := loginDelaySettings{threshold: 3, min: 1500 * time.Millisecond, max: 4 * time.Second}
+	settings := LoginDelaySettings{Threshold: 3, Min: 1500 * time.Millisecond, Max: 4 * time.Second}
 	// Each step is one login from addr: ok or not, and the wait before its answer.
 	type step struct {
 		addr string
@@ -16,7 +17,7 @@ func TestLoginDelays(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name     string
-		settings loginDelaySettings
+		settings LoginDelaySettings
 		steps    []step
 	}{
 		{"delays grow after the threshold, bounded", settings, []step{
@@ -37,14 +38,14 @@ func TestLoginDelays(t *testing.T) {
 			{"b", true, 0},
 			{"a", false, 1500 * time.Millisecond},
 		}},
-		{"threshold 0 is off", loginDelaySettings{min: time.Second, max: time.Second}, []step{
+		{"threshold 0 is off", LoginDelaySettings{Min: time.Second, Max: time.Second}, []step{
 			{"a", false, 0}, {"a", false, 0}, {"a", false, 0}, {"a", false, 0},
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var slept []time.Duration
-			d := newLoginDelays(func() loginDelaySettings { return tc.settings },
-				func(w time.Duration) { slept = append(slept, w) }, &counters{})
+			d := NewLoginDelays(func() LoginDelaySettings { return tc.settings },
+				func(w time.Duration) { slept = append(slept, w) }, &atomic.Uint64{})
 			delayed := 0
 			for i, s := range tc.steps {
 				slept = nil
@@ -59,7 +60,7 @@ func TestLoginDelays(t *testing.T) {
 					t.Errorf("login %d from %s: waited %v, want %v", i+1, s.addr, got, s.wait)
 				}
 			}
-			if got := d.counters.delayedLogins.Load(); got != uint64(delayed) {
+			if got := d.delayed.Load(); got != uint64(delayed) {
 				t.Errorf("DelayedLogins = %d, want %d", got, delayed)
 			}
 		})
@@ -67,7 +68,7 @@ func TestLoginDelays(t *testing.T) {
 }
 
 func TestLoginDelaysTableIsBounded(t *testing.T) {
-	d := newLoginDelays(func() loginDelaySettings { return loginDelaySettings{threshold: 1} }, func(time.Duration) {}, &counters{})
+	d := NewLoginDelays(func() LoginDelaySettings { return LoginDelaySettings{Threshold: 1} }, func(time.Duration) {}, &atomic.Uint64{})
 	for i := range maxTrackedAddresses + 500 {
 		d.record(fmt.Sprintf("10.0.%d.%d", i/256, i%256), false)
 	}

@@ -1,4 +1,4 @@
-package server
+package wire
 
 import (
 	"errors"
@@ -9,15 +9,15 @@ import (
 	"time"
 )
 
-// listener merges the main and the admin listeners into the one net.Listener the engine's
+// Listener merges the main and the admin listeners into the one net.Listener the engine's
 // protocol layer accepts from. Each socket has its own accept loop, so a burst on the main port
 // never delays an operator on the admin port; connections from either port pass their gate
 // first, and a refused one is answered and closed there, before any handshake work.
-type listener struct {
+type Listener struct {
 	main      net.Listener
 	admin     net.Listener // nil when admin_listen is off
-	gate      *gate
-	adminGate *adminGate
+	gate      *Gate
+	adminGate *AdminGate
 
 	accepted chan net.Conn
 	// failed receives the error that ended an accept loop other than by Close; Accept returns
@@ -29,8 +29,9 @@ type listener struct {
 	wg     sync.WaitGroup
 }
 
-func newListener(main, admin net.Listener, g *gate, ag *adminGate) *listener {
-	l := &listener{main: main, admin: admin, gate: g, adminGate: ag, accepted: make(chan net.Conn), failed: make(chan error, 2), done: make(chan struct{})}
+// NewListener serves main through g and admin (nil: none) through ag.
+func NewListener(main, admin net.Listener, g *Gate, ag *AdminGate) *Listener {
+	l := &Listener{main: main, admin: admin, gate: g, adminGate: ag, accepted: make(chan net.Conn), failed: make(chan error, 2), done: make(chan struct{})}
 	l.wg.Add(1)
 	go l.loop(main, false)
 	if admin != nil {
@@ -40,7 +41,7 @@ func newListener(main, admin net.Listener, g *gate, ag *adminGate) *listener {
 	return l
 }
 
-func (l *listener) loop(ln net.Listener, admin bool) {
+func (l *Listener) loop(ln net.Listener, admin bool) {
 	defer l.wg.Done()
 	var backoff time.Duration
 	for {
@@ -90,7 +91,7 @@ func isTemporary(err error) bool {
 }
 
 // Accept implements net.Listener.
-func (l *listener) Accept() (net.Conn, error) {
+func (l *Listener) Accept() (net.Conn, error) {
 	select {
 	case c := <-l.accepted:
 		return c, nil
@@ -102,8 +103,8 @@ func (l *listener) Accept() (net.Conn, error) {
 	}
 }
 
-// failure is the error that ended an accept loop, nil if none did.
-func (l *listener) failure() error {
+// Failure is the error that ended an accept loop, nil if none did.
+func (l *Listener) Failure() error {
 	if p := l.err.Load(); p != nil {
 		return *p
 	}
@@ -111,7 +112,7 @@ func (l *listener) failure() error {
 }
 
 // Close stops both accept loops; connections already accepted stay open.
-func (l *listener) Close() error {
+func (l *Listener) Close() error {
 	var err error
 	l.once.Do(func() {
 		close(l.done)
@@ -124,7 +125,18 @@ func (l *listener) Close() error {
 }
 
 // Addr implements net.Listener: the main listener's address.
-func (l *listener) Addr() net.Addr { return l.main.Addr() }
+func (l *Listener) Addr() net.Addr { return l.main.Addr() }
+
+// AdminAddr is the admin listener's address, nil when there is none.
+func (l *Listener) AdminAddr() net.Addr {
+	if l.admin == nil {
+		return nil
+	}
+	return l.admin.Addr()
+}
+
+// Sockets are the main and the admin (nil: none) listening sockets.
+func (l *Listener) Sockets() (main, admin net.Listener) { return l.main, l.admin }
 
 // adminConn marks a connection that came in through admin_listen; its LocalAddr says so even
 // after the protocol layer wraps the connection.
@@ -136,7 +148,8 @@ func (c *adminConn) Unwrap() net.Conn { return c.Conn }
 
 type adminAddr struct{ net.Addr }
 
-func isAdminConn(c net.Conn) bool {
+// IsAdminConn reports whether c came in through admin_listen.
+func IsAdminConn(c net.Conn) bool {
 	_, ok := c.LocalAddr().(adminAddr)
 	return ok
 }

@@ -1,4 +1,4 @@
-package server
+package access
 
 import (
 	"bytes"
@@ -8,7 +8,9 @@ import (
 	"encoding/hex"
 	"net"
 
+	"overloadsql/mysqlerr"
 	"overloadsql/server/config"
+	"overloadsql/server/wire"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
@@ -45,29 +47,32 @@ func newAccount(u config.User) account {
 	return a
 }
 
-// authServer checks passwords with mysql_native_password (plain or double-SHA1 passwords) and
+// Accounts are the users of config.toml, and the check of a login against them: Accounts
+// checks passwords with mysql_native_password (plain or double-SHA1 passwords) and
 // caching_sha2_password (plain or SHA-256 passwords: the fast path checks the scramble against
 // the stored SHA-256; when it does not match, full authentication asks for the password itself,
 // which the protocol layer allows only over TLS, as MySQL does), refuses logins without TLS
 // under require_secure_transport, and keeps non-admins off the admin listener.
-type authServer struct {
+type Accounts struct {
 	accounts map[string]account
-	delays   *loginDelays // nil: no delay after failed logins
-	// requireSecure reports whether require_secure_transport is ON; nil: never.
-	requireSecure func() bool
+	// Delays delays the answers to an address after its failed logins; nil: never.
+	Delays *LoginDelays
+	// RequireSecure reports whether require_secure_transport is ON; nil: never.
+	RequireSecure func() bool
 }
 
-var _ mysql.AuthServer = (*authServer)(nil)
+var _ mysql.AuthServer = (*Accounts)(nil)
 
-func newAuthServer(users []config.User) *authServer {
-	s := &authServer{accounts: make(map[string]account, len(users))}
+// NewAccounts are the accounts of users.
+func NewAccounts(users []config.User) *Accounts {
+	s := &Accounts{accounts: make(map[string]account, len(users))}
 	for _, u := range users {
 		s.accounts[u.Name] = newAccount(u)
 	}
 	return s
 }
 
-func (s *authServer) AuthMethods() []mysql.AuthMethod {
+func (s *Accounts) AuthMethods() []mysql.AuthMethod {
 	return []mysql.AuthMethod{
 		method{mysql.NewMysqlNativeAuthMethod(nativeStorage{s}, nativeStorage{s}), s, nativeStorage{s}.HandleUser},
 		// The fast path of caching_sha2_password needs no secure channel (it never sees the
@@ -82,17 +87,17 @@ func (s *authServer) AuthMethods() []mysql.AuthMethod {
 // switch (PyMySQL 1.0.2 keeps the salt's NUL after a switch to caching_sha2_password and fails);
 // a double-SHA-1 account is switched to mysql_native_password, and a client that answers the
 // greeting with mysql_native_password (npm mysql) is taken at its word when the account allows.
-func (s *authServer) DefaultAuthMethodDescription() mysql.AuthMethodDescription {
+func (s *Accounts) DefaultAuthMethodDescription() mysql.AuthMethodDescription {
 	return mysql.CachingSha2Password
 }
 
-// isAdmin reports whether user is a configured admin.
-func (s *authServer) isAdmin(user string) bool {
+// IsAdmin reports whether user is a configured admin.
+func (s *Accounts) IsAdmin(user string) bool {
 	a, ok := s.accounts[user]
 	return ok && a.admin
 }
 
-func (s *authServer) lookup(user string) (account, error) {
+func (s *Accounts) lookup(user string) (account, error) {
 	a, ok := s.accounts[user]
 	if !ok {
 		return account{}, accessDenied(user)
@@ -104,44 +109,42 @@ func (s *authServer) lookup(user string) (account, error) {
 // check, and whose success stands only if a non-admin did not come in through admin_listen.
 type method struct {
 	mysql.AuthMethod
-	s       *authServer
+	s       *Accounts
 	handles func(user string, remote net.Addr) bool
 }
 
 func (m method) HandleUser(c *mysql.Conn, user string) bool { return m.handles(user, c.RemoteAddr()) }
 
 // HandleAuthPluginData checks a login. An address with repeated failures waits first (see
-// loginDelays); a success ends the connection's pre-login limits.
+// LoginDelays); a success ends the connection's pre-login limits.
 func (m method) HandleAuthPluginData(c *mysql.Conn, user string, serverData, clientData []byte, remote net.Addr) (mysql.Getter, error) {
-	markSecure(c)
+	wire.MarkSecure(c)
 	addr := hostOf(remote)
-	if m.s.delays != nil {
-		m.s.delays.wait(addr)
+	if m.s.Delays != nil {
+		m.s.Delays.wait(addr)
 	}
 	g, err := m.check(c, user, serverData, clientData, remote)
-	if m.s.delays != nil {
-		m.s.delays.record(addr, err == nil)
+	if m.s.Delays != nil {
+		m.s.Delays.record(addr, err == nil)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if p := packetConnOf(c.Conn); p != nil {
-		p.markAuthenticated()
-	}
+	wire.MarkAuthenticated(c.Conn)
 	return g, nil
 }
 
 func (m method) check(c *mysql.Conn, user string, serverData, clientData []byte, remote net.Addr) (mysql.Getter, error) {
-	if m.s.requireSecure != nil && m.s.requireSecure() && !c.TLSEnabled() {
-		return nil, errInsecureTransport()
+	if m.s.RequireSecure != nil && m.s.RequireSecure() && !c.TLSEnabled() {
+		return nil, wire.ErrInsecureTransport()
 	}
 	g, err := m.AuthMethod.HandleAuthPluginData(c, user, serverData, clientData, remote)
 	if err != nil {
 		return nil, err
 	}
-	if !m.s.isAdmin(user) && isAdminConn(c.Conn) {
-		return nil, mysql.NewSQLError(mysql.ERSpecifiedAccessDenied, "42000",
-			"Access denied for user '%s': admin_listen accepts admin users only; use the main listener", clipped(user, quotedUser))
+	if !m.s.IsAdmin(user) && wire.IsAdminConn(c.Conn) {
+		return nil, mysqlerr.New(mysql.ERSpecifiedAccessDenied,
+			"Access denied for user '%s': admin_listen accepts admin users only; use the main listener", mysqlerr.Clipped(user, mysqlerr.QuotedUser))
 	}
 	return g, nil
 }
@@ -151,7 +154,7 @@ func userOf(a account, remote net.Addr) mysql.Getter {
 }
 
 func accessDenied(user string) error {
-	return mysql.NewSQLError(mysql.ERAccessDeniedError, mysql.SSAccessDeniedError, "Access denied for user '%v'", clipped(user, quotedUser))
+	return mysqlerr.New(mysql.ERAccessDeniedError, "Access denied for user '%v'", mysqlerr.Clipped(user, mysqlerr.QuotedUser))
 }
 
 func hostOf(addr net.Addr) string {
@@ -162,7 +165,7 @@ func hostOf(addr net.Addr) string {
 	return host
 }
 
-type nativeStorage struct{ s *authServer }
+type nativeStorage struct{ s *Accounts }
 
 // HandleUser says whether mysql_native_password can check the user: it needs the double SHA-1
 // (a SHA-256 account is switched to caching_sha2_password). Unknown users are handled, and
@@ -183,7 +186,7 @@ func (n nativeStorage) UserEntryWithHash(_ *mysql.Conn, salt []byte, user string
 	return userOf(a, remote), nil
 }
 
-type cachingStorage struct{ s *authServer }
+type cachingStorage struct{ s *Accounts }
 
 // HandleUser says whether caching_sha2_password can check the user: it needs the SHA-256.
 func (c cachingStorage) HandleUser(user string, _ net.Addr) bool {
@@ -276,7 +279,7 @@ func checkCachingSHA2(a account, salt, response []byte) bool {
 // checkAdminPassword reports whether password is the password of user and user is an admin:
 // HTTP basic auth of /dashboard and /history. Digests are compared in constant time, and the
 // same work is done for an unknown user.
-func (s *authServer) checkAdminPassword(user, password string) bool {
+func (s *Accounts) checkAdminPassword(user, password string) bool {
 	a, known := s.accounts[user]
 	s1 := sha1.Sum([]byte(password))
 	s2 := sha1.Sum(s1[:])
@@ -294,20 +297,20 @@ func (s *authServer) checkAdminPassword(user, password string) bool {
 	return match && a.admin
 }
 
-// checkHTTPAdmin is checkAdminPassword for HTTP basic auth from remoteAddr (host:port): an
+// CheckHTTPAdmin is checkAdminPassword for HTTP basic auth from remoteAddr (host:port): an
 // address with repeated failures waits first, as for MySQL logins (connection_control_*
 // settings; the failures of both count together).
-func (s *authServer) checkHTTPAdmin(user, password, remoteAddr string) bool {
+func (s *Accounts) CheckHTTPAdmin(user, password, remoteAddr string) bool {
 	host, _, err := net.SplitHostPort(remoteAddr)
 	if err != nil {
 		host = remoteAddr
 	}
-	if s.delays != nil {
-		s.delays.wait(host)
+	if s.Delays != nil {
+		s.Delays.wait(host)
 	}
 	ok := s.checkAdminPassword(user, password)
-	if s.delays != nil {
-		s.delays.record(host, ok)
+	if s.Delays != nil {
+		s.Delays.record(host, ok)
 	}
 	return ok
 }

@@ -1,4 +1,4 @@
-package server
+package wire
 
 import (
 	"bytes"
@@ -13,7 +13,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"overloadsql/mysqlerr"
 	"overloadsql/server/statement"
+
+	"github.com/dolthub/vitess/go/mysql"
 )
 
 // MySQL command bytes the packet reader looks at.
@@ -50,15 +53,9 @@ const maxLongDataStatements = 1024
 // command byte and a statement id.
 const commandPrefix = 5
 
-// Errors the packet reader answers itself: MySQL's ER_NET_PACKET_TOO_LARGE (sent before the
-// connection is closed), ER_UNKNOWN_COM_ERROR and ER_UNKNOWN_STMT_HANDLER.
-const (
-	errPacketTooLargeCode = 1153
-	errPacketTooLargeText = "Got a packet bigger than 'max_allowed_packet' bytes"
-	errUnknownCommandCode = 1047
-	errUnknownStmtCode    = 1243
-	errBadHandshakeCode   = 1043
-)
+// errPacketTooLargeText is MySQL's message of ER_NET_PACKET_TOO_LARGE, which the packet reader
+// sends before it closes the connection.
+const errPacketTooLargeText = "Got a packet bigger than 'max_allowed_packet' bytes"
 
 // served reports whether the protocol layer serves a command byte; the reader answers every
 // other one (and an empty command packet) with 1047 itself, so it never reaches code that
@@ -83,7 +80,7 @@ func served(cmd byte) bool {
 // A client over a limit gets error 1153 (08S01) and its connection is closed; the protocol
 // layer sees a clean end of stream, so it logs nothing. The reader also lets prepared
 // statements name the `system` database unquoted: the protocol layer parses COM_STMT_PREPARE
-// with its own parser before the engine (and so systemParser) sees it, so the statement text is
+// with its own parser before the engine (and so the server's systemParser) sees it, so the statement text is
 // rewritten here. Every other byte passes through unchanged.
 //
 // Commands the protocol layer would mishandle (an empty packet, an unknown command byte, a
@@ -96,14 +93,14 @@ func served(cmd byte) bool {
 // runs the TLS handshake on the socket and parses the packets inside it. The protocol layer
 // then sees the plain handshake response without CLIENT_SSL, one sequence number lower (it
 // never saw the SSL request), so until the client's first command the reader lowers the
-// sequence numbers it reads by one and raises those written by one. markSecure tells the protocol
+// sequence numbers it reads by one and raises those written by one. MarkSecure tells the protocol
 // layer the connection is secure.
 //
 // Only the connection's own goroutine calls Read and markAuthenticated; Close may come from the
 // accept loop (eviction of an unauthenticated connection).
 type packetConn struct {
 	net.Conn
-	limits *clientLimits
+	limits *ClientLimits
 	// wire is what packets travel over: the socket, or secure once TLS is on.
 	wire   net.Conn
 	secure *tls.Conn
@@ -155,7 +152,7 @@ type packetConn struct {
 	dropping bool
 	reply    []byte
 	// prepared reports whether a statement id is prepared on the connection; nil until the
-	// protocol layer links it (guardHandler).
+	// protocol layer links it (connectionHandler).
 	prepared func(id uint32) bool
 	// handshake is this connection's entry among the listener's unauthenticated connections,
 	// set before the connection is served; evicted says the accept loop closed it for room.
@@ -163,10 +160,10 @@ type packetConn struct {
 	evicted   atomic.Bool
 }
 
-func newPacketConn(c net.Conn, limits *clientLimits) *packetConn {
+func newPacketConn(c net.Conn, limits *ClientLimits) *packetConn {
 	p := &packetConn{Conn: c, wire: c, limits: limits, buf: make([]byte, 16<<10), longDataStmt: -1}
 	if limits != nil {
-		_ = c.SetReadDeadline(time.Now().Add(limits.connectTimeout()))
+		_ = c.SetReadDeadline(time.Now().Add(limits.ConnectTimeout()))
 	}
 	return p
 }
@@ -176,7 +173,7 @@ func (c *packetConn) Unwrap() net.Conn { return c.Conn }
 // Close also ends the connection's place among the unauthenticated ones.
 func (c *packetConn) Close() error {
 	if c.limits != nil {
-		c.limits.handshakes.remove(c.handshake)
+		c.limits.Handshakes.remove(c.handshake)
 	}
 	return c.Conn.Close()
 }
@@ -190,7 +187,7 @@ func (c *packetConn) markAuthenticated() {
 	c.authenticated = true
 	c.readShift = 0
 	if c.limits != nil {
-		c.limits.handshakes.remove(c.handshake)
+		c.limits.Handshakes.remove(c.handshake)
 		_ = c.Conn.SetReadDeadline(time.Time{})
 	}
 }
@@ -228,12 +225,12 @@ func (c *packetConn) readError(err error) error {
 		return io.EOF
 	}
 	if !c.authenticated && c.limits != nil && errors.Is(err, os.ErrDeadlineExceeded) {
-		c.limits.counters.connectTimeouts.Add(1)
-		c.limits.log.note("closed a connection that did not log in within connect_timeout")
+		c.limits.Counters.ConnectTimeouts.Add(1)
+		c.limits.Log("closed a connection that did not log in within connect_timeout")
 		return io.EOF
 	}
 	if c.secure != nil && !c.secure.ConnectionState().HandshakeComplete && c.limits != nil {
-		c.limits.log.note("closed a connection whose TLS handshake failed")
+		c.limits.Log("closed a connection whose TLS handshake failed")
 		return io.EOF
 	}
 	return err
@@ -316,12 +313,12 @@ func (c *packetConn) startPacket() {
 		// one is an SSL request when it sets CLIENT_SSL.
 		if seq == 1 && length >= 32 {
 			c.capturing, c.hello, c.prepareLen = true, true, length
-			c.sslRequest = length == 32 && c.secure == nil && c.limits != nil && c.limits.tls != nil
+			c.sslRequest = length == 32 && c.secure == nil && c.limits != nil && c.limits.TLS != nil
 			c.prepare = c.prepare[:0]
 			c.nHeader = 0
 			return
 		}
-	} else if c.limits != nil && c.message > c.limits.maxPacket() {
+	} else if c.limits != nil && c.message > c.limits.MaxPacket() {
 		c.fail("sent a message bigger than max_allowed_packet", true)
 		return
 	}
@@ -341,7 +338,7 @@ func (c *packetConn) startPacket() {
 	if c.authenticated && seq == 0 && !continuation {
 		if length == 0 {
 			c.nHeader = 0
-			c.refuse(0, errUnknownCommandCode, "08S01", "Unknown command")
+			c.refuse(0, mysql.ERUnknownComError, "Unknown command")
 			return
 		}
 		c.nPrefix, c.prefixLen = 0, min(length, commandPrefix)
@@ -352,8 +349,8 @@ func (c *packetConn) startPacket() {
 
 // refuse answers the current command with an ERR packet and drops its remaining n payload
 // bytes (and its continuation packets).
-func (c *packetConn) refuse(n int, code uint16, state, msg string) {
-	c.reply = errPacket(c.header[3]+1, code, state, msg)
+func (c *packetConn) refuse(n int, num uint16, msg string) {
+	c.reply = errPacket(c.header[3]+1, num, msg)
 	c.dropping, c.drop = true, n
 	c.replyIfDropped()
 }
@@ -385,13 +382,13 @@ func (c *packetConn) startCommand() {
 		return
 	}
 	if !served(prefix[0]) {
-		c.refuse(length-len(prefix), errUnknownCommandCode, "08S01", "Unknown command")
+		c.refuse(length-len(prefix), mysql.ERUnknownComError, "Unknown command")
 		return
 	}
 	if len(prefix) == commandPrefix {
 		id := binary.LittleEndian.Uint32(prefix[1:])
 		if prefix[0] == comStmtReset && c.prepared != nil && !c.prepared(id) {
-			c.refuse(length-len(prefix), errUnknownStmtCode, "HY000",
+			c.refuse(length-len(prefix), mysqlerr.ERUnknownStmtHandler,
 				fmt.Sprintf("Unknown prepared statement handler (%d) given to mysqld_stmt_reset", id))
 			return
 		}
@@ -425,7 +422,7 @@ func (c *packetConn) addLongData(id uint32, n int) bool {
 	}
 	c.longData[id] += n
 	c.longDataTotal += n
-	if c.limits != nil && c.longDataTotal > c.limits.maxPacket() {
+	if c.limits != nil && c.longDataTotal > c.limits.MaxPacket() {
 		c.fail("sent long data bigger than max_allowed_packet", true)
 		return false
 	}
@@ -468,9 +465,9 @@ const (
 func (c *packetConn) emitHandshake() {
 	if !validHandshake(c.prepare) {
 		c.failed = true
-		writeRaw(c.wire, errPacket(c.header[3]+1, errBadHandshakeCode, "08S01", "Bad handshake"))
+		writeRaw(c.wire, errPacket(c.header[3]+1, mysqlerr.ERHandshakeError, "Bad handshake"))
 		if c.limits != nil {
-			c.limits.log.note("closed a connection with a malformed handshake response (error 1043)")
+			c.limits.Log("closed a connection with a malformed handshake response (error 1043)")
 		}
 		return
 	}
@@ -554,11 +551,11 @@ func (c *packetConn) fail(why string, answer bool) {
 	c.failed = true
 	c.passthrough, c.capturing = 0, false
 	if answer {
-		writeRaw(c.wire, errPacket(c.header[3]+1, errPacketTooLargeCode, "08S01", errPacketTooLargeText))
+		writeRaw(c.wire, errPacket(c.header[3]+1, mysql.ERNetPacketTooLarge, errPacketTooLargeText))
 	}
 	if c.limits != nil {
-		c.limits.counters.packetTooLarge.Add(1)
-		c.limits.log.note("closed a connection that " + why + " (error 1153)")
+		c.limits.Counters.PacketTooLarge.Add(1)
+		c.limits.Log("closed a connection that " + why + " (error 1153)")
 	}
 }
 
@@ -571,7 +568,7 @@ func (c *packetConn) startTLS(rest []byte) {
 	if len(rest) > 0 {
 		socket = &replayConn{Conn: c.Conn, pending: bytes.Clone(rest)}
 	}
-	c.secure = tls.Server(socket, c.limits.tls)
+	c.secure = tls.Server(socket, c.limits.TLS)
 	c.wire = c.secure
 	c.readShift, c.writeShift = 1, true
 }
@@ -637,13 +634,15 @@ func (w *writeTracker) shift(b []byte) {
 // errorWriteTimeout bounds the write of an ERR packet from the connection's own goroutine.
 const errorWriteTimeout = time.Second
 
-// errPacket is one MySQL ERR packet with the given sequence number.
-func errPacket(seq byte, code uint16, state, msg string) []byte {
+// errPacket is one MySQL ERR packet with the given sequence number, error number num and
+// MySQL's SQLSTATE for it.
+func errPacket(seq byte, num uint16, msg string) []byte {
+	state := mysqlerr.State(int(num))
 	payload := 1 + 2 + 1 + 5 + len(msg)
 	pkt := make([]byte, 4, 4+payload)
 	pkt[0], pkt[1], pkt[2], pkt[3] = byte(payload), byte(payload>>8), byte(payload>>16), seq
 	pkt = append(pkt, 0xff)
-	pkt = binary.LittleEndian.AppendUint16(pkt, code)
+	pkt = binary.LittleEndian.AppendUint16(pkt, num)
 	pkt = append(pkt, '#')
 	pkt = append(pkt, state...)
 	return append(pkt, msg...)

@@ -1,0 +1,24 @@
+// Package access is who may log in: the accounts of config.toml, their passwords, and the
+// delays after failed logins.
+//
+// The model:
+//
+//   - Accounts. config.toml names the users, each with a password (plain, double SHA-1 or
+//     SHA-256) and whether it is an admin; users change only with a restart. Accounts is the
+//     protocol layer's mysql.AuthServer over them, with two methods: mysql_native_password
+//     (plain or double-SHA-1 passwords) and caching_sha2_password (plain or SHA-256 ones;
+//     when the scramble does not match, full authentication asks for the password itself,
+//     which the protocol layer allows only over TLS, as MySQL does).
+//   - A login is refused with 3159 without TLS under require_secure_transport, with 1045 for a
+//     wrong password or an unknown user, and with 1227 for a non-admin on admin_listen. On
+//     success the packet reader of package server/wire is told (MarkAuthenticated): its
+//     pre-login limits end.
+//   - LoginDelays is MySQL's connection_control: after a threshold of consecutive failed
+//     logins from an address, each further answer to it waits, one second more per failure,
+//     within [min, max]; a success resets the address. MySQL logins and the HTTP dashboard's
+//     basic auth (CheckHTTPAdmin) count together.
+//
+// What an account may do once logged in (the privilege table and the plan check) is the
+// server's privileges.go; it asks IsAdmin here. The package imports server/config,
+// server/wire and mysqlerr, never server.
+package access
