@@ -84,10 +84,12 @@ func TestCheckpointOnline(t *testing.T) {
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	for w := 0; w < 2; w++ {
+		// Built here, not in the goroutine: the engine's constructor sets global status
+		// variables without a lock.
+		r := newRunner(t, s, "main")
 		wg.Add(1)
 		go func(seed int64) {
 			defer wg.Done()
-			r := newRunner(t, s, "main")
 			defer r.close()
 			rnd := rand.New(rand.NewSource(seed))
 			for n := 0; n < 2000; n++ {
