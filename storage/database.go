@@ -3,7 +3,6 @@ package storage
 import (
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"sort"
 	"strings"
 
@@ -660,5 +659,3 @@ func (d *Database) DropStoredProcedure(ctx *sql.Context, name string) error {
 	}
 	return tx.del(key, old, true, 0, 0)
 }
-
-var errNoTable = errors.New("storage: no such table")

@@ -3,7 +3,6 @@ package storage
 import (
 	"context"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -21,7 +20,6 @@ import (
 // write) and EndStatement, which undoes a failed statement.
 type harness struct {
 	t       *testing.T
-	mu      sync.Mutex
 	store   *Store
 	session *Session
 	setup   []setup.SetupScript

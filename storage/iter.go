@@ -125,10 +125,8 @@ type rowIter struct {
 	cur        int
 	it         *pebble.Iterator
 	onSnapshot bool
-	started    bool
 	valid      bool
-	// seen holds the row keys a secondary lookup returned, when the ranges may overlap.
-	done bool
+	done       bool
 }
 
 func (r *rowIter) Next(ctx *sql.Context) (sql.Row, error) {

@@ -407,22 +407,6 @@ func (s *Store) Checkpoint(dir string) error {
 	return s.db.Checkpoint(dir, pebble.WithFlushedWAL())
 }
 
-// nextID reads and advances a counter key inside batch b.
-func nextID(r pebble.Reader, b *pebble.Batch, key []byte) (uint64, error) {
-	v, closer, err := r.Get(key)
-	var n uint64 = 1
-	if err == nil {
-		n = binary.BigEndian.Uint64(v)
-		_ = closer.Close()
-	} else if !errors.Is(err, pebble.ErrNotFound) {
-		return 0, err
-	}
-	if err := b.Set(key, binary.BigEndian.AppendUint64(nil, n+1), nil); err != nil {
-		return 0, err
-	}
-	return n, nil
-}
-
 type quietLogger struct{}
 
 func (quietLogger) Infof(string, ...interface{})  {}

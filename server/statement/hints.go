@@ -43,11 +43,7 @@ func readHints(lx lexer) []Hint {
 
 // hintBody returns the text inside /*+ ... */.
 func hintBody(comment string) string {
-	body := comment[len("/*+"):]
-	if strings.HasSuffix(body, "*/") {
-		body = body[:len(body)-2]
-	}
-	return body
+	return strings.TrimSuffix(comment[len("/*+"):], "*/")
 }
 
 // appendSetVars appends the SET_VAR hints found in the body of a hint comment.

@@ -31,10 +31,7 @@ func TestIntegerOrder(t *testing.T) {
 	for i, c := range cases {
 		t.Run(c.typ.String(), func(t *testing.T) {
 			rng := newRand(int64(i))
-			var raw []int64
-			for _, b := range []int64{c.min, c.min + 1, -1, 0, 1, c.max - 1, c.max} {
-				raw = append(raw, b)
-			}
+			raw := []int64{c.min, c.min + 1, -1, 0, 1, c.max - 1, c.max}
 			for k := 0; k < 2000; k++ {
 				raw = append(raw, c.min+int64(rng.Uint64()%uint64(c.max-c.min)))
 				raw = append(raw, int64(rng.Intn(21)-10))
