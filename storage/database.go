@@ -48,11 +48,32 @@ func (p *Provider) lookup(ctx *sql.Context, name string) (*Database, error) {
 	if !ok {
 		return nil, errCorruptCatalog("database " + name + " has no descriptor")
 	}
-	var d dbDesc
-	if err := json.Unmarshal(raw, &d); err != nil {
-		return nil, errCorruptCatalog(err.Error())
+	d, err := p.store.decodeDBDesc(id, raw)
+	if err != nil {
+		return nil, err
 	}
 	return &Database{p: p, desc: d}, nil
+}
+
+// dbDescEntry is a decoded database descriptor and the bytes it was decoded from.
+type dbDescEntry struct {
+	raw  string
+	desc dbDesc
+}
+
+// decodeDBDesc decodes database id's stored descriptor raw, reusing the last decoding of the
+// same bytes: the descriptor is read from the transaction's state every time, only its JSON
+// decoding is kept.
+func (s *Store) decodeDBDesc(id uint32, raw []byte) (dbDesc, error) {
+	if e, ok := s.dbDescs.Load(id); ok && e.(*dbDescEntry).raw == string(raw) {
+		return e.(*dbDescEntry).desc, nil
+	}
+	var d dbDesc
+	if err := json.Unmarshal(raw, &d); err != nil {
+		return dbDesc{}, errCorruptCatalog(err.Error())
+	}
+	s.dbDescs.Store(id, &dbDescEntry{raw: string(raw), desc: d})
+	return d, nil
 }
 
 func (p *Provider) Database(ctx *sql.Context, name string) (sql.Database, error) {

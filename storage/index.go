@@ -249,14 +249,17 @@ func (t *Table) lookupPartition(ctx *sql.Context, lookup sql.IndexLookup) (*inde
 		return nil, fmt.Errorf("storage: unsupported range type %T", lookup.Ranges)
 	}
 	for _, r := range ranges {
-		lo, hi, ok, err := idx.bounds(ctx, r)
+		lo, hi, ok, exact, err := idx.bounds(ctx, r)
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
 			continue
 		}
-		p.ranges = append(p.ranges, rangeSpec{lower: lo, upper: hi, reverse: lookup.IsReverse})
+		// every primary-key column one value: the range holds at most the row keyed lo, as
+		// each column's key is self-delimiting (storage/keys), so no other key extends lo
+		point := idx.primary() && exact
+		p.ranges = append(p.ranges, rangeSpec{lower: lo, upper: hi, reverse: lookup.IsReverse, point: point})
 	}
 	p.ranges = mergeRanges(p.ranges, lookup.IsReverse)
 	return p, nil
@@ -274,6 +277,7 @@ func mergeRanges(rs []rangeSpec, reverse bool) []rangeSpec {
 	for _, r := range rs[1:] {
 		last := &out[len(out)-1]
 		if bytes.Compare(r.lower, last.upper) <= 0 {
+			last.point = last.point && r.point && bytes.Equal(r.lower, last.lower) && bytes.Equal(r.upper, last.upper)
 			if bytes.Compare(r.upper, last.upper) > 0 {
 				last.upper = r.upper
 			}
@@ -290,10 +294,12 @@ func mergeRanges(rs []rangeSpec, reverse bool) []rangeSpec {
 }
 
 // bounds are the key bounds [lo, hi) of one range of the index; ok is false for a range
-// that holds no key.
-func (i *Index) bounds(ctx *sql.Context, r sql.MySQLRange) (lo, hi []byte, ok bool, err error) {
+// that holds no key. exact: every column of the index is one value (or IS NULL) in r and lo
+// is their whole key.
+func (i *Index) bounds(ctx *sql.Context, r sql.MySQLRange) (lo, hi []byte, ok, exact bool, err error) {
 	prefix := i.keyPrefix()
 	pos := i.positions()
+	points := 0
 	for j, ce := range r {
 		if j >= len(pos) {
 			break
@@ -303,6 +309,7 @@ func (i *Index) bounds(ctx *sql.Context, r sql.MySQLRange) (lo, hi []byte, ok bo
 		if point, isNull, v := pointOf(ctx, ce); point {
 			if isNull {
 				prefix = append(prefix, 0x00)
+				points++
 				continue
 			}
 			enc, ok := encodeBound(ctx, typ, v, plen)
@@ -311,15 +318,16 @@ func (i *Index) bounds(ctx *sql.Context, r sql.MySQLRange) (lo, hi []byte, ok bo
 			}
 			if plen > 0 {
 				k := append(prefix, enc...)
-				return k, prefixEnd(k), true, nil
+				return k, prefixEnd(k), true, false, nil
 			}
 			prefix = append(prefix, enc...)
+			points++
 			continue
 		}
 		lo, hi, ok := cutBounds(ctx, prefix, ce, typ, plen)
-		return lo, hi, ok, nil
+		return lo, hi, ok, false, nil
 	}
-	return prefix, prefixEnd(prefix), true, nil
+	return prefix, prefixEnd(prefix), true, len(pos) > 0 && points == len(pos), nil
 }
 
 // pointOf says whether a column range is one value (or IS NULL).

@@ -109,6 +109,8 @@ func (t *txn) releaseZombies() {
 type rangeSpec struct {
 	lower, upper []byte
 	reverse      bool
+	// point: the range holds no key but lower, which a point read finds.
+	point bool
 }
 
 // rowIter yields the rows of a table over a list of ranges, either of the rows themselves or
@@ -137,6 +139,18 @@ func (r *rowIter) Next(ctx *sql.Context) (sql.Row, error) {
 				break
 			}
 			rg := r.ranges[r.cur]
+			if rg.point && !r.secondary && (r.latest || r.tx.views[r.tbl.tid()] == nil) {
+				// what openIter would read, without an iterator
+				r.cur++
+				v, ok, err := r.tx.get(rg.lower)
+				if err != nil {
+					return nil, err
+				}
+				if !ok {
+					continue
+				}
+				return r.tbl.decodeRow(v)
+			}
 			it, err := r.tx.openIter(r.tbl.tid(), rg.lower, rg.upper, r.latest)
 			if err != nil {
 				return nil, err

@@ -311,6 +311,12 @@ type txn struct {
 	// counter must be persisted at commit.
 	deltas  map[uint32]int64
 	autoInc map[uint32]bool
+	// counts are the committed row counts read through countsFrom, the reader they were read
+	// with: the committed state a reader sees does not change while the transaction holds it
+	// (a snapshot, or the batch under the write lock), so a new reader or a write of a counter
+	// key drops them.
+	counts     map[uint32]int64
+	countsFrom pebble.Reader
 	// obsolete are table ids whose data is deleted once the commit is durable.
 	obsolete []uint32
 	// editors counts the open row editors: a COMMIT while a statement writes (a procedure
@@ -471,6 +477,13 @@ func (t *txn) get(key []byte) ([]byte, bool, error) {
 	return out, true, nil
 }
 
+// forgetCounts drops the cached committed row counts if key is a counter key.
+func (t *txn) forgetCounts(key []byte) {
+	if len(key) > 0 && key[0] == spaceCounter {
+		t.counts = nil
+	}
+}
+
 // put writes key = val, recording the old state (old, existed) for the undo log.
 func (t *txn) put(key, val, old []byte, existed bool, tid uint32, rowDelta int8) error {
 	if t.failed != nil {
@@ -485,6 +498,7 @@ func (t *txn) put(key, val, old []byte, existed bool, tid uint32, rowDelta int8)
 	t.undo = append(t.undo, undoRec{key: key, old: old, existed: existed, tid: tid, rowDelta: rowDelta, obsolete: len(t.obsolete)})
 	t.undoBytes += len(key) + len(old) + 64
 	t.ddl = t.ddl || key[0] == spaceCatalog
+	t.forgetCounts(key)
 	if err := t.batch.Set(key, val, nil); err != nil {
 		return err
 	}
@@ -503,6 +517,7 @@ func (t *txn) del(key, old []byte, existed bool, tid uint32, rowDelta int8) erro
 	t.undo = append(t.undo, undoRec{key: key, old: old, existed: existed, tid: tid, rowDelta: rowDelta, obsolete: len(t.obsolete)})
 	t.undoBytes += len(key) + len(old) + 64
 	t.ddl = t.ddl || key[0] == spaceCatalog
+	t.forgetCounts(key)
 	if err := t.batch.Delete(key, nil); err != nil {
 		return err
 	}
@@ -562,6 +577,7 @@ func (t *txn) rollbackTo(mark int) error {
 		if u.key == nil {
 			continue
 		}
+		t.forgetCounts(u.key)
 		var err error
 		if u.existed {
 			err = t.batch.Set(u.key, u.old, nil)

@@ -113,6 +113,9 @@ type Store struct {
 
 	writeLock WriteLock
 	descs     descCache
+	// dbDescs: database id → the last decoded database descriptor with its stored bytes
+	// (*dbDescEntry), reused only while the stored bytes are the same.
+	dbDescs sync.Map
 
 	// mu guards the counters below; it is a leaf lock.
 	mu      sync.Mutex

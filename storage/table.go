@@ -233,14 +233,26 @@ func (t *Table) RowCount(ctx *sql.Context) (uint64, bool, error) {
 	return uint64(n), true, err
 }
 
+// rowCount is table tid's row count as the transaction sees it: the committed count plus its
+// own changes. The engine asks for it several times in every statement's planning, so the
+// committed count is kept for as long as the reader it was read with (t.counts).
 func (t *txn) rowCount(tid uint32) (int64, error) {
-	v, ok, err := t.get(counterKey(tid, ctrRowCount))
-	if err != nil {
-		return 0, err
+	if r := t.reader(); t.countsFrom != r {
+		t.counts, t.countsFrom = nil, r
 	}
-	var n int64
-	if ok && len(v) == 8 {
-		n = int64(binary.BigEndian.Uint64(v))
+	n, ok := t.counts[tid]
+	if !ok {
+		v, found, err := t.get(counterKey(tid, ctrRowCount))
+		if err != nil {
+			return 0, err
+		}
+		if found && len(v) == 8 {
+			n = int64(binary.BigEndian.Uint64(v))
+		}
+		if t.counts == nil {
+			t.counts = make(map[uint32]int64)
+		}
+		t.counts[tid] = n
 	}
 	return n + t.deltas[tid], nil
 }
@@ -248,6 +260,7 @@ func (t *txn) rowCount(tid uint32) (int64, error) {
 // writeCounters adds the row counts and AUTO_INCREMENT values the transaction changed to the
 // batch, at commit.
 func (t *txn) writeCounters() error {
+	t.counts = nil
 	for tid, d := range t.deltas {
 		if d == 0 {
 			continue
