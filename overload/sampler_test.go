@@ -454,6 +454,9 @@ func TestOverloadDoesNotAllocate(t *testing.T) {
 // grow with the samples taken: procfs allocates what it reads, the sampler
 // keeps nothing of it.
 func TestSampleAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts vary under the race detector (sync.Pool drops items at random); the non-race run checks them")
+	}
 	f := newFixture(t, "proc", "cgroup-v1")
 	s := f.sampler(Settings{})
 	sample := func() {

@@ -20,28 +20,9 @@ for tool in sysbench mariadbd mariadb-install-db mariadb go /usr/bin/python3; do
 done
 /usr/bin/python3 -c 'import pymysql' 2>/dev/null || { echo "scale.sh: python3-pymysql is missing" >&2; exit 1; }
 
-work=$(mktemp -d /tmp/overloadsql-scale.XXXXXX)
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do
-    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null || true
-  done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-free_port() { /usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-log() { echo "scale.sh: $*" >&2; }
-wait_sql() {
-  for _ in $(seq 600); do
-    mariadb -h 127.0.0.1 -P "$1" -u sbtest -psbtest --skip-ssl -e 'SELECT 1' >/dev/null 2>&1 && return 0
-    sleep 0.1
-  done
-  echo "scale.sh: the server on port $1 did not answer within 60 s; its log:" >&2
-  tail -20 "$2" >&2
-  return 1
-}
+script=scale.sh
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
 
 log "building overloadsql"
 go build -o "$work/overloadsql" ./cmd/overloadsql
@@ -50,25 +31,10 @@ go build -o "$work/overloadsql" ./cmd/overloadsql
 # pid and datadir.
 start_overloadsql() {
   port=$(free_port)
-  local admin_port dir=$work/osql-$1
-  admin_port=$(free_port)
+  local dir=$work/osql-$1
   mkdir -p "$dir"
-  cat >"$dir/config.toml" <<EOF
-listen = "127.0.0.1:$port"
-admin_listen = "127.0.0.1:$admin_port"
-http_listen = ""
-admission_control = "off"
-data_dir = "$dir/data"
-storage_sync = "commit"
-
-[[users]]
-name = "default"
-admin = true
-
-[[users]]
-name = "sbtest"
-password = "sbtest"
-EOF
+  overloadsql_config "$dir/config.toml" "$port" "data_dir = \"$dir/data\"
+storage_sync = \"commit\""
   "$work/overloadsql" --config "$dir/config.toml" >"$dir/server.log" 2>&1 &
   pid=$!
   pids+=("$pid")

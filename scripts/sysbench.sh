@@ -37,82 +37,30 @@ for tool in sysbench mariadbd mariadb-install-db mariadb go /usr/bin/python3; do
   command -v "$tool" >/dev/null || { echo "sysbench.sh: $tool is missing (apt-get install sysbench mariadb-server)" >&2; exit 1; }
 done
 
-work=$(mktemp -d /tmp/overloadsql-sysbench.XXXXXX)
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do
-    kill -TERM "$pid" 2>/dev/null || true
-  done
-  for pid in "${pids[@]}"; do
-    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null || true
-  done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-free_port() { /usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-log() { echo "sysbench.sh: $*" >&2; }
-
-# wait_sql PORT USER PASSWORD LOG: until the server answers, at most 60 s; else show its log.
-wait_sql() {
-  for _ in $(seq 600); do
-    mariadb -h 127.0.0.1 -P "$1" -u "$2" -p"$3" --skip-ssl -e 'SELECT 1' >/dev/null 2>&1 && return 0
-    sleep 0.1
-  done
-  echo "sysbench.sh: the server on port $1 did not answer within 60 s; its log:" >&2
-  tail -20 "$4" >&2
-  return 1
-}
+script=sysbench.sh
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
 
 # --- overloadsql ---------------------------------------------------------------------------------
 log "building overloadsql"
 go build -o "$work/overloadsql" ./cmd/overloadsql
 osql_port=$(free_port)
-osql_admin=$(free_port)
 mkdir "$work/osql"
-cat >"$work/osql/config.toml" <<EOF
-listen = "127.0.0.1:$osql_port"
-admin_listen = "127.0.0.1:$osql_admin"
-http_listen = ""
-admission_control = "off"
-data_dir = "$work/osql/data"
-storage_sync = "$sync"
-
-[[users]]
-name = "default"
-admin = true
-
-[[users]]
-name = "sbtest"
-password = "sbtest"
-EOF
+overloadsql_config "$work/osql/config.toml" "$osql_port" "data_dir = \"$work/osql/data\"
+storage_sync = \"$sync\""
 "$work/overloadsql" --config "$work/osql/config.toml" >"$work/osql/server.log" 2>&1 &
 pids+=($!)
-wait_sql "$osql_port" sbtest sbtest "$work/osql/server.log"
+wait_sql "$osql_port" "$work/osql/server.log"
 
 baseline=${SYSBENCH_BASELINE:-}
 if [ -n "$baseline" ]; then
   [ -x "$baseline" ] || { echo "sysbench.sh: SYSBENCH_BASELINE=$baseline is not an executable" >&2; exit 1; }
   base_port=$(free_port)
   mkdir "$work/base"
-  cat >"$work/base/config.toml" <<EOF
-listen = "127.0.0.1:$base_port"
-admin_listen = "127.0.0.1:$(free_port)"
-http_listen = ""
-admission_control = "off"
-
-[[users]]
-name = "default"
-admin = true
-
-[[users]]
-name = "sbtest"
-password = "sbtest"
-EOF
+  overloadsql_config "$work/base/config.toml" "$base_port"
   "$baseline" --config "$work/base/config.toml" >"$work/base/server.log" 2>&1 &
   pids+=($!)
-  wait_sql "$base_port" sbtest sbtest "$work/base/server.log"
+  wait_sql "$base_port" "$work/base/server.log"
 fi
 
 # --- MariaDB -------------------------------------------------------------------------------------
@@ -130,7 +78,7 @@ mariadb --no-defaults -S "$work/maria.sock" -u root -e "
   CREATE DATABASE main;
   CREATE USER sbtest@'127.0.0.1' IDENTIFIED BY 'sbtest';
   GRANT ALL ON main.* TO sbtest@'127.0.0.1';" || { cat "$work/maria.log" >&2; exit 1; }
-wait_sql "$maria_port" sbtest sbtest "$work/maria.log"
+wait_sql "$maria_port" "$work/maria.log"
 maria_version=$(mariadb -h 127.0.0.1 -P "$maria_port" -u sbtest -psbtest --skip-ssl -N -e 'SELECT VERSION()')
 
 # --- runs ----------------------------------------------------------------------------------------
