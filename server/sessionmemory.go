@@ -200,10 +200,7 @@ func (m *sessionMemory) keep(name string, size int64, refuse bool) error {
 	switch {
 	case delta > 0 && refuse:
 		if err := m.reserve(delta); err != nil {
-			var e *quota.ExceededError
-			errors.As(err, &e)
-			m.accounts.refused.Add(1)
-			return m.accounts.quotaSQLError(name, size, e)
+			return m.accounts.refusal(name, size, err)
 		}
 	case delta > 0:
 		m.account.Charge(delta)
@@ -348,6 +345,17 @@ func (a *sessionAccounts) build(ctx *sql.Context, n sql.Node, next func(sql.Node
 	}
 	_ = m.settle(ctx, names, false)
 	return nil, err
+}
+
+// refusal counts a refused reservation (MemoryQuotaExceededQueries) and makes it error 241 for
+// what tried to keep size bytes; an error that is not a quota's is returned as it is.
+func (a *sessionAccounts) refusal(what string, size int64, err error) error {
+	var e *quota.ExceededError
+	if !errors.As(err, &e) {
+		return err
+	}
+	a.refused.Add(1)
+	return a.quotaSQLError(what, size, e)
 }
 
 // isQuotaError reports whether err is a memory quota's error 241.
@@ -558,13 +566,10 @@ func (a *sessionAccounts) keepPrepared(sess sql.Session, open map[uint32]*mysql.
 	}
 	size := preparedSize(query)
 	if err := m.reserve(size); err != nil {
-		var e *quota.ExceededError
-		errors.As(err, &e)
-		a.refused.Add(1)
 		if a.uncache != nil {
 			a.uncache(sess, query)
 		}
-		return a.quotaSQLError("(a prepared statement)", size, e)
+		return a.refusal("(a prepared statement)", size, err)
 	}
 	m.protocol[query] = size
 	return nil

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"errors"
 	"sync/atomic"
 
 	"overloadsql/quota"
@@ -145,10 +144,7 @@ func (a *sessionAccounts) join(sess sql.Session, name, chosen string) error {
 	m.want = name
 	if err := m.place(); err != nil {
 		m.want = before
-		var e *quota.ExceededError
-		errors.As(err, &e)
-		a.refused.Add(1)
-		return a.quotaSQLError("(the session's variables and prepared statements)", m.account.Used(), e)
+		return a.refusal("(the session's variables and prepared statements)", m.account.Used(), err)
 	}
 	m.chosen = chosen
 	return nil
