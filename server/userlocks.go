@@ -13,9 +13,8 @@ import (
 
 // User-level locks (GET_LOCK, RELEASE_LOCK, IS_FREE_LOCK, IS_USED_LOCK) take names of at most
 // maxLockName characters, as in MySQL 8: a longer name is error 3057 (ER_USER_LOCK_WRONG_NAME,
-// 42000), with the name quoted clipped. The engine took names of any length and kept each held
-// one until it was released or its session ended, so a client could keep megabytes per lock.
-// NULL keeps the engine's answer (NULL).
+// 42000), with the name quoted clipped, so that what a held lock keeps is bounded. NULL keeps the
+// engine's answer (NULL).
 
 // maxLockName is MySQL's bound on a lock name, in characters.
 const maxLockName = 64
