@@ -314,7 +314,9 @@ type txn struct {
 	// counts are the committed row counts read through countsFrom, the reader they were read
 	// with: the committed state a reader sees does not change while the transaction holds it
 	// (a snapshot, or the batch under the write lock), so a new reader or a write of a counter
-	// key drops them.
+	// key drops them. countsMu guards both: the engine may plan the subqueries of one
+	// statement on several goroutines, and each asks for row counts.
+	countsMu   sync.Mutex
 	counts     map[uint32]int64
 	countsFrom pebble.Reader
 	// obsolete are table ids whose data is deleted once the commit is durable.
@@ -480,7 +482,9 @@ func (t *txn) get(key []byte) ([]byte, bool, error) {
 // forgetCounts drops the cached committed row counts if key is a counter key.
 func (t *txn) forgetCounts(key []byte) {
 	if len(key) > 0 && key[0] == spaceCounter {
+		t.countsMu.Lock()
 		t.counts = nil
+		t.countsMu.Unlock()
 	}
 }
 

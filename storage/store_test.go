@@ -6,9 +6,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/dolthub/go-mysql-server/sql"
 )
 
 func TestOpenErrors(t *testing.T) {
@@ -137,3 +139,53 @@ func TestTransactions(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// TestRowCountsFromManyGoroutines asks one transaction for row counts from several goroutines
+// at once, as the engine's planning of subqueries may: the race detector holds the cache safe.
+func TestRowCountsFromManyGoroutines(t *testing.T) {
+	s, err := Open("data", Options{FS: vfs.NewMem()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r := newRunner(t, s, "main")
+	defer r.close()
+	r.must("CREATE TABLE t (id INT PRIMARY KEY)")
+	r.must("INSERT INTO t VALUES (1), (2), (3)")
+	r.must("BEGIN")
+	r.must("INSERT INTO t VALUES (4)")
+	db, err := s.Provider().Database(r.ctx, "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, ok, err := db.GetTableInsensitive(r.ctx, "t")
+	if err != nil || !ok {
+		t.Fatalf("table t: %v %v", ok, err)
+	}
+	counted := tbl.(sql.StatisticsTable)
+	var wg sync.WaitGroup
+	counts := make([]uint64, 8)
+	errs := make([]error, len(counts))
+	for i := range counts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 100 {
+				tx, err := txnOf(r.ctx)
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				tx.forgetCounts([]byte{spaceCounter})
+				counts[i], _, errs[i] = counted.RowCount(r.ctx)
+			}
+		}()
+	}
+	wg.Wait()
+	for i := range counts {
+		if errs[i] != nil || counts[i] != 4 {
+			t.Errorf("goroutine %d: row count %d, %v; want 4", i, counts[i], errs[i])
+		}
+	}
+	r.must("COMMIT")
+}

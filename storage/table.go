@@ -237,6 +237,8 @@ func (t *Table) RowCount(ctx *sql.Context) (uint64, bool, error) {
 // own changes. The engine asks for it several times in every statement's planning, so the
 // committed count is kept for as long as the reader it was read with (t.counts).
 func (t *txn) rowCount(tid uint32) (int64, error) {
+	t.countsMu.Lock()
+	defer t.countsMu.Unlock()
 	if r := t.reader(); t.countsFrom != r {
 		t.counts, t.countsFrom = nil, r
 	}
@@ -260,7 +262,9 @@ func (t *txn) rowCount(tid uint32) (int64, error) {
 // writeCounters adds the row counts and AUTO_INCREMENT values the transaction changed to the
 // batch, at commit.
 func (t *txn) writeCounters() error {
+	t.countsMu.Lock()
 	t.counts = nil
+	t.countsMu.Unlock()
 	for tid, d := range t.deltas {
 		if d == 0 {
 			continue
