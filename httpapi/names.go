@@ -113,6 +113,7 @@ var Names = []Name{
 	{tableMetrics, "WriteLockWaitingStatements", prefix + "write_lock_waiting_statements", 1},
 	{tableMetrics, "MemoryTrackingSessions", prefix + "memory_tracking_sessions_bytes", 1},
 	{tableMetrics, "MemoryTrackingSessionsLimit", prefix + "memory_tracking_sessions_limit_bytes", 1},
+	{tableMetrics, "UserLocks", prefix + "user_locks", 1},
 }
 
 // Histogram is one distribution for /metrics: Buckets[i] observations were at most Bounds[i]

@@ -12,20 +12,17 @@ import (
 	"github.com/go-sql-driver/mysql"
 )
 
-// A writing statement interrupted after it built a row stores none of its rows. The engine
-// checks for an interruption (KILL QUERY, the client leaving, the memory guard's cancel) between
-// two rows and, when it finds one there, keeps the rows the statement accumulated for its
-// commit, which the server then rolls back; but CREATE TABLE ... AS SELECT wrote them into the
-// table the database holds, so they stayed (seen once as 5 rows of 60 MB in
-// TestMemoryLimitCancelsStatements, under stress-ng). GET_LOCK, which waits deaf to KILL QUERY
-// until the lock comes free, puts the interruption exactly there: the holder releases the lock
-// after the KILL, so the row is built after it (a long lock timeout, never reached, keeps a slow
-// machine from building the row first). An interrupted CREATE TABLE ... AS SELECT leaves no table.
+// A writing statement interrupted after it built a row stores none of its rows, and an
+// interrupted CREATE TABLE ... AS SELECT leaves no table. A GET_LOCK on a held lock in the
+// statement's rows holds it in the middle of its rows until KILL QUERY ends the wait (a long
+// lock timeout, never reached, keeps a slow machine from building the row first); the
+// interrupted GET_LOCK takes no lock.
 func TestInterruptedWriteStoresNoRows(t *testing.T) {
 	s := startServer(t, serverOptions{})
 	db := s.db()
 	holder, victim := session(t, db), session(t, db)
 	victimID := intOn(t, victim, "SELECT CONNECTION_ID()")
+	holderID := intOn(t, holder, "SELECT CONNECTION_ID()")
 	mustExec(t, db, "CREATE TABLE main.existing (v INT)")
 	for _, c := range []struct{ name, query, table string }{
 		{"CREATE TABLE ... AS SELECT", "CREATE TABLE main.created AS SELECT GET_LOCK('held', 120) AS v", "main.created"},
@@ -47,12 +44,14 @@ func TestInterruptedWriteStoresNoRows(t *testing.T) {
 				return len(rows) == 1 && !strings.HasPrefix(rows[0], "0 ") && strings.Contains(rows[0], "GET_LOCK"), strings.Join(rows, "; ")
 			})
 			mustExec(t, db, "KILL QUERY "+strconv.Itoa(victimID))
-			intOn(t, holder, "SELECT RELEASE_LOCK('held')")
 			var me *mysql.MySQLError
 			if err := <-done; !errors.As(err, &me) || me.Number != 1317 {
 				t.Errorf("%s after KILL QUERY: %v, want 1317", c.query, err)
 			}
-			intOn(t, victim, "SELECT RELEASE_LOCK('held')") // the victim's GET_LOCK got it
+			if got := intOn(t, victim, "SELECT IS_USED_LOCK('held')"); got != holderID {
+				t.Errorf("IS_USED_LOCK('held') after the interrupted wait: %d, want the holder %d", got, holderID)
+			}
+			intOn(t, holder, "SELECT RELEASE_LOCK('held')")
 			if c.table == "main.created" {
 				// As in MySQL, the failed CREATE TABLE leaves no table at all.
 				if got := queryStrings(t, db, "SHOW TABLES LIKE 'created'"); len(got) != 0 {

@@ -28,6 +28,7 @@ const (
 	ERFKColumnCannotDropChild        = 1829 // ER_FK_COLUMN_CANNOT_DROP_CHILD
 	ERGISInvalidData                 = 3037 // ER_GIS_INVALID_DATA
 	ERUserLockWrongName              = 3057 // ER_USER_LOCK_WRONG_NAME
+	ERUserLockDeadlock               = 3058 // ER_USER_LOCK_DEADLOCK
 	ERJSONUsedAsKey                  = 3152 // ER_JSON_USED_AS_KEY
 	ERSecureTransportRequired        = 3159 // ER_SECURE_TRANSPORT_REQUIRED
 	ERCheckConstraintViolated        = 3819 // ER_CHECK_CONSTRAINT_VIOLATED

@@ -82,6 +82,7 @@ var states = map[int]string{
 	ERFKColumnCannotDropChild:        mysql.SSUnknownSQLState,      // 1829
 	ERGISInvalidData:                 "22023",                      // 3037
 	ERUserLockWrongName:              mysql.SSClientError,          // 3057
+	ERUserLockDeadlock:               mysql.SSLockDeadlock,         // 3058
 	ERJSONUsedAsKey:                  mysql.SSClientError,          // 3152
 	ERCheckConstraintViolated:        mysql.SSUnknownSQLState,      // 3819
 	ERCheckConstraintDupName:         mysql.SSUnknownSQLState,      // 3822

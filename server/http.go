@@ -56,7 +56,9 @@ func (h httpState) Workloads() []httpapi.WorkloadValue {
 // gauges are the rows of system.metrics.
 func (s *Server) gauges() []tables.Gauge {
 	holder, waiting := s.writes.state()
-	return append(s.counters.gauges(s.registry.Len(), s.admission.State(), holder, waiting), s.sessionAccounts.gauges()...)
+	gauges := append(s.counters.gauges(s.registry.Len(), s.admission.State(), holder, waiting), s.sessionAccounts.gauges()...)
+	return append(gauges, tables.Gauge{Name: "UserLocks", Value: int64(s.userLocks.Names()),
+		Description: "User-level lock names (GET_LOCK) the server keeps now: those held or waited for."})
 }
 
 // readiness says whether the main listener would accept a new connection now: not while the

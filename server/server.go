@@ -16,6 +16,7 @@ import (
 	"overloadsql/overload"
 	"overloadsql/server/access"
 	"overloadsql/server/config"
+	"overloadsql/server/userlock"
 	"overloadsql/server/wire"
 	"overloadsql/storage"
 	"overloadsql/tables"
@@ -78,6 +79,8 @@ type Server struct {
 	// sessionAccounts are the memory accounts of the sessions and of the server
 	// (sessionmemory.go); the guard's checks set their limits.
 	sessionAccounts *sessionAccounts
+	// userLocks are the user-level locks of GET_LOCK (userlocks.go).
+	userLocks *userlock.Table
 	// writes is the write lock of the stored tables: one transaction writes at a time
 	// (transactions.go).
 	writes writeLock
@@ -142,6 +145,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	s.memory = overload.NewMemoryGuard(nil, nil)
 	s.statements = newStatements()
 	s.sessionAccounts = newSessionAccounts()
+	s.userLocks = userlock.New()
 	s.sessionAccounts.adjust(running.MaxServerMemoryUsage, 0, running.MaxMemoryUsageForSession)
 	s.sessionAccounts.configureWorkloads(running)
 	s.admission = admission.New(admissionLimits(running), admission.Options{})
@@ -285,7 +289,7 @@ func (s *Server) buildEngine(cfg *config.Config, collation sql.CollationID) *sql
 	).AddOverrides(overrides).Build(), nil)
 	allowViewsOverReadOnlyTables(engine.Analyzer)
 	limitUnnesting(engine.Analyzer)
-	checkLockNames(engine)
+	s.useUserLocks(engine)
 	grantPrivileges(engine.Analyzer.Catalog.MySQLDb, cfg.Users)
 	engine.Analyzer.Catalog.AuthHandler = mysqlAuthorization{engine.Analyzer.Catalog.AuthHandler}
 	yielder := newYielder(func() int { return int(s.counters.running.Load()) })

@@ -54,8 +54,8 @@ import (
 // session's account is released when the session ends (connection closed or reset).
 //
 // Not counted: a running statement's own working memory (sorts, groupings, joins, the values it
-// computes), data stored in tables, a procedure's local variables while it runs, and GET_LOCK
-// names. They are bounded by the memory guard (memory.go) and by the limits of docs/reference.md, "Limits";
+// computes), data stored in tables and a procedure's local variables while it runs (held
+// GET_LOCK names are counted, by package userlock). They are bounded by the memory guard (memory.go) and by the limits of docs/reference.md, "Limits";
 // the server's account makes room for them (sessionShareOfLimit).
 
 // sessionShareOfLimit is the share of the server's memory limit that the accounted memory of all

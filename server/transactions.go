@@ -251,6 +251,7 @@ func (s *Server) forgetConnection(c *mysql.Conn) {
 		cl.session.Close()
 	}
 	s.writes.release(c.ConnectionID)
+	s.userLocks.ReleaseAll(c.ConnectionID)
 }
 
 // waitForWriteLock takes the write lock for the connection, waiting at most the statement's
