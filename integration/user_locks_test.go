@@ -2,8 +2,10 @@ package integration
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -64,15 +66,7 @@ func TestUserLocks(t *testing.T) {
 		if got := intOn(t, holder, "SELECT GET_LOCK('held', 0)"); got != 1 {
 			t.Fatalf("GET_LOCK('held', 0) = %d", got)
 		}
-		done := make(chan error, 1)
-		go func() {
-			_, err := waiter.ExecContext(context.Background(), "SELECT GET_LOCK('held', -1)")
-			done <- err
-		}()
-		eventually(t, 15*time.Second, "the waiter waits", func() (bool, string) {
-			rows := queryStrings(t, db, "SELECT info FROM information_schema.processlist WHERE id = "+strconv.Itoa(waiterID))
-			return len(rows) == 1 && rows[0] == "SELECT GET_LOCK('held', -1)", ""
-		})
+		done := running(t, db, waiter, waiterID, "SELECT GET_LOCK('held', -1)")
 		mustExec(t, db, "KILL QUERY "+strconv.Itoa(waiterID))
 		select {
 		case err := <-done:
@@ -91,15 +85,7 @@ func TestUserLocks(t *testing.T) {
 		aID := intOn(t, a, "SELECT CONNECTION_ID()")
 		intOn(t, a, "SELECT GET_LOCK('first', 0)")
 		intOn(t, b, "SELECT GET_LOCK('second', 0)")
-		done := make(chan error, 1)
-		go func() {
-			_, err := a.ExecContext(context.Background(), "SELECT GET_LOCK('second', 60)")
-			done <- err
-		}()
-		eventually(t, 15*time.Second, "a waits for second", func() (bool, string) {
-			rows := queryStrings(t, db, "SELECT info FROM information_schema.processlist WHERE id = "+strconv.Itoa(aID))
-			return len(rows) == 1 && rows[0] == "SELECT GET_LOCK('second', 60)", ""
-		})
+		done := running(t, db, a, aID, "SELECT GET_LOCK('second', 60)")
 		began := time.Now()
 		var n int
 		err := b.QueryRowContext(context.Background(), "SELECT GET_LOCK('first', 60)").Scan(&n)
@@ -128,4 +114,20 @@ func TestUserLocks(t *testing.T) {
 		}
 		wantError(t, db, "SELECT GET_LOCK('', 0)", 3057, "42000")
 	})
+}
+
+// running starts query on c (connection id) and returns once the process list shows it running;
+// the channel gets the statement's error when it ends.
+func running(t *testing.T, db *sql.DB, c *sql.Conn, id int, query string) <-chan error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.ExecContext(context.Background(), query)
+		done <- err
+	}()
+	eventually(t, 15*time.Second, "connection "+strconv.Itoa(id)+" runs "+query, func() (bool, string) {
+		rows := queryStrings(t, db, "SELECT info FROM information_schema.processlist WHERE id = "+strconv.Itoa(id))
+		return len(rows) == 1 && rows[0] == query, strings.Join(rows, "; ")
+	})
+	return done
 }

@@ -14,13 +14,7 @@ import (
 
 // Observe counts commits, rollbacks and lock holds, and reads Pebble's gauges.
 func TestObserve(t *testing.T) {
-	s, err := Open("data", Options{FS: vfs.NewMem()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	r := newRunner(t, s, "main")
-	defer r.close()
+	s, r := memStore(t, Options{})
 	before := s.Observe()
 	r.must("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(100), KEY kv (v))")
 	for i := 0; i < 20; i++ {
@@ -151,13 +145,7 @@ func TestCheckpointOnline(t *testing.T) {
 // information_schema.TABLES shows the exact row count and a data length that counts the rows in
 // the memtables as well as those in the table files.
 func TestTableRowsAndDataLength(t *testing.T) {
-	s, err := Open("data", Options{FS: vfs.NewMem()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	r := newRunner(t, s, "main")
-	defer r.close()
+	s, r := memStore(t, Options{})
 	r.must("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(200), KEY kv (v))")
 	const q = "SELECT TABLE_ROWS, DATA_LENGTH FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'main' AND TABLE_NAME = 't'"
 	if got := fmt.Sprint(r.must(q)); got != "[[0 0]]" {

@@ -2,20 +2,12 @@ package storage
 
 import (
 	"testing"
-
-	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
 // TestPointReadMatchesScan: a lookup that names every primary-key column is a point read;
 // its rows are those of the same filter over a full scan.
 func TestPointReadMatchesScan(t *testing.T) {
-	s, err := Open("data", Options{FS: vfs.NewMem(), Sync: SyncNone})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	r := newRunner(t, s, "main")
-	defer r.close()
+	_, r := memStore(t, Options{Sync: SyncNone})
 	r.must("CREATE TABLE p (a INT, b VARCHAR(10) COLLATE utf8mb4_0900_ai_ci, v INT, PRIMARY KEY (a, b))")
 	r.must("INSERT INTO p VALUES (1, 'x', 1), (1, 'xy', 2), (2, 'X', 3), (2, 'y', 4), (3, '', 5)")
 	r.must("CREATE TABLE q (id BIGINT PRIMARY KEY, v INT)")

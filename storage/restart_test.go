@@ -112,13 +112,7 @@ func TestCatalogSurvivesRestart(t *testing.T) {
 // TestIndexMatchesScan is the index-versus-scan differential: the same rows in a table with
 // indexes and in one without return the same rows for random WHERE clauses and ORDER BYs.
 func TestIndexMatchesScan(t *testing.T) {
-	s, err := Open("data", Options{FS: vfs.NewMem()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	r := newRunner(t, s, "main")
-	defer r.close()
+	_, r := memStore(t, Options{})
 	cols := "id INT PRIMARY KEY, a INT, b VARCHAR(10) COLLATE utf8mb4_0900_ai_ci, c DOUBLE, d DECIMAL(6,2), e DATETIME, f VARCHAR(20)"
 	r.must("CREATE TABLE ix (" + cols + ", KEY ka (a), KEY kab (a, b), KEY kb (b), KEY kc (c), UNIQUE KEY kd (d), KEY ke (e), KEY kf (f(3)), KEY kba (b, a))")
 	r.must("CREATE TABLE sc (" + cols + ")")

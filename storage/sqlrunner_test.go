@@ -6,6 +6,7 @@ import (
 	"io"
 	"testing"
 
+	"github.com/cockroachdb/pebble/v2/vfs"
 	sqle "github.com/dolthub/go-mysql-server"
 	"github.com/dolthub/go-mysql-server/enginetest"
 	"github.com/dolthub/go-mysql-server/sql"
@@ -68,6 +69,21 @@ func (r *runner) must(q string) []sql.Row {
 }
 
 func (r *runner) close() { r.sess.Close() }
+
+// memStore opens a store with o on an in-memory filesystem and a runner on its main database;
+// both close when the test ends.
+func memStore(t testing.TB, o Options) (*Store, *runner) {
+	t.Helper()
+	o.FS = vfs.NewMem()
+	s, err := Open("data", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	r := newRunner(t, s, "main")
+	t.Cleanup(r.close)
+	return s, r
+}
 
 func rowsString(rows []sql.Row) string {
 	return fmt.Sprint(rows)

@@ -143,13 +143,7 @@ func itoa(i int) string { return strconv.Itoa(i) }
 // TestRowCountsFromManyGoroutines asks one transaction for row counts from several goroutines
 // at once, as the engine's planning of subqueries may: the race detector holds the cache safe.
 func TestRowCountsFromManyGoroutines(t *testing.T) {
-	s, err := Open("data", Options{FS: vfs.NewMem()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	r := newRunner(t, s, "main")
-	defer r.close()
+	s, r := memStore(t, Options{})
 	r.must("CREATE TABLE t (id INT PRIMARY KEY)")
 	r.must("INSERT INTO t VALUES (1), (2), (3)")
 	r.must("BEGIN")

@@ -2,20 +2,12 @@ package storage
 
 import (
 	"testing"
-
-	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
 // INSERT ... ON DUPLICATE KEY UPDATE of a row keeps the index over its virtual column right: the
 // engine hands over the updated row with the old virtual value, which the editor recomputes.
 func TestUpsertKeepsVirtualColumnIndex(t *testing.T) {
-	s, err := Open("d", Options{FS: vfs.NewMem()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	r := newRunner(t, s, "main")
-	defer r.close()
+	_, r := memStore(t, Options{})
 	for _, q := range []string{
 		"CREATE TABLE v (id INT PRIMARY KEY, a INT, g INT AS (a * 2) VIRTUAL, KEY gk (g))",
 		"INSERT INTO v (id, a) VALUES (1, 1)",
