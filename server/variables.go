@@ -283,6 +283,10 @@ func optionalNumber(f *float64) *string {
 // groupConcatMaxLen is the engine's variable that bounds GROUP_CONCAT's result.
 const groupConcatMaxLen = "group_concat_max_len"
 
+// Bound (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): group_concat_max_len may not
+// exceed max_allowed_packet (1231; the engine takes any value and builds GROUP_CONCAT up to it).
+// Test: TestGroupConcatIsBounded fails without it.
+//
 // boundGroupConcat keeps group_concat_max_len at or below max_allowed_packet: the engine
 // builds GROUP_CONCAT's result up to that length, so a larger value would let one statement
 // build a value of any size. (MySQL accepts the larger value and still stops at
