@@ -115,7 +115,7 @@ type Hooks struct {
 	Stopped func(ctx context.Context) error
 }
 
-// stopped is Hooks.Stopped, process-wide as the rules are; nil errors until AddRules.
+// stopped is Hooks.Stopped, process-wide as the rules are; it answers nil until AddRules.
 var stopped = func(context.Context) error { return nil }
 
 // AddRules adds overloadsql's rules to the engine's rules that run on every statement. The
