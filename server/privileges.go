@@ -50,6 +50,7 @@ import (
 	"strings"
 	"sync"
 
+	"overloadsql/engine"
 	"overloadsql/mysqlerr"
 	"overloadsql/server/config"
 	"overloadsql/server/statement"
@@ -247,7 +248,7 @@ func (g guard) check(ctx *sql.Context, n sql.Node) (sql.Node, *sql.Context, bool
 	admin := g.s.auth.IsAdmin(ctx.Session.Client().User)
 	var err error
 	files, variables := false, false
-	inspectPlan(ctx, n, func(n sql.Node) bool {
+	engine.InspectPlan(ctx, n, func(n sql.Node) bool {
 		variables = variables || keepsSessionMemory(n)
 		err = g.checkNode(ctx, n, admin)
 		return err == nil
@@ -312,57 +313,6 @@ func (c *checkedPlans) again(ctx *sql.Context) *sql.Context {
 
 // forget drops a closed connection's session.
 func (c *checkedPlans) forget(session uint32) { c.last.Delete(session) }
-
-// inspectPlan calls node for every node of a plan and expr for every expression, also where the
-// engine's own walk does not look: the source of INSERT ... SELECT, the SELECT of CREATE TABLE
-// ... SELECT, the statement of PREPARE, and subqueries. It stops when a function returns false.
-func inspectPlan(ctx *sql.Context, n sql.Node, node func(sql.Node) bool, expr func(sql.Expression) bool) bool {
-	ok := true
-	transform.InspectWithOpaque(ctx, n, func(_ *sql.Context, n sql.Node) bool {
-		if !ok {
-			return false
-		}
-		if ok = node(n); !ok {
-			return false
-		}
-		switch n := n.(type) {
-		case *plan.InsertInto:
-			if n.Source != nil {
-				ok = inspectPlan(ctx, n.Source, node, expr)
-			}
-		case *plan.CreateTable:
-			if s := n.Select(); s != nil {
-				ok = inspectPlan(ctx, s, node, expr)
-			}
-		case *plan.TableCopier:
-			ok = inspectPlan(ctx, n.Source, node, expr) && inspectPlan(ctx, n.Destination, node, expr)
-		case *plan.PrepareQuery:
-			ok = inspectPlan(ctx, n.Child, node, expr)
-		}
-		if e, isExpr := n.(sql.Expressioner); isExpr && ok {
-			for _, x := range e.Expressions() {
-				if ok = inspectExpr(ctx, x, node, expr); !ok {
-					break
-				}
-			}
-		}
-		return ok
-	})
-	return ok
-}
-
-func inspectExpr(ctx *sql.Context, x sql.Expression, node func(sql.Node) bool, expr func(sql.Expression) bool) bool {
-	ok := true
-	transform.InspectExpr(ctx, x, func(ctx *sql.Context, e sql.Expression) bool {
-		if ok = expr(e); ok {
-			if sq, isSubquery := e.(*plan.Subquery); isSubquery && sq.Query != nil {
-				ok = inspectPlan(ctx, sq.Query, node, expr)
-			}
-		}
-		return !ok
-	})
-	return ok
-}
 
 // checkNode applies the rules for one node of the plan.
 func (g guard) checkNode(ctx *sql.Context, n sql.Node, admin bool) error {

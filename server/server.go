@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"overloadsql/admission"
+	"overloadsql/engine"
 	"overloadsql/httpapi"
 	"overloadsql/overload"
 	"overloadsql/server/access"
@@ -282,22 +283,21 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 
 func (s *Server) buildEngine(cfg *config.Config, collation sql.CollationID) *sqle.Engine {
 	provider := databasesProvider{Provider: s.store.Provider(), system: s.systemDatabase()}
-	addAnalyzerRules()
+	engine.AddRules(engine.Hooks{AtomicRenames: atomicRenames, Stopped: memoryStop})
 	overrides := sql.EngineOverrides{Builder: sql.BuilderOverrides{Parser: newSystemParser()}}
-	engine := sqle.New(analyzer.NewBuilder(
-		newBoundedProvider(provider, func() int { return s.cfg.Load().MaxAllowedPacket }),
+	e := sqle.New(analyzer.NewBuilder(
+		engine.NewBoundedProvider(provider, func() int { return s.cfg.Load().MaxAllowedPacket }),
 	).AddOverrides(overrides).Build(), nil)
-	allowViewsOverReadOnlyTables(engine.Analyzer)
-	limitUnnesting(engine.Analyzer)
-	s.useUserLocks(engine)
-	grantPrivileges(engine.Analyzer.Catalog.MySQLDb, cfg.Users)
-	engine.Analyzer.Catalog.AuthHandler = mysqlAuthorization{engine.Analyzer.Catalog.AuthHandler}
+	engine.WrapEngineRules(e.Analyzer)
+	s.useUserLocks(e)
+	grantPrivileges(e.Analyzer.Catalog.MySQLDb, cfg.Users)
+	e.Analyzer.Catalog.AuthHandler = mysqlAuthorization{e.Analyzer.Catalog.AuthHandler}
 	yielder := newYielder(func() int { return int(s.counters.running.Load()) })
-	engine.Analyzer.ExecBuilder.PriorityBuilder = guard{yielder: yielder, s: s, base: engine.Analyzer.ExecBuilder}
-	runner := procedureRunner{next: engine, s: s}
-	engine.Analyzer.Runner = runner
-	engine.Analyzer.ExecBuilder.Runner = runner
-	return engine
+	e.Analyzer.ExecBuilder.PriorityBuilder = guard{yielder: yielder, s: s, base: e.Analyzer.ExecBuilder}
+	runner := procedureRunner{next: e, s: s}
+	e.Analyzer.Runner = runner
+	e.Analyzer.ExecBuilder.Runner = runner
+	return e
 }
 
 // systemDatabase builds `system`, each table reading the server's live state.

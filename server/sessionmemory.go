@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"overloadsql/engine"
 	"overloadsql/mysqlerr"
 	"overloadsql/overload"
 	"overloadsql/quota"
@@ -460,7 +461,7 @@ func userVariablesNamed(ctx *sql.Context, n sql.Node) (names []string, duringRow
 			names = append(names, name)
 		}
 	}
-	inspectPlan(ctx, n, func(n sql.Node) bool {
+	engine.InspectPlan(ctx, n, func(n sql.Node) bool {
 		switch n := n.(type) {
 		case *plan.Set:
 			for _, e := range n.Exprs {

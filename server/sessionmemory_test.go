@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"overloadsql/engine"
 	"overloadsql/mysqlerr"
 	"overloadsql/server/config"
 
@@ -43,7 +44,7 @@ func (b accountedBuilder) Build(ctx *sql.Context, n sql.Node, r sql.Row) (sql.Ro
 	}
 	ctx = ctx.WithContext(context.WithValue(ctx.Context, accountedPlan{}, true))
 	variables := false
-	inspectPlan(ctx, n, func(n sql.Node) bool {
+	engine.InspectPlan(ctx, n, func(n sql.Node) bool {
 		variables = variables || keepsSessionMemory(n)
 		return true
 	}, func(sql.Expression) bool { return true })

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"overloadsql/engine"
 	"overloadsql/server/statement"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -141,7 +142,7 @@ func (s *Server) commitsImplicitly(cl *client, stmt *statement.Summary) bool {
 	if !ok || s.engine == nil {
 		return false
 	}
-	prepared, ok := cl.session.GetPreparedQuery(preparedName(name))
+	prepared, ok := cl.session.GetPreparedQuery(engine.PreparedName(name))
 	return ok && parsedCommitsImplicitly(prepared)
 }
 

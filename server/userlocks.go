@@ -1,24 +1,19 @@
 package server
 
 import (
-	"fmt"
+	"overloadsql/engine"
 
 	sqle "github.com/dolthub/go-mysql-server"
 	"github.com/dolthub/go-mysql-server/sql"
 )
 
 // Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): user-level locks are
-// package userlock's (MySQL 8's rules: names forgotten when released, waits that KILL ends,
-// deadlocks detected, held locks charged to the session's memory account).
-// Test: TestUserLocks in integration/user_locks_test.go fails without it.
-func (s *Server) useUserLocks(engine *sqle.Engine) {
-	p, ok := engine.Analyzer.Catalog.DbProvider.(boundedProvider)
-	if !ok {
-		panic(fmt.Sprintf("server: the engine's provider is a %T, not the boundedProvider", engine.Analyzer.Catalog.DbProvider))
-	}
-	for _, f := range s.userLocks.Functions(s.chargeUserLock) {
-		p.functions[f.FunctionName()] = f
-	}
+// package userlock's (MySQL 8's rules: names of 1 to 64 characters compared without case and
+// forgotten when released, waits that KILL ends, deadlocks detected, held locks charged to the
+// session's memory account).
+// Test: TestUserLocks and TestLockNamesAreBounded fail without it.
+func (s *Server) useUserLocks(e *sqle.Engine) {
+	engine.OverrideFunctions(e, s.userLocks.Functions(s.chargeUserLock))
 }
 
 // chargeUserLock charges a lock the session of ctx holds to its memory account.
