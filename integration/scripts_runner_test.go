@@ -2,6 +2,16 @@ package integration
 
 import (
 	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
@@ -43,6 +53,74 @@ func TestScriptAssertionsCompareExactly(t *testing.T) {
 	} {
 		if got := mismatch(c.a, c.cols, c.rows, c.err); (got == "") != c.match {
 			t.Errorf("%s: mismatch %q, want a match: %v", c.name, got, c.match)
+		}
+	}
+}
+
+// TestDocEngineCorrectionsNameExistingTests: every test docs/engine-corrections.md names
+// exists in integration/: TestX as a test function, TestX/Y as the test function TestX and a
+// script named Y.
+func TestDocEngineCorrectionsNameExistingTests(t *testing.T) {
+	text, err := os.ReadFile(filepath.Join(docsDir, "engine-corrections.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	funcs, scripts := map[string]bool{}, map[string]bool{}
+	files, err := filepath.Glob("*_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, f := range files {
+		file, err := parser.ParseFile(fset, f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range file.Decls {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && strings.HasPrefix(fn.Name.Name, "Test") {
+				funcs[fn.Name.Name] = true
+			}
+		}
+		ast.Inspect(file, func(n ast.Node) bool {
+			list, ok := n.(*ast.CompositeLit)
+			if !ok {
+				return true
+			}
+			if at, ok := list.Type.(*ast.ArrayType); !ok || fmt.Sprint(at.Elt) != "scriptTest" {
+				return true
+			}
+			for _, e := range list.Elts {
+				if lit, ok := e.(*ast.CompositeLit); ok {
+					for _, kv := range lit.Elts {
+						if kv, ok := kv.(*ast.KeyValueExpr); ok && fmt.Sprint(kv.Key) == "name" {
+							if s, ok := kv.Value.(*ast.BasicLit); ok {
+								scripts[strings.Trim(s.Value, `"`)] = true
+							}
+						}
+					}
+				}
+			}
+			return true
+		})
+	}
+	// A -run pattern must match a test function, as go test matches it.
+	runs := regexp.MustCompile(`-run '([^']*)'`)
+	for _, m := range runs.FindAllStringSubmatch(string(text), -1) {
+		for _, alt := range strings.Split(m[1], "|") {
+			re := regexp.MustCompile(alt)
+			if !slices.ContainsFunc(slices.Collect(maps.Keys(funcs)), re.MatchString) {
+				t.Errorf("docs/engine-corrections.md runs -run %s, which matches no test of integration/", alt)
+			}
+		}
+	}
+	named := regexp.MustCompile(`\bTest[A-Z][A-Za-z0-9_]*(/[A-Za-z0-9_]+)?`).FindAllString(runs.ReplaceAllString(string(text), ""), -1)
+	if len(named) == 0 {
+		t.Fatal("docs/engine-corrections.md names no test")
+	}
+	for _, name := range named {
+		fn, script, _ := strings.Cut(name, "/")
+		if !funcs[fn] || (script != "" && !scripts[script]) {
+			t.Errorf("docs/engine-corrections.md names %s, which is not a test of integration/", name)
 		}
 	}
 }

@@ -431,3 +431,41 @@ func openPool(user, password, addr string) (*sql.DB, error) {
 	}
 	return sql.OpenDB(connector), nil
 }
+
+// whereCase is a WHERE condition and the ids of the rows it selects, in order.
+type whereCase struct {
+	where string
+	want  []string
+}
+
+// whereIDs returns, for each case and each table, the assertion that SELECT id FROM table
+// WHERE where ORDER BY id returns the case's ids.
+func whereIDs(cases []whereCase, tables ...string) []assertion {
+	var out []assertion
+	for _, c := range cases {
+		for _, table := range tables {
+			out = append(out, assertion{query: "SELECT id FROM " + table + " WHERE " + c.where + " ORDER BY id", rows: column(c.want...)})
+		}
+	}
+	return out
+}
+
+// indexedAndPlain returns the statements that create two tables of the same columns and rows,
+// indexed with keys (", KEY (a), ...") and without them, so that a query gives its answer by
+// both paths.
+func indexedAndPlain(indexed, plain, columns, keys, rows string) []string {
+	var out []string
+	for _, table := range []struct{ name, keys string }{{indexed, keys}, {plain, ""}} {
+		out = append(out, "CREATE TABLE "+table.name+" ("+columns+table.keys+")", "INSERT INTO "+table.name+" VALUES "+rows)
+	}
+	return out
+}
+
+// concat joins lists of setup statements or assertions.
+func concat[T any](lists ...[]T) []T {
+	var out []T
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	return out
+}
