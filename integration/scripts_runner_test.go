@@ -103,12 +103,14 @@ func TestDocEngineCorrectionsNameExistingTests(t *testing.T) {
 			return true
 		})
 	}
-	// A -run pattern must match a test function, as go test matches it.
+	// A -run pattern must match a test function (and a script after a slash), as go test
+	// matches them.
 	runs := regexp.MustCompile(`-run '([^']*)'`)
 	for _, m := range runs.FindAllStringSubmatch(string(text), -1) {
 		for _, alt := range strings.Split(m[1], "|") {
-			re := regexp.MustCompile(alt)
-			if !slices.ContainsFunc(slices.Collect(maps.Keys(funcs)), re.MatchString) {
+			fn, script, _ := strings.Cut(alt, "/")
+			if !slices.ContainsFunc(slices.Collect(maps.Keys(funcs)), regexp.MustCompile(fn).MatchString) ||
+				(script != "" && !slices.ContainsFunc(slices.Collect(maps.Keys(scripts)), regexp.MustCompile(script).MatchString)) {
 				t.Errorf("docs/engine-corrections.md runs -run %s, which matches no test of integration/", alt)
 			}
 		}
