@@ -81,22 +81,29 @@ func TestDocEngineCorrectionsNameExistingTests(t *testing.T) {
 				funcs[fn.Name.Name] = true
 			}
 		}
+		// A script's name is the name field of a scriptTest literal, written as one or as an
+		// element of a []scriptTest.
+		nameOf := func(lit *ast.CompositeLit) {
+			for _, kv := range lit.Elts {
+				if kv, ok := kv.(*ast.KeyValueExpr); ok && fmt.Sprint(kv.Key) == "name" {
+					if s, ok := kv.Value.(*ast.BasicLit); ok {
+						scripts[strings.Trim(s.Value, `"`)] = true
+					}
+				}
+			}
+		}
 		ast.Inspect(file, func(n ast.Node) bool {
-			list, ok := n.(*ast.CompositeLit)
+			lit, ok := n.(*ast.CompositeLit)
 			if !ok {
 				return true
 			}
-			if at, ok := list.Type.(*ast.ArrayType); !ok || fmt.Sprint(at.Elt) != "scriptTest" {
-				return true
+			if fmt.Sprint(lit.Type) == "scriptTest" {
+				nameOf(lit)
 			}
-			for _, e := range list.Elts {
-				if lit, ok := e.(*ast.CompositeLit); ok {
-					for _, kv := range lit.Elts {
-						if kv, ok := kv.(*ast.KeyValueExpr); ok && fmt.Sprint(kv.Key) == "name" {
-							if s, ok := kv.Value.(*ast.BasicLit); ok {
-								scripts[strings.Trim(s.Value, `"`)] = true
-							}
-						}
+			if at, ok := lit.Type.(*ast.ArrayType); ok && fmt.Sprint(at.Elt) == "scriptTest" {
+				for _, e := range lit.Elts {
+					if elem, ok := e.(*ast.CompositeLit); ok && elem.Type == nil {
+						nameOf(elem)
 					}
 				}
 			}
