@@ -75,7 +75,7 @@ var comparisonScripts = []scriptTest{
 				{query: "INSERT INTO xc VALUES (3, 1.49)", err: 3819, state: "HY000"},
 				{query: "INSERT INTO xc VALUES (4, 2.01)", err: 3819, state: "HY000"},
 				// A comparison the engine gets right keeps its index lookup.
-				{query: "EXPLAIN PLAN SELECT id FROM xi WHERE d > 1.49", plan: "IndexedTableAccess"},
+				{query: "EXPLAIN PLAN SELECT id FROM xi WHERE d > 1.49", contains: "IndexedTableAccess"},
 			}),
 	},
 
@@ -152,7 +152,7 @@ var comparisonScripts = []scriptTest{
 			{"NOT EXISTS (SELECT 1 FROM nb WHERE nb.y = na.x)", []string{"2", "3"}},
 		}, "na"),
 			// NOT IN over columns that cannot be NULL keeps its anti join.
-			assertion{query: "EXPLAIN PLAN SELECT id FROM na WHERE id NOT IN (SELECT y FROM nc)", plan: "Join"}),
+			assertion{query: "EXPLAIN PLAN SELECT id FROM na WHERE id NOT IN (SELECT y FROM nc)", contains: "Join"}),
 	},
 
 	// TextComparedWithNumbers: MySQL compares text with a number as floating-point numbers,
@@ -183,7 +183,7 @@ var comparisonScripts = []scriptTest{
 			textNumberJoins(),
 			[]assertion{
 				// A text comparison keeps its index lookup.
-				{query: "EXPLAIN PLAN SELECT id FROM ti WHERE s = 'aa'", plan: "IndexedTableAccess"},
+				{query: "EXPLAIN PLAN SELECT id FROM ti WHERE s = 'aa'", contains: "IndexedTableAccess"},
 				// CAST(text AS DOUBLE) reads the same prefix.
 				{query: "SELECT CAST('2x' AS DOUBLE), CAST(' -3e-1x' AS DOUBLE)", rows: tsv("2\t-0.3")},
 				{query: "INSERT INTO tc VALUES ('aa')", err: 3819, state: "HY000"}, // CHECK (s > 0)

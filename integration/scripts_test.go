@@ -29,10 +29,12 @@ import (
 type scriptTest struct {
 	// name names the subtest and the script's database (s_ and the name, lower case).
 	name string
-	// app runs the script as the non-admin account app, in main, where app may create tables;
-	// the runner drops what the script created there. Otherwise the admin runs it in its own
-	// database.
+	// app runs the script as the non-admin account app, in main (where app may create
+	// tables); otherwise the admin runs it.
 	app bool
+	// main runs the script in main, for statements that name it; the runner drops what the
+	// script created there. Otherwise (and not app) the script runs in its own database.
+	main bool
 	// setup runs first, each statement required to succeed.
 	setup []string
 	// assertions run in order on the same connection.
@@ -43,7 +45,7 @@ type scriptTest struct {
 }
 
 // assertion is one statement and what it must answer. With err 0 the statement succeeds and
-// returns exactly rows, in order (nil: no row), unless plan is set.
+// returns exactly rows, in order (nil: no row), unless contains is set.
 type assertion struct {
 	query string
 	// args, when not nil, are the parameters of a server-side prepared statement.
@@ -52,10 +54,14 @@ type assertion struct {
 	rows [][]string
 	// columns, when not nil, are the names of the result's columns.
 	columns []string
-	// plan, when not empty, replaces rows: one row of the answer (of an EXPLAIN) contains it.
-	plan string
+	// contains, when not empty, replaces rows: one row of the answer (its fields joined by
+	// tabs), such as a line of an EXPLAIN, contains it.
+	contains string
 	// err is the MySQL error number the statement must fail with.
 	err uint16
+	// fails, without err, asks only that the statement fail, with any error: for a statement
+	// whose failure is the point and whose error number is the engine's, not MySQL's.
+	fails bool
 	// state, with err, is the SQLSTATE it must carry, when not empty.
 	state string
 	// message, with err, is the message: exact, or a pattern where * stands for any text.
@@ -128,7 +134,10 @@ func runScriptTest(t *testing.T, sc scriptTest) {
 
 	pool, database := admin, "s_"+strings.ToLower(sc.name)
 	if sc.app {
-		pool, database = s.pool(t, "app", "secret"), "main"
+		pool = s.pool(t, "app", "secret")
+	}
+	if sc.app || sc.main {
+		database = "main"
 		before := mainTables(t, admin)
 		t.Cleanup(func() { dropNewTables(t, admin, before) })
 	} else {
@@ -184,6 +193,12 @@ func checkAssertion(t *testing.T, conn *sql.Conn, a assertion) {
 // mismatch says how an answer (its columns, rows and error) differs from the assertion's, or
 // is empty when it does not.
 func mismatch(a assertion, cols []string, got [][]string, err error) string {
+	if a.fails && a.err == 0 {
+		if err == nil {
+			return "succeeded, want an error"
+		}
+		return ""
+	}
 	if a.err != 0 {
 		var me *mysql.MySQLError
 		if !errors.As(err, &me) {
@@ -203,9 +218,9 @@ func mismatch(a assertion, cols []string, got [][]string, err error) string {
 	if a.columns != nil && !slices.Equal(cols, a.columns) {
 		return fmt.Sprintf("columns %q, want %q", cols, a.columns)
 	}
-	if a.plan != "" {
-		if !slices.ContainsFunc(got, func(r []string) bool { return strings.Contains(strings.Join(r, "\t"), a.plan) }) {
-			return fmt.Sprintf("no line holds %q:\n%s", a.plan, showRows(got))
+	if a.contains != "" {
+		if !slices.ContainsFunc(got, func(r []string) bool { return strings.Contains(strings.Join(r, "\t"), a.contains) }) {
+			return fmt.Sprintf("no row holds %q:\n%s", a.contains, showRows(got))
 		}
 		return ""
 	}
