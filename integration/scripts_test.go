@@ -35,6 +35,8 @@ type scriptTest struct {
 	// main runs the script in main, for statements that name it; the runner drops what the
 	// script created there. Otherwise (and not app) the script runs in its own database.
 	main bool
+	// adminListener runs the script on the admin listener instead of the main one.
+	adminListener bool
 	// setup runs first, each statement required to succeed.
 	setup []string
 	// assertions run in order on the same connection.
@@ -135,6 +137,12 @@ func runScriptTest(t *testing.T, sc scriptTest) {
 	pool, database := admin, "s_"+strings.ToLower(sc.name)
 	if sc.app {
 		pool = s.pool(t, "app", "secret")
+	}
+	if sc.adminListener {
+		if sc.app {
+			t.Fatalf("script %s: app has no access to the admin listener", sc.name)
+		}
+		pool = s.poolOn(t, s.adminAddr, "default", "")
 	}
 	if sc.app || sc.main {
 		database = "main"
@@ -347,10 +355,11 @@ func dropNewTables(t *testing.T, admin *sql.DB, before map[string]bool) {
 
 // scriptServer is the server the script tests share.
 type scriptServer struct {
-	proc *serverproc.Process
-	addr string
-	log  *syncbuf.Buffer
-	dir  string
+	proc      *serverproc.Process
+	addr      string
+	adminAddr string
+	log       *syncbuf.Buffer
+	dir       string
 }
 
 var shared struct {
@@ -384,7 +393,7 @@ func startScriptServer() (*scriptServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &scriptServer{addr: addr, log: &syncbuf.Buffer{}, dir: dir}
+	s := &scriptServer{addr: addr, adminAddr: admin, log: &syncbuf.Buffer{}, dir: dir}
 	s.proc, err = serverproc.Start(serverproc.Options{Binary: binary, ConfigPath: path, Log: s.log})
 	if err != nil {
 		return nil, err
@@ -425,7 +434,13 @@ func (s *scriptServer) stop() {
 // pool opens a connection pool to the main listener for user, closed with the test.
 func (s *scriptServer) pool(t *testing.T, user, password string) *sql.DB {
 	t.Helper()
-	db, err := openPool(user, password, s.addr)
+	return s.poolOn(t, s.addr, user, password)
+}
+
+// poolOn opens a connection pool to addr for user, closed with the test.
+func (s *scriptServer) poolOn(t *testing.T, addr, user, password string) *sql.DB {
+	t.Helper()
+	db, err := openPool(user, password, addr)
 	if err != nil {
 		t.Fatal(err)
 	}
