@@ -23,7 +23,8 @@ import (
 // go-mysql-server's enginetest ScriptTest: setup statements, then queries, each with the rows
 // it must return or the error it must fail with. They run on one server shared by every script
 // test of the process (started on first use, stopped by TestMain), each script on one
-// connection of its own, in a database of its own.
+// connection of its own, in a database of its own. A test that needs its own server settings,
+// several sessions, timing, cancellation or a memory limit stays a Go test with startServer.
 
 // scriptTest is one script.
 type scriptTest struct {
