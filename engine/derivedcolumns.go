@@ -14,7 +14,7 @@ import (
 
 // Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): a derived table, CTE or view
 // whose columns repeat a name fails with 1060.
-// Test: TestDerivedTablesNameTheirColumnsOnce fails without it.
+// Test: TestColumnNames/DerivedTablesNameTheirColumnsOnce fails without it.
 func refuseDuplicateDerivedColumns(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	var err error
 	InspectPlan(ctx, n, func(n sql.Node) bool {

@@ -22,7 +22,7 @@ import (
 
 // Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): DECIMALs and index keys
 // compare exactly with other numbers (the engine rounds or clamps).
-// Test: TestNumericComparisonsAreExact, TestTextComparedWithNumbers fails without it.
+// Test: TestComparisons/NumericComparisonsAreExact, TestComparisons/TextComparedWithNumbers fails without it.
 //
 // MySQL compares the exact values. Two steps bring that back. The engine's planner already
 // converts a decimal literal compared with a DECIMAL column to the column's type (`d > 1.499`

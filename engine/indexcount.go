@@ -14,7 +14,7 @@ import (
 
 // Bound (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): at most 64 secondary indexes
 // (1069) and maxForeignKeys foreign keys (1235) per table.
-// Test: TestIndexesPerTableAreBounded, TestForeignKeysPerTableAreBounded fails without it.
+// Test: TestBounds/IndexesPerTableAreBounded, TestBounds/ForeignKeysPerTableAreBounded fails without it.
 
 const (
 	maxTableIndexes = 64 // MySQL's MAX_KEY

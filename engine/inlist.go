@@ -8,7 +8,7 @@ import (
 
 // Bound (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): an IN list longer than
 // maxIndexedInList is not planned as index ranges (quadratic planning).
-// Test: TestLongInListsAreAnsweredPromptly fails without it.
+// Test: TestBounds/LongInListsAreAnsweredPromptly fails without it.
 
 // maxIndexedInList is the longest IN list the engine plans as index ranges.
 const maxIndexedInList = 256

@@ -12,7 +12,7 @@ import (
 
 // Bound (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): a join of more than 61 tables
 // fails with 1116; unnesting stays within 61 (engine: 1105 bitSet).
-// Test: TestTooManyTablesInAJoin fails without it.
+// Test: TestJoins/TooManyTablesInAJoin fails without it.
 //
 // refuseTooManyTables counts the relations of each join as the planner will see them, in every
 // query block; limitUnnesting keeps such a subquery a subquery, as in MySQL.

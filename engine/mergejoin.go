@@ -9,7 +9,7 @@ import (
 
 // Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): a multi-column merge join
 // orders NULLs first and never matches NULL keys.
-// Test: TestJoinsMatchEqualValues fails without it; upstream dolthub/go-mysql-server#1903.
+// Test: TestJoins/JoinsMatchEqualValues fails without it; upstream dolthub/go-mysql-server#1903.
 //
 // mergeJoinNulls, part of the analyzer rule correctExecution (planwalk.go) that runs after the
 // engine's, has the tuples compare in the index's order (nullsFirst), and adds each pair of their

@@ -11,7 +11,7 @@ import (
 
 // Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): `x <> v` on an indexed DOUBLE
 // column leaves out the rows holding v (the range builder drops it).
-// Test: TestDoubleNotEqual fails without it.
+// Test: TestNotEqual/DoubleNotEqual fails without it.
 //
 // notEqualUnindexed, part of the analyzer rule correctComparisons (planwalk.go) that runs before
 // the engine's, has such a condition on such a column compared with numbers (literals as

@@ -9,7 +9,7 @@ import (
 
 // Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): `x NOT IN (SELECT y ...)`
 // keeps no row when x or a y is NULL (the engine's anti join does).
-// Test: TestNotInWithNulls fails without it; upstream dolthub/go-mysql-server#3861 (open).
+// Test: TestComparisons/NotInWithNulls fails without it; upstream dolthub/go-mysql-server#3861 (open).
 //
 // nullSafeNotIn, part of the analyzer rule correctComparisons (planwalk.go) that runs before the
 // engine's, marks those conditions (and `NOT (x = (SELECT ...))`, which the planner treats alike)

@@ -14,7 +14,7 @@ import (
 
 // Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): in strict mode, UPDATE of an
 // integer column to a value out of its range fails with 1264.
-// Test: TestUpdateOutOfRangeFails fails without it.
+// Test: TestComparisons/UpdateOutOfRangeFails fails without it.
 //
 // rangeCheckedAssignments, part of the analyzer rule correctExecution (planwalk.go) that runs
 // after the engine's, has each assignment of UPDATE and of INSERT ... ON DUPLICATE KEY UPDATE to

@@ -17,7 +17,7 @@ func Rewrite(stmt ast.Statement) ast.Statement {
 
 // Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): PREPARE, EXECUTE and
 // DEALLOCATE PREPARE names ignore case (the engine keeps them as written: 1243).
-// Test: TestPreparedStatementNamesIgnoreCase fails without it.
+// Test: TestMySQLCompat/PreparedStatementNamesIgnoreCase fails without it.
 //
 // PreparedName is the name under which the engine keeps a prepared statement: the name in lower
 // case, since MySQL's names of prepared statements are case-insensitive (PREPARE S ...; EXECUTE

@@ -8,7 +8,7 @@ import (
 
 // Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): `(a, b) = (c, d)` is `a = c
 // AND b = d`: NULL when a pair holds NULL and none differs.
-// Test: TestRowComparisonsWithNulls fails without it; upstream dolthub/dolt#11024.
+// Test: TestComparisons/RowComparisonsWithNulls fails without it; upstream dolthub/dolt#11024.
 //
 // correctComparisons writes each `=` of two rows of the same length as the AND of its pairs
 // (rowComparison; `<>` is NOT of `=`); `<=>` and the ordering comparisons are left as they are.

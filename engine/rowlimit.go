@@ -13,7 +13,7 @@ import (
 
 // Bound (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): row equalities of more than
 // maxRowPairs pairs in a statement fail with 1105 (quadratic planning).
-// Test: TestLongRowComparisonsAreRefused fails without it.
+// Test: TestBounds/LongRowComparisonsAreRefused fails without it.
 
 const maxRowPairs = 1000
 

@@ -8,7 +8,7 @@ import (
 
 // Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): a repeated column of a nested
 // set operation's first SELECT is aliased apart (else wrong rows).
-// Test: TestUnionRepeatingAColumn fails without it.
+// Test: TestColumnNames/UnionRepeatingAColumn fails without it.
 //
 // distinctSetOpColumns gives each repetition of a column in such a SELECT an alias of its own
 // name (a, a AS a); walkSetOp calls it for the top of each chain it walks.

@@ -6,7 +6,7 @@ import (
 
 // Bound (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): a UNION chain is planned as a
 // balanced tree (a left-deep chain plans in cubic time, deaf to KILL).
-// Test: TestLongUnionChainsAreAnsweredPromptly fails without it.
+// Test: TestRunawayStatements/LongUnionChainsAreAnsweredPromptly fails without it.
 
 // balanceSetOps rebuilds each chain of one kind of set operation (UNION ALL, UNION [DISTINCT],
 // INTERSECT ALL, INTERSECT [DISTINCT]) as a balanced tree of the same SELECTs in the same order.

@@ -12,7 +12,7 @@ import (
 
 // Bound (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): at most 1017 columns per
 // table (1117) and maxAddedColumnWork per ALTER TABLE (slow planning).
-// Test: TestWideTablesAreBounded fails without it.
+// Test: TestRunawayStatements/WideTablesAreBounded fails without it.
 
 // Limits on the width of a table and on the columns one ALTER TABLE adds.
 const (

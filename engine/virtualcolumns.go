@@ -15,7 +15,7 @@ import (
 // Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): ALTER of a column after a
 // VIRTUAL column fails with 1235 (the in-memory tables that preceded the storage shifted
 // columns; the storage keeps columns by tag, storage/doc.go, and may not need the refusal).
-// Test: TestVirtualColumns fails without it.
+// Test: TestColumnExpressions/VirtualColumns fails without it.
 //
 // refuseVirtualColumnShifts covers MODIFY, CHANGE, RENAME COLUMN and ALTER COLUMN ... SET or DROP
 // DEFAULT; columns before the first VIRTUAL column are changed as usual.

@@ -3,12 +3,9 @@ package integration
 import (
 	"context"
 	bin "encoding/binary"
-	"errors"
 	"os"
 	"slices"
 	"testing"
-
-	"github.com/go-sql-driver/mysql"
 )
 
 // The re-checks of the engine that issue 23 asked for (docs/engine-corrections.md), each
@@ -180,14 +177,12 @@ func executeDecimalCount(t *testing.T, c *rawConn, stmt uint32, value string) in
 	return int64(bin.LittleEndian.Uint64(row[2:]))
 }
 
-// TestEngineTestProceduresDoNotExist: the in-memory engine's provider registers test
-// procedures of the engine's own test suite; they are not part of the server, and a CALL of
-// one fails as a CALL of any unknown procedure does in MySQL, with 1305.
-func TestEngineTestProceduresDoNotExist(t *testing.T) {
-	s := startServer(t, serverOptions{})
-	db := s.db()
-	admin := s.adminDB()
-	mustExec(t, db, "SET @a = 1, @b = 2")
+// TestEngineTestProcedures holds EngineTestProceduresDoNotExist: the in-memory engine's
+// provider registers test procedures of the engine's own test suite; they are not part of the
+// server, and a CALL of one fails as a CALL of any unknown procedure does in MySQL, with 1305,
+// on the main listener and on the admin listener.
+func TestEngineTestProcedures(t *testing.T) {
+	var calls []assertion
 	for _, call := range []string{
 		"CALL memory_inout_add(@a, 1)",
 		"CALL memory_admin_only(1, 2)",
@@ -196,18 +191,12 @@ func TestEngineTestProceduresDoNotExist(t *testing.T) {
 		"CALL memory_overloaded_mult(2, 3)",
 		"CALL main.memory_inout_add_readwrite(@a, 1)",
 	} {
-		for name, on := range map[string]func(string) error{
-			"default": func(q string) error { _, err := db.Exec(q); return err },
-			"admin":   func(q string) error { _, err := admin.Exec(q); return err },
-		} {
-			err := on(call)
-			var me *mysql.MySQLError
-			if !errors.As(err, &me) || me.Number != 1305 || me.SQLState != [5]byte{'4', '2', '0', '0', '0'} {
-				t.Errorf("%s as %s: %v, want 1305 (42000) PROCEDURE does not exist", call, name, err)
-			}
-		}
+		calls = append(calls, assertion{query: call, err: 1305, state: "42000"})
 	}
-	if got := queryStrings(t, admin, "SELECT COUNT(*) FROM information_schema.routines WHERE routine_name LIKE 'memory%'"); !slices.Equal(got, []string{"0"}) {
-		t.Errorf("information_schema.routines lists %q of the engine's test procedures, want 0", got)
-	}
+	listed := assertion{query: "SELECT COUNT(*) FROM information_schema.routines WHERE routine_name LIKE 'memory%'", rows: column("0")}
+	runScripts(t, []scriptTest{
+		{name: "EngineTestProceduresDoNotExist", setup: []string{"SET @a = 1, @b = 2"}, assertions: calls},
+		{name: "EngineTestProceduresDoNotExistOnTheAdminListener", adminListener: true, setup: []string{"SET @a = 1, @b = 2"},
+			assertions: append(calls, listed)},
+	})
 }

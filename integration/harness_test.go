@@ -40,6 +40,10 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
+	if err := stopSharedServer(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		code = 1
+	}
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -146,16 +150,11 @@ func (s *testServer) stop() { s.proc.Stop(15 * time.Second) }
 
 // open returns a connection pool to addr; its connections are real MySQL connections.
 func (s *testServer) open(user, password, addr string) *sql.DB {
-	cfg := mysql.NewConfig()
-	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr = user, password, "tcp", addr
-	cfg.Timeout, cfg.ReadTimeout, cfg.WriteTimeout = 5*time.Second, 60*time.Second, 10*time.Second
-	cfg.AllowNativePasswords = true
-	cfg.InterpolateParams = false
-	connector, err := mysql.NewConnector(cfg)
+	db, err := openPool(user, password, addr)
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	return sql.OpenDB(connector)
+	return db
 }
 
 // db is a pool for the default admin user on the main listener.

@@ -6,20 +6,16 @@ import (
 	"testing"
 )
 
-// GET_LOCK and the other lock functions take names of at most 64 characters, as MySQL 8: a
-// longer one is error 3057 (42000), quoting the name clipped, and takes no lock. Before, a
-// client could hold any number of locks of a megabyte each.
-func TestLockNamesAreBounded(t *testing.T) {
-	s := startServer(t, serverOptions{})
-	c := session(t, s.db())
+// TestLockNames holds LockNamesAreBounded: GET_LOCK and the other lock functions take names of
+// at most 64 characters, as MySQL 8: a longer one is error 3057 (42000), quoting the name
+// clipped, and takes no lock. Before, a client could hold any number of locks of a megabyte
+// each.
+func TestLockNames(t *testing.T) {
 	name64 := strings.Repeat("n", 64)
-	var got int
-	if err := c.QueryRowContext(context.Background(), "SELECT GET_LOCK(?, 0)", name64).Scan(&got); err != nil || got != 1 {
-		t.Fatalf("GET_LOCK of a 64-character name: %d, %v; want 1", got, err)
-	}
-	// 64 characters of two bytes each are 64 characters.
-	if err := c.QueryRowContext(context.Background(), "SELECT GET_LOCK(?, 0)", strings.Repeat("é", 64)).Scan(&got); err != nil || got != 1 {
-		t.Fatalf("GET_LOCK of 64 two-byte characters: %d, %v; want 1", got, err)
+	assertions := []assertion{
+		{query: "SELECT GET_LOCK(?, 0)", args: []any{name64}, rows: column("1")},
+		// 64 characters of two bytes each are 64 characters.
+		{query: "SELECT GET_LOCK(?, 0)", args: []any{strings.Repeat("é", 64)}, rows: column("1")},
 	}
 	for _, q := range []string{
 		"SELECT GET_LOCK(REPEAT('n', 65), 0)",
@@ -29,21 +25,14 @@ func TestLockNamesAreBounded(t *testing.T) {
 		"SELECT IS_USED_LOCK(REPEAT('n', 65))",
 		"SELECT GET_LOCK(CONCAT(REPEAT('n', 64), 'x'), 0)",
 	} {
-		var v any
-		err := c.QueryRowContext(context.Background(), q).Scan(&v)
-		me := mysqlError(t, err)
-		if me.Number != 3057 || string(me.SQLState[:]) != "42000" || !strings.HasPrefix(me.Message, "Incorrect user-level lock name '") ||
-			!strings.Contains(me.Message, "at most 64 characters") || len(me.Message) > 400 {
-			t.Errorf("%.50s: %d (%s) %.300s (%d bytes); want 3057 (42000), a short message", q, me.Number, me.SQLState, me.Message, len(me.Message))
-		}
+		assertions = append(assertions, assertion{query: q, err: 3057, state: "42000",
+			message: "Incorrect user-level lock name '*at most 64 characters*", maxMessage: 400})
 	}
-	if err := c.QueryRowContext(context.Background(), "SELECT RELEASE_LOCK(?)", name64).Scan(&got); err != nil || got != 1 {
-		t.Errorf("RELEASE_LOCK of the 64-character lock: %d, %v; want 1", got, err)
-	}
-	var n any
-	if err := c.QueryRowContext(context.Background(), "SELECT GET_LOCK(NULL, 0)").Scan(&n); err != nil || n != nil {
-		t.Errorf("GET_LOCK(NULL): %v, %v; want NULL as before", n, err)
-	}
+	assertions = append(assertions,
+		// The 64-character lock is held.
+		assertion{query: "SELECT RELEASE_LOCK(?)", args: []any{name64}, rows: column("1")},
+		assertion{query: "SELECT GET_LOCK(NULL, 0)", rows: column("NULL")})
+	runScripts(t, []scriptTest{{name: "LockNamesAreBounded", assertions: assertions}})
 }
 
 // Errors that quote what a client sent quote it clipped, as MySQL's do: a value of a megabyte

@@ -23,48 +23,74 @@ import (
 // These tests check what a MySQL client sees against MySQL 8's behaviour: indexes, status
 // flags, collation, error numbers, identity and the authentication exchange.
 
-func TestPrimaryKeyIsAnIndex(t *testing.T) {
-	s := startServer(t, serverOptions{})
-	db := s.db()
-	for _, q := range []string{
-		"CREATE TABLE parent (id INT PRIMARY KEY, name VARCHAR(20))",
-		"CREATE TABLE child (id INT PRIMARY KEY, parent_id INT, k INT, KEY k_idx (k), FOREIGN KEY (parent_id) REFERENCES parent(id))",
-		"INSERT INTO parent VALUES (1, 'one'), (2, 'two')",
-		"INSERT INTO child VALUES (10, 1, 5), (11, 2, 6)",
-	} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	if _, err := db.Exec("INSERT INTO child VALUES (12, 3, 7)"); err == nil {
-		t.Error("a child row without parent was accepted; the foreign key is not enforced")
-	}
+// TestMySQLCompat holds the scripts of what a client sees of indexes, names and prepared
+// statements, against MySQL 8's behaviour.
+func TestMySQLCompat(t *testing.T) { runScripts(t, mysqlCompatScripts) }
 
-	var primary bool
-	for _, row := range queryStrings(t, db, "SHOW INDEX FROM parent") {
-		if f := strings.Split(row, "\t"); len(f) > 4 && f[2] == "PRIMARY" && f[4] == "id" {
-			primary = true
-		}
-	}
-	if !primary {
-		t.Errorf("SHOW INDEX FROM parent does not list PRIMARY on id: %q", queryStrings(t, db, "SHOW INDEX FROM parent"))
-	}
+var mysqlCompatScripts = []scriptTest{
+	// PrimaryKeyIsAnIndex: a primary key is an index (SHOW INDEX, index lookups of SELECT and
+	// UPDATE), a foreign key is enforced, and a secondary index follows an UPDATE.
+	{
+		name: "PrimaryKeyIsAnIndex",
+		setup: []string{
+			"CREATE TABLE parent (id INT PRIMARY KEY, name VARCHAR(20))",
+			"CREATE TABLE child (id INT PRIMARY KEY, parent_id INT, k INT, KEY k_idx (k), FOREIGN KEY (parent_id) REFERENCES parent(id))",
+			"INSERT INTO parent VALUES (1, 'one'), (2, 'two')",
+			"INSERT INTO child VALUES (10, 1, 5), (11, 2, 6)",
+		},
+		assertions: []assertion{
+			// A child row without parent.
+			{query: "INSERT INTO child VALUES (12, 3, 7)", err: 1452, state: "23000"},
+			// Table, Non_unique, Key_name, Seq_in_index, Column_name.
+			{query: "SHOW INDEX FROM parent", contains: "parent\t0\tPRIMARY\t1\tid\t"},
+			{query: "EXPLAIN PLAN SELECT * FROM parent WHERE id = 1", contains: "IndexedTableAccess"},
+			{query: "EXPLAIN PLAN UPDATE child SET k = 8 WHERE id = 10", contains: "IndexedTableAccess"},
+			{query: "UPDATE child SET k = 8 WHERE id = 10"},
+			{query: "SELECT id FROM child WHERE k = 8", rows: column("10")},
+		},
+	},
 
-	for _, q := range []string{
-		"EXPLAIN PLAN SELECT * FROM parent WHERE id = 1",
-		"EXPLAIN PLAN UPDATE child SET k = 8 WHERE id = 10",
-	} {
-		plan := strings.Join(queryStrings(t, db, q), "\n")
-		if !strings.Contains(plan, "IndexedTableAccess") {
-			t.Errorf("%s is not an index lookup:\n%s", q, plan)
-		}
-	}
-	if _, err := db.Exec("UPDATE child SET k = 8 WHERE id = 10"); err != nil {
-		t.Fatal(err)
-	}
-	if got := queryStrings(t, db, "SELECT id FROM child WHERE k = 8"); !slices.Equal(got, []string{"10"}) {
-		t.Errorf("after the update, the secondary index finds %q, want [10]", got)
-	}
+	// SystemRewriteKeepsTokensAndNames: the server backquotes the bare word system for the
+	// parser; a backquoted name right beside it stays a separate token, and result columns are
+	// named by the text the client wrote.
+	{
+		name:  "SystemRewriteKeepsTokensAndNames",
+		main:  true,
+		setup: []string{"CREATE TABLE main.`system` (`system` INT, x INT)", "INSERT INTO main.`system` VALUES (7, 8)"},
+		assertions: []assertion{
+			{query: "SELECT system`x` FROM main.system", columns: []string{"x"}, rows: column("7")},
+			{query: "SELECT x + 1 FROM main.system", columns: []string{"x + 1"}, rows: column("9")},
+			{query: "SELECT system.metrics.value * 0 FROM system.metrics WHERE metric = 'MySQLConnection'",
+				columns: []string{"system.metrics.value * 0"}, rows: column("0")},
+		},
+	},
+
+	// PreparedStatementNamesIgnoreCase prepares, runs and deallocates SQL prepared statements
+	// under names in different cases, which name the same statement in MySQL (before, EXECUTE s
+	// of PREPARE S failed as unknown, with 1105 instead of 1243).
+	{
+		name:  "PreparedStatementNamesIgnoreCase",
+		setup: []string{"CREATE TABLE pn (id INT PRIMARY KEY)", "PREPARE Stmt1 FROM 'SELECT 1'"},
+		assertions: []assertion{
+			{query: "EXECUTE stmt1", rows: column("1")},
+			{query: "EXECUTE STMT1", rows: column("1")},
+			{query: "EXECUTE `sTmT1`", rows: column("1")},
+			{query: "PREPARE STMT1 FROM 'SELECT 2'"},
+			{query: "EXECUTE Stmt1", rows: column("2")},
+			{query: "DEALLOCATE PREPARE stmt1"},
+			{query: "EXECUTE Stmt1", err: 1243, state: "HY000"},
+			{query: "DEALLOCATE PREPARE Stmt1", err: 1243, state: "HY000"},
+			// EXECUTE of a prepared ALTER TABLE commits the open transaction first, also when it
+			// names the statement in another case: the row stays though the ALTER TABLE (a
+			// duplicate column) fails.
+			{query: "PREPARE badAlter FROM 'ALTER TABLE pn ADD COLUMN id INT'"},
+			{query: "START TRANSACTION"},
+			{query: "INSERT INTO pn VALUES (1)"},
+			{query: "EXECUTE BadAlter", fails: true},
+			{query: "ROLLBACK"},
+			{query: "SELECT id FROM pn", rows: column("1")},
+		},
+	},
 }
 
 // TestHandshakeStatusFlags reads the greeting and the OK packet of the handshake byte by byte:
@@ -506,39 +532,6 @@ SELECT COUNT(*) FROM parent;
 	}
 }
 
-// TestSystemRewriteKeepsTokensAndNames: the server backquotes the bare word system for the
-// parser; a backquoted name right beside it stays a separate token, and result columns are named
-// by the text the client wrote.
-func TestSystemRewriteKeepsTokensAndNames(t *testing.T) {
-	s := startServer(t, serverOptions{})
-	db := s.db()
-	for _, q := range []string{"CREATE TABLE main.`system` (`system` INT, x INT)", "INSERT INTO main.`system` VALUES (7, 8)"} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	for _, c := range []struct{ query, column, value string }{
-		{"SELECT system`x` FROM main.system", "x", "7"},
-		{"SELECT x + 1 FROM main.system", "x + 1", "9"},
-		{"SELECT system.metrics.value * 0 FROM system.metrics WHERE metric = 'MySQLConnection'", "system.metrics.value * 0", "0"},
-	} {
-		rows, err := db.Query(c.query)
-		if err != nil {
-			t.Errorf("%s: %v", c.query, err)
-			continue
-		}
-		cols, _ := rows.Columns()
-		var v string
-		if rows.Next() {
-			rows.Scan(&v)
-		}
-		rows.Close()
-		if len(cols) != 1 || cols[0] != c.column || v != c.value {
-			t.Errorf("%s: column %q value %q, want %q %q", c.query, cols, v, c.column, c.value)
-		}
-	}
-}
-
 // hashedUsers are accounts of each password kind: SHA-256 (caching_sha2_password only),
 // double SHA-1 (mysql_native_password only) and plain (both).
 var hashedUsers = `
@@ -672,38 +665,5 @@ func TestMultiStatementStopsAtFirstError(t *testing.T) {
 		if got := queryStrings(t, conn, "SELECT id FROM ms ORDER BY id"); !slices.Equal(got, []string{"1", "2"}) {
 			t.Errorf("after %s (the first statement fails): rows %q, want 1 and 2", query, got)
 		}
-	}
-}
-
-// TestPreparedStatementNamesIgnoreCase prepares, runs and deallocates SQL prepared statements
-// under names in different cases, which name the same statement in MySQL (before, EXECUTE s of
-// PREPARE S failed as unknown, with 1105 instead of 1243).
-func TestPreparedStatementNamesIgnoreCase(t *testing.T) {
-	s := startServer(t, serverOptions{})
-	db := s.db()
-	db.SetMaxOpenConns(1) // prepared statements belong to their connection
-	mustExec(t, db, "CREATE TABLE pn (id INT PRIMARY KEY)", "PREPARE Stmt1 FROM 'SELECT 1'")
-	for _, q := range []string{"EXECUTE stmt1", "EXECUTE STMT1", "EXECUTE `sTmT1`"} {
-		if got := queryStrings(t, db, q); !slices.Equal(got, []string{"1"}) {
-			t.Errorf("%s: %q, want 1", q, got)
-		}
-	}
-	mustExec(t, db, "PREPARE STMT1 FROM 'SELECT 2'")
-	if got := queryStrings(t, db, "EXECUTE Stmt1"); !slices.Equal(got, []string{"2"}) {
-		t.Errorf("EXECUTE Stmt1 after PREPARE STMT1 again: %q, want 2", got)
-	}
-	mustExec(t, db, "DEALLOCATE PREPARE stmt1")
-	wantError(t, db, "EXECUTE Stmt1", 1243, "HY000")
-	wantError(t, db, "DEALLOCATE PREPARE Stmt1", 1243, "HY000")
-
-	// EXECUTE of a prepared ALTER TABLE commits the open transaction first, also when it names
-	// the statement in another case: the row stays though the ALTER TABLE fails.
-	mustExec(t, db, "PREPARE badAlter FROM 'ALTER TABLE pn ADD COLUMN id INT'", "START TRANSACTION", "INSERT INTO pn VALUES (1)")
-	if _, err := db.Exec("EXECUTE BadAlter"); err == nil {
-		t.Error("EXECUTE BadAlter (a duplicate column): succeeded, want an error")
-	}
-	mustExec(t, db, "ROLLBACK")
-	if got := queryStrings(t, db, "SELECT id FROM pn"); !slices.Equal(got, []string{"1"}) {
-		t.Errorf("rows after EXECUTE BadAlter and ROLLBACK: %q, want the row committed before the ALTER TABLE", got)
 	}
 }

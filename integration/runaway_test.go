@@ -87,126 +87,6 @@ func doublingCTEs(n int) string {
 	return q + fmt.Sprintf(" SELECT COUNT(*) FROM c%d", n)
 }
 
-// TestNestedVersionCommentsAreAnsweredPromptly: the server reads a statement's leading words
-// before any check, looking into a /*!NNNNN ... */ comment for the SQL inside; it read a nested
-// one again at each level, each time to the end of the text, so a megabyte of "/*!" kept a core
-// busy for most of a minute (a max_allowed_packet of them for days), before the overload check
-// and deaf to KILL. A nested version comment is now judged without being read again.
-func TestNestedVersionCommentsAreAnsweredPromptly(t *testing.T) {
-	s := startServer(t, serverOptions{})
-	db := s.db()
-	nested := strings.Repeat("/*!", 400_000)
-	for _, q := range []string{nested, "SET " + nested} {
-		ctx, cancel := context.WithTimeout(context.Background(), answerBound)
-		_, err := db.ExecContext(ctx, q)
-		timedOut := errors.Is(ctx.Err(), context.DeadlineExceeded)
-		cancel()
-		if timedOut {
-			t.Fatalf("%.20s... (%d bytes): no answer within %v", q, len(q), answerBound)
-		}
-		if me := mysqlError(t, err); me.Number != 1064 {
-			t.Errorf("%.20s...: error %d %s, want 1064 (a syntax error)", q, me.Number, me.Message)
-		}
-	}
-}
-
-// TestLongUnionChainsAreAnsweredPromptly: the engine planned a chain of UNIONs in time that grew
-// with the cube of its length times its columns, deaf to KILL QUERY and to the client leaving:
-// 192 SELECTs of 5 columns (14 KB) took 8.7 s, 256 about 25 s. The server rebuilds such chains as
-// balanced trees, which the engine plans in near-linear time, with the same result.
-func TestLongUnionChainsAreAnsweredPromptly(t *testing.T) {
-	s := startServer(t, serverOptions{sections: appUsers})
-	mustExec(t, s.db(), "CREATE TABLE main.u (a INT PRIMARY KEY, b INT)")
-	mustExec(t, s.db(), "INSERT INTO main.u VALUES (1, 10), (2, 20)")
-	app := s.open("app", "secret", s.addr)
-	defer app.Close()
-	selects := func(n int, format string) string {
-		parts := make([]string, n)
-		for i := range parts {
-			parts[i] = fmt.Sprintf(format, i)
-		}
-		return strings.Join(parts, "")
-	}
-	const n = 320
-	for _, c := range []struct {
-		name, sql  string
-		rows, sumA int64
-	}{
-		{"UNION ALL", selects(n, "SELECT a + %[1]d AS a, b, a + 1 c, b + 1 d, a + b e FROM main.u WHERE a = 1 UNION ALL ") + "SELECT 0, 0, 0, 0, 0",
-			n + 1, n * (n + 1) / 2},
-		{"UNION", selects(n, "SELECT a + %[1]d %% 3 AS a, b, a + 1 c, b + 1 d, a + b e FROM main.u WHERE a > 0 UNION ") + "SELECT 1, 10, 2, 11, 11",
-			6, 1 + 2 + 3 + 2 + 3 + 4},
-		{"UNION ALL then UNION", selects(n, "SELECT a + 0 * %[1]d AS a, b, a + 1 c, b + 1 d, a + b e FROM main.u UNION ALL ") + "SELECT 1, 10, 2, 11, 11 UNION SELECT 3, 30, 4, 31, 33 ORDER BY a LIMIT 5",
-			3, 1 + 2 + 3},
-	} {
-		ctx, cancel := context.WithTimeout(context.Background(), answerBound)
-		var rows, sumA int64
-		err := app.QueryRowContext(ctx, "SELECT COUNT(*), SUM(a) FROM ("+c.sql+") d").Scan(&rows, &sumA)
-		timedOut := errors.Is(ctx.Err(), context.DeadlineExceeded)
-		cancel()
-		switch {
-		case timedOut:
-			t.Errorf("%s of %d SELECTs (%d bytes): no answer within %v", c.name, n, len(c.sql), answerBound)
-		case err != nil:
-			t.Errorf("%s: %v", c.name, err)
-		case rows != c.rows || sumA != c.sumA:
-			t.Errorf("%s: %d rows, SUM(a) %d, want %d and %d", c.name, rows, sumA, c.rows, c.sumA)
-		}
-	}
-}
-
-// TestWideTablesAreBounded: the engine's planning of ALTER TABLE takes, for each column it adds,
-// time in proportion to the table's columns, deaf to KILL and under the write lock (64 ADD COLUMN
-// clauses on a table of 4000 columns planned for 6.9 s; 2000 clauses on a table of 2 columns for
-// 7.2 s). A table has at most MySQL's 1017 columns (error 1117), an ALTER at most 1024 clauses,
-// and one ALTER TABLE adds at most 64 × 1024 columns-times-width.
-func TestWideTablesAreBounded(t *testing.T) {
-	s := startServer(t, serverOptions{})
-	db := s.db()
-	columns := func(prefix string, n int) string {
-		parts := make([]string, n)
-		for i := range parts {
-			parts[i] = fmt.Sprintf("%s%d INT", prefix, i)
-		}
-		return strings.Join(parts, ", ")
-	}
-	adds := func(prefix string, n int) string {
-		parts := make([]string, n)
-		for i := range parts {
-			parts[i] = fmt.Sprintf("ADD COLUMN %s%d INT", prefix, i)
-		}
-		return "ALTER TABLE " + strings.Join(parts, ", ")
-	}
-	refused := func(q string, number uint16, words string) {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), answerBound)
-		defer cancel()
-		_, err := db.ExecContext(ctx, q)
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			t.Errorf("%.40s...: no answer within %v", q, answerBound)
-			return
-		}
-		if err == nil {
-			t.Errorf("%.40s...: accepted, want error %d", q, number)
-			return
-		}
-		if me := mysqlError(t, err); me.Number != number || !strings.Contains(me.Message, words) {
-			t.Errorf("%.40s...: error %d %s, want %d %s", q, me.Number, me.Message, number, words)
-		}
-	}
-	refused("CREATE TABLE w1 (id INT PRIMARY KEY, "+columns("c", 1017)+")", 1117, "Too many columns")
-	mustExec(t, db, "CREATE TABLE w1 (id INT PRIMARY KEY, "+columns("c", 1016)+")")
-	refused("ALTER TABLE w1 ADD COLUMN x INT", 1117, "Too many columns")
-	refused("CREATE TABLE w2 AS SELECT "+strings.ReplaceAll(columns("1 AS c", 1100), " INT", ""), 1117, "Too many columns")
-	mustExec(t, db, "CREATE TABLE w3 (id INT PRIMARY KEY, a INT)")
-	refused(strings.Replace(adds("x", 2000), "ALTER TABLE ", "ALTER TABLE w3 ", 1), 1105, "more than 1024 clauses")
-	refused(strings.Replace(adds("x", 300), "ALTER TABLE ", "ALTER TABLE w3 ", 1), 1105, "adds too many columns at once")
-	mustExec(t, db, strings.Replace(adds("x", 200), "ALTER TABLE ", "ALTER TABLE w3 ", 1))
-	if got := oneValue(t, db, "SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = 'main' AND table_name = 'w3'"); got != "202" {
-		t.Errorf("w3 has %s columns after adding 200 to 2, want 202", got)
-	}
-}
-
 // TestDoublingViewsAreRefused: views that each join the one before to itself double the
 // engine's planning at each level (it parses and plans a view's query again at each
 // reference), deaf to KILL QUERY: 14 levels of small views planned for 7 s, and any user may
@@ -247,5 +127,101 @@ func TestDoublingViewsAreRefused(t *testing.T) {
 	}
 	if got := queryStrings(t, db, "SELECT COUNT(*) FROM dv6"); len(got) != 1 || got[0] != "2" {
 		t.Errorf("SELECT COUNT(*) FROM dv6: %q, want 2", got)
+	}
+}
+
+// TestRunawayStatements holds the scripts of statements the engine planned for minutes, deaf
+// to KILL: each is refused or answered within answerBound.
+func TestRunawayStatements(t *testing.T) {
+	runScripts(t, []scriptTest{nestedVersionComments(), longUnionChains(), wideTables()})
+}
+
+// nestedVersionComments is NestedVersionCommentsAreAnsweredPromptly: the server reads a
+// statement's leading words before any check, looking into a /*!NNNNN ... */ comment for the
+// SQL inside; it read a nested one again at each level, each time to the end of the text, so a
+// megabyte of "/*!" kept a core busy for most of a minute (a max_allowed_packet of them for
+// days), before the overload check and deaf to KILL. A nested version comment is now judged
+// without being read again: a syntax error.
+func nestedVersionComments() scriptTest {
+	nested := strings.Repeat("/*!", 400_000)
+	return scriptTest{
+		name: "NestedVersionCommentsAreAnsweredPromptly",
+		assertions: []assertion{
+			{query: nested, err: 1064},
+			{query: "SET " + nested, err: 1064},
+		},
+	}
+}
+
+// longUnionChains is LongUnionChainsAreAnsweredPromptly: the engine planned a chain of UNIONs
+// in time that grew with the cube of its length times its columns, deaf to KILL QUERY and to
+// the client leaving: 192 SELECTs of 5 columns (14 KB) took 8.7 s, 256 about 25 s. The server
+// rebuilds such chains as balanced trees, which the engine plans in near-linear time, with the
+// same result (its rows and SUM(a)), for the non-admin app.
+func longUnionChains() scriptTest {
+	selects := func(n int, format string) string {
+		parts := make([]string, n)
+		for i := range parts {
+			parts[i] = fmt.Sprintf(format, i)
+		}
+		return strings.Join(parts, "")
+	}
+	const n = 320
+	counted := func(union string, rows, sumA int) assertion {
+		return assertion{query: "SELECT COUNT(*), SUM(a) FROM (" + union + ") d", rows: [][]string{{fmt.Sprint(rows), fmt.Sprint(sumA)}}}
+	}
+	return scriptTest{
+		name:  "LongUnionChainsAreAnsweredPromptly",
+		app:   true,
+		setup: []string{"CREATE TABLE u (a INT PRIMARY KEY, b INT)", "INSERT INTO u VALUES (1, 10), (2, 20)"},
+		assertions: []assertion{
+			// UNION ALL
+			counted(selects(n, "SELECT a + %[1]d AS a, b, a + 1 c, b + 1 d, a + b e FROM main.u WHERE a = 1 UNION ALL ")+"SELECT 0, 0, 0, 0, 0",
+				n+1, n*(n+1)/2),
+			// UNION
+			counted(selects(n, "SELECT a + %[1]d %% 3 AS a, b, a + 1 c, b + 1 d, a + b e FROM main.u WHERE a > 0 UNION ")+"SELECT 1, 10, 2, 11, 11",
+				6, 1+2+3+2+3+4),
+			// UNION ALL then UNION
+			counted(selects(n, "SELECT a + 0 * %[1]d AS a, b, a + 1 c, b + 1 d, a + b e FROM main.u UNION ALL ")+"SELECT 1, 10, 2, 11, 11 UNION SELECT 3, 30, 4, 31, 33 ORDER BY a LIMIT 5",
+				3, 1+2+3),
+		},
+	}
+}
+
+// wideTables is WideTablesAreBounded: the engine's planning of ALTER TABLE takes, for each
+// column it adds, time in proportion to the table's columns, deaf to KILL and under the write
+// lock (64 ADD COLUMN clauses on a table of 4000 columns planned for 6.9 s; 2000 clauses on a
+// table of 2 columns for 7.2 s). A table has at most MySQL's 1017 columns (error 1117), an
+// ALTER at most 1024 clauses, and one ALTER TABLE adds at most 64 × 1024 columns-times-width.
+func wideTables() scriptTest {
+	columns := func(prefix string, n int) string {
+		parts := make([]string, n)
+		for i := range parts {
+			parts[i] = fmt.Sprintf("%s%d INT", prefix, i)
+		}
+		return strings.Join(parts, ", ")
+	}
+	adds := func(n int) string {
+		parts := make([]string, n)
+		for i := range parts {
+			parts[i] = fmt.Sprintf("ADD COLUMN x%d INT", i)
+		}
+		return "ALTER TABLE w3 " + strings.Join(parts, ", ")
+	}
+	return scriptTest{
+		name: "WideTablesAreBounded",
+		main: true,
+		assertions: []assertion{
+			{query: "CREATE TABLE w1 (id INT PRIMARY KEY, " + columns("c", 1017) + ")", err: 1117, message: "*Too many columns*"},
+			{query: "CREATE TABLE w1 (id INT PRIMARY KEY, " + columns("c", 1016) + ")"},
+			{query: "ALTER TABLE w1 ADD COLUMN x INT", err: 1117, message: "*Too many columns*"},
+			{query: "CREATE TABLE w2 AS SELECT " + strings.ReplaceAll(columns("1 AS c", 1100), " INT", ""), err: 1117, message: "*Too many columns*"},
+			{query: "CREATE TABLE w3 (id INT PRIMARY KEY, a INT)"},
+			{query: adds(2000), err: 1105, message: "*more than 1024 clauses*"},
+			{query: adds(300), err: 1105, message: "*adds too many columns at once*"},
+			{query: adds(200)},
+			// 200 added to 2.
+			{query: "SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = 'main' AND table_name = 'w3'", rows: column("202")},
+		},
 	}
 }

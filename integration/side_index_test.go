@@ -238,93 +238,6 @@ func TestDDLThatDoesNotParseCommitsNothing(t *testing.T) {
 	}
 }
 
-// TestFailedCreateTableLeavesNoTable: a CREATE TABLE that fails (here on a foreign key whose
-// column does not fit the referenced one) leaves no table behind, as in MySQL, also inside a
-// transaction; the engine puts a new table in the database before it adds the foreign keys, and
-// the table stayed, so the fixed statement then failed with "table already exists".
-func TestFailedCreateTableLeavesNoTable(t *testing.T) {
-	s := startServer(t, serverOptions{})
-	db := s.db()
-	mustExec(t, db, "CREATE TABLE fp (id INT PRIMARY KEY)", "CREATE TABLE fl (id INT PRIMARY KEY)")
-	bad := "CREATE TABLE fc (id INT PRIMARY KEY, p VARCHAR(5), KEY kp (p), FOREIGN KEY (p) REFERENCES fp (id))"
-	tables := func() []string { return queryStrings(t, db, "SHOW TABLES") }
-	if _, err := db.Exec(bad); err == nil {
-		t.Fatal("a foreign key from VARCHAR to INT was accepted")
-	}
-	if got := tables(); !slices.Equal(got, []string{"fl", "fp"}) {
-		t.Errorf("tables after the failed CREATE TABLE: %q, want fl and fp only", got)
-	}
-	conn := session(t, db)
-	mustExec(t, conn, "BEGIN", "INSERT INTO fl VALUES (1)")
-	if _, err := conn.ExecContext(context.Background(), bad); err == nil {
-		t.Fatal("the failed CREATE TABLE succeeded inside a transaction")
-	}
-	mustExec(t, conn, "ROLLBACK")
-	if got := tables(); !slices.Equal(got, []string{"fl", "fp"}) {
-		t.Errorf("tables after the failed CREATE TABLE in a transaction: %q, want fl and fp only", got)
-	}
-	if got := queryStrings(t, db, "SELECT id FROM fl"); !slices.Equal(got, []string{"1"}) {
-		t.Errorf("the row written before the failed CREATE TABLE: %q, want it committed", got)
-	}
-	mustExec(t, db, "CREATE TABLE fc (id INT PRIMARY KEY, p INT, KEY kp (p), FOREIGN KEY (p) REFERENCES fp (id))")
-	if got := queryStrings(t, db, "SELECT index_name FROM information_schema.statistics WHERE table_name = 'fc' ORDER BY index_name"); !slices.Equal(got, []string{"kp", "PRIMARY"}) {
-		t.Errorf("indexes of the table created after the failures: %q", got)
-	}
-}
-
-// TestForeignKeyColumnsCannotBeDropped: as in MySQL, a column that a foreign key uses cannot be
-// dropped, on either side: 1828 in the table that declares it, 1829 in the table it references.
-// The engine refused the first with 1105 and allowed the second, leaving the foreign key naming
-// a column that was gone: every later DELETE from the referenced table failed.
-func TestForeignKeyColumnsCannotBeDropped(t *testing.T) {
-	s := startServer(t, serverOptions{})
-	db := s.db()
-	mustExec(t, db,
-		"CREATE TABLE kp (id INT PRIMARY KEY, code INT, note INT, KEY (code))",
-		"CREATE TABLE kc (id INT PRIMARY KEY, pcode INT, CONSTRAINT g FOREIGN KEY (pcode) REFERENCES kp (code))",
-		"INSERT INTO kp VALUES (1, 10, 0), (2, 20, 0)", "INSERT INTO kc VALUES (1, 10)")
-	wantError(t, db, "ALTER TABLE kc DROP COLUMN pcode", 1828, "HY000")
-	wantError(t, db, "ALTER TABLE kp DROP COLUMN code", 1829, "HY000")
-	mustExec(t, db, "ALTER TABLE kp DROP COLUMN note", "DELETE FROM kp WHERE id = 2")
-	if got := queryStrings(t, db, "SELECT id, code FROM kp"); !slices.Equal(got, []string{"1\t10"}) {
-		t.Errorf("the referenced table after the refused drop: %q", got)
-	}
-	wantError(t, db, "DELETE FROM kp WHERE id = 1", 1451, "23000")
-}
-
-// TestDropIndexNeededByForeignKey drops indexes that foreign keys need, in the declaring and in
-// the referenced table: MySQL's 1553 (before, 1105 with the engine's words, and DROP PRIMARY KEY
-// succeeded and left the foreign keys without an index: a child row whose parent existed could
-// no longer be inserted); an index is dropped once another one serves the foreign key.
-func TestDropIndexNeededByForeignKey(t *testing.T) {
-	s := startServer(t, serverOptions{})
-	db := s.db()
-	mustExec(t, db,
-		"CREATE TABLE ip (id INT PRIMARY KEY, code INT, UNIQUE KEY uc (code))",
-		"CREATE TABLE ic (id INT PRIMARY KEY, pid INT, pcode INT, x INT, KEY k (pid), "+
-			"CONSTRAINT ic_p FOREIGN KEY (pid) REFERENCES ip (id), CONSTRAINT ic_c FOREIGN KEY (pcode) REFERENCES ip (code))",
-		"CREATE TABLE ie (pid INT PRIMARY KEY, CONSTRAINT ie_p FOREIGN KEY (pid) REFERENCES ip (id))",
-		"INSERT INTO ip VALUES (1, 10), (2, 20)")
-	for _, stmt := range []string{
-		"ALTER TABLE ic DROP INDEX k",
-		"DROP INDEX k ON ic",
-		"ALTER TABLE ic ADD COLUMN y INT, DROP KEY k",
-		"ALTER TABLE ic DROP INDEX ic_c", // the index CREATE TABLE made for the foreign key
-		"ALTER TABLE ip DROP INDEX uc",
-		"ALTER TABLE ip DROP INDEX `PRIMARY`",
-		"ALTER TABLE ip DROP PRIMARY KEY",
-		"ALTER TABLE ie DROP PRIMARY KEY", // the declaring table's key serves its foreign key
-	} {
-		if me := wantError(t, db, stmt, 1553, "HY000"); me != nil && !strings.HasSuffix(me.Message, "': needed in a foreign key constraint") {
-			t.Errorf("%s: message %q", stmt, me.Message)
-		}
-	}
-	mustExec(t, db, "INSERT INTO ic VALUES (1, 1, 10, 0)", "INSERT INTO ie VALUES (2)",
-		"ALTER TABLE ic ADD INDEX k2 (pid, x)", "DROP INDEX k ON ic",
-		"ALTER TABLE ie ADD UNIQUE KEY up (pid)", "ALTER TABLE ie DROP PRIMARY KEY")
-	wantError(t, db, "INSERT INTO ic VALUES (2, 3, NULL, 0)", 1452, "23000")
-}
-
 // indexColumns is each index of main.table as "name\tcolumn,column" (its columns in index order),
 // sorted, as information_schema.STATISTICS shows them.
 func indexColumns(t testing.TB, db *sql.DB, table string) []string {
@@ -361,4 +274,95 @@ func TestDropTemporaryTableLeavesPermanentTables(t *testing.T) {
 		t.Errorf("rows of the permanent table after DROP TEMPORARY TABLE: %q", got)
 	}
 	mustExec(t, db, "DROP TABLE kept")
+}
+
+// TestForeignKeyDDL holds the scripts of schema changes that foreign keys constrain.
+func TestForeignKeyDDL(t *testing.T) { runScripts(t, foreignKeyDDLScripts()) }
+
+func foreignKeyDDLScripts() []scriptTest {
+	const badCreate = "CREATE TABLE fc (id INT PRIMARY KEY, p VARCHAR(5), KEY kp (p), FOREIGN KEY (p) REFERENCES fp (id))"
+	var neededIndexes []assertion
+	for _, stmt := range []string{
+		"ALTER TABLE ic DROP INDEX k",
+		"DROP INDEX k ON ic",
+		"ALTER TABLE ic ADD COLUMN y INT, DROP KEY k",
+		"ALTER TABLE ic DROP INDEX ic_c", // the index CREATE TABLE made for the foreign key
+		"ALTER TABLE ip DROP INDEX uc",
+		"ALTER TABLE ip DROP INDEX `PRIMARY`",
+		"ALTER TABLE ip DROP PRIMARY KEY",
+		"ALTER TABLE ie DROP PRIMARY KEY", // the declaring table's key serves its foreign key
+	} {
+		neededIndexes = append(neededIndexes, assertion{query: stmt, err: 1553, state: "HY000", message: "*': needed in a foreign key constraint"})
+	}
+	return []scriptTest{
+		// FailedCreateTableLeavesNoTable: a CREATE TABLE that fails (here on a foreign key whose
+		// column does not fit the referenced one) leaves no table behind, as in MySQL, also inside
+		// a transaction; the engine puts a new table in the database before it adds the foreign
+		// keys, and the table stayed, so the fixed statement then failed with "table already
+		// exists".
+		{
+			name:  "FailedCreateTableLeavesNoTable",
+			setup: []string{"CREATE TABLE fp (id INT PRIMARY KEY)", "CREATE TABLE fl (id INT PRIMARY KEY)"},
+			assertions: []assertion{
+				// A foreign key from VARCHAR to INT.
+				{query: badCreate, fails: true},
+				{query: "SHOW TABLES", rows: column("fl", "fp")},
+				{query: "BEGIN"},
+				{query: "INSERT INTO fl VALUES (1)"},
+				{query: badCreate, fails: true},
+				{query: "ROLLBACK"},
+				{query: "SHOW TABLES", rows: column("fl", "fp")},
+				// The row written before the failed CREATE TABLE was committed.
+				{query: "SELECT id FROM fl", rows: column("1")},
+				{query: "CREATE TABLE fc (id INT PRIMARY KEY, p INT, KEY kp (p), FOREIGN KEY (p) REFERENCES fp (id))"},
+				{query: "SELECT index_name FROM information_schema.statistics WHERE table_name = 'fc' ORDER BY index_name", rows: column("kp", "PRIMARY")},
+			},
+		},
+
+		// ForeignKeyColumnsCannotBeDropped: as in MySQL, a column that a foreign key uses cannot be
+		// dropped, on either side: 1828 in the table that declares it, 1829 in the table it
+		// references. The engine refused the first with 1105 and allowed the second, leaving the
+		// foreign key naming a column that was gone: every later DELETE from the referenced table
+		// failed.
+		{
+			name: "ForeignKeyColumnsCannotBeDropped",
+			setup: []string{
+				"CREATE TABLE kp (id INT PRIMARY KEY, code INT, note INT, KEY (code))",
+				"CREATE TABLE kc (id INT PRIMARY KEY, pcode INT, CONSTRAINT g FOREIGN KEY (pcode) REFERENCES kp (code))",
+				"INSERT INTO kp VALUES (1, 10, 0), (2, 20, 0)", "INSERT INTO kc VALUES (1, 10)",
+			},
+			assertions: []assertion{
+				{query: "ALTER TABLE kc DROP COLUMN pcode", err: 1828, state: "HY000"},
+				{query: "ALTER TABLE kp DROP COLUMN code", err: 1829, state: "HY000"},
+				{query: "ALTER TABLE kp DROP COLUMN note"},
+				{query: "DELETE FROM kp WHERE id = 2"},
+				{query: "SELECT id, code FROM kp", rows: tsv("1\t10")},
+				{query: "DELETE FROM kp WHERE id = 1", err: 1451, state: "23000"},
+			},
+		},
+
+		// DropIndexNeededByForeignKey drops indexes that foreign keys need, in the declaring and
+		// in the referenced table: MySQL's 1553 (before, 1105 with the engine's words, and DROP
+		// PRIMARY KEY succeeded and left the foreign keys without an index: a child row whose
+		// parent existed could no longer be inserted); an index is dropped once another one
+		// serves the foreign key.
+		{
+			name: "DropIndexNeededByForeignKey",
+			setup: []string{
+				"CREATE TABLE ip (id INT PRIMARY KEY, code INT, UNIQUE KEY uc (code))",
+				"CREATE TABLE ic (id INT PRIMARY KEY, pid INT, pcode INT, x INT, KEY k (pid), " +
+					"CONSTRAINT ic_p FOREIGN KEY (pid) REFERENCES ip (id), CONSTRAINT ic_c FOREIGN KEY (pcode) REFERENCES ip (code))",
+				"CREATE TABLE ie (pid INT PRIMARY KEY, CONSTRAINT ie_p FOREIGN KEY (pid) REFERENCES ip (id))",
+				"INSERT INTO ip VALUES (1, 10), (2, 20)",
+			},
+			assertions: append(neededIndexes,
+				assertion{query: "INSERT INTO ic VALUES (1, 1, 10, 0)"},
+				assertion{query: "INSERT INTO ie VALUES (2)"},
+				assertion{query: "ALTER TABLE ic ADD INDEX k2 (pid, x)"},
+				assertion{query: "DROP INDEX k ON ic"},
+				assertion{query: "ALTER TABLE ie ADD UNIQUE KEY up (pid)"},
+				assertion{query: "ALTER TABLE ie DROP PRIMARY KEY"},
+				assertion{query: "INSERT INTO ic VALUES (2, 3, NULL, 0)", err: 1452, state: "23000"}),
+		},
+	}
 }

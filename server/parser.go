@@ -13,7 +13,7 @@ import (
 
 // Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): `system` may be
 // written unquoted; a generated column may hold a comparison.
-// Tests: TestSystemRewriteKeepsTokensAndNames, TestVirtualColumns.
+// Tests: TestMySQLCompat/SystemRewriteKeepsTokensAndNames, TestColumnExpressions/VirtualColumns.
 //
 // systemParser backquotes the bare word SYSTEM (a reserved word of the grammar) before the
 // engine's parser sees it, parses a failed statement again with its column expressions

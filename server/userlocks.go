@@ -11,7 +11,7 @@ import (
 // package userlock's (MySQL 8's rules: names of 1 to 64 characters compared without case and
 // forgotten when released, waits that KILL ends, deadlocks detected, held locks charged to the
 // session's memory account).
-// Test: TestUserLocks and TestLockNamesAreBounded fail without it.
+// Test: TestUserLocks and TestLockNames/LockNamesAreBounded fail without it.
 func (s *Server) useUserLocks(e *sqle.Engine) {
 	engine.OverrideFunctions(e, s.userLocks.Functions(s.chargeUserLock))
 }
