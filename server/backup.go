@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"overloadsql/mysqlerr"
+	"overloadsql/server/access"
 
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
@@ -30,12 +31,12 @@ func (s *Server) backupTo(dir string) (*sqltypes.Result, error) {
 	if s.store == nil {
 		return nil, mysqlerr.New(mysql.ERUnknownError, "SYSTEM BACKUP: the server has no storage open")
 	}
-	files := s.secureFiles()
-	if files.dir == "" {
+	files := access.SecureFiles{Dir: s.cfg.Load().SecureFilePriv}
+	if files.Dir == "" {
 		return nil, mysqlerr.New(mysql.EROptionPreventsStatement,
 			"The MySQL server is running with the --secure-file-priv option so it cannot execute this statement (SYSTEM BACKUP writes inside secure_file_priv, which is \"\")")
 	}
-	target, err := files.writable(dir)
+	target, err := files.Writable(dir)
 	if err != nil {
 		return nil, err
 	}

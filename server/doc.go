@@ -18,8 +18,9 @@
 // write lock) and marks every statement on the storage session, so that a failed statement
 // undoes only its own changes.
 //
-// Who may do what is stated in one table in privileges.go: the engine's privilege tables hold
-// the grants, and a guard checks every plan before it runs for what grants cannot express.
+// Who may do what is stated in one table in package server/access (privileges.go): the engine's
+// privilege tables hold the grants, and its Guard checks every plan before it runs for what
+// grants cannot express; guard.go here asks it at the first node of each statement's plan.
 //
 // Every error a client sees gets MySQL's number and SQLSTATE from package mysqlerr.
 //

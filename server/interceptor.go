@@ -3,12 +3,11 @@ package server
 import (
 	"context"
 	"fmt"
-	"math"
 	"runtime/debug"
-	"strconv"
 
 	"overloadsql/mysqlerr"
 	"overloadsql/overload"
+	"overloadsql/server/access"
 	"overloadsql/server/config"
 	"overloadsql/server/statement"
 	"overloadsql/server/wire"
@@ -205,11 +204,11 @@ func (i *interceptor) hintConstraints(c *mysql.Conn) map[string]config.Constrain
 // hinted applies a statement's SET_VAR hints for the two thresholds. As MySQL ignores invalid
 // hints, it ignores hints with values that are not non-negative numbers, and hints that break
 // one of constraints (a non-admin's; nil for admins, who are not bound): the session's value
-// applies, and the engine shows the warning (guard.warnIgnoredHints).
+// applies, and the engine shows the warning (access.Guard's warnIgnoredHints).
 func hinted(hints []statement.Hint, lo, hi float64, constraints map[string]config.Constraint) (float64, float64) {
 	for _, h := range hints {
-		f, err := parseHintValue(h.Value)
-		if err != nil || ignoredHint(constraints, h) != nil {
+		f, err := h.Number()
+		if err != nil || access.IgnoredHint(constraints, h) != nil {
 			continue
 		}
 		switch h.Name {
@@ -220,15 +219,6 @@ func hinted(hints []statement.Hint, lo, hi float64, constraints map[string]confi
 		}
 	}
 	return lo, hi
-}
-
-// parseHintValue reads a threshold's value in a hint: a number >= 0.
-func parseHintValue(v string) (float64, error) {
-	f, err := strconv.ParseFloat(v, 64)
-	if err == nil && (f < 0 || math.IsNaN(f)) {
-		err = fmt.Errorf("%s is not a number >= 0", mysqlerr.Clipped(v, mysqlerr.QuotedValue))
-	}
-	return f, err
 }
 
 // own answers the statements that overloadsql handles itself; handled is false for all others.

@@ -30,7 +30,7 @@ import (
 )
 
 // mainDatabase holds user data and is every session's database at login.
-const mainDatabase = "main"
+const mainDatabase = access.MainDatabase
 
 // Options are the parts of a Server a caller may replace; zero values take the defaults.
 type Options struct {
@@ -45,7 +45,7 @@ type Options struct {
 // Server is an overloadsql server: listeners, engine, sampler and warnings.
 type Server struct {
 	logger       *slog.Logger
-	checkedPlans checkedPlans
+	checkedPlans access.CheckedPlans
 	cfg          atomic.Pointer[config.Config]
 	persist      *persistence
 	random       func() float64
@@ -286,10 +286,11 @@ func (s *Server) buildEngine(cfg *config.Config, collation sql.CollationID) *sql
 	allowViewsOverReadOnlyTables(engine.Analyzer)
 	limitUnnesting(engine.Analyzer)
 	checkLockNames(engine)
-	grantPrivileges(engine.Analyzer.Catalog.MySQLDb, cfg.Users)
-	engine.Analyzer.Catalog.AuthHandler = mysqlAuthorization{engine.Analyzer.Catalog.AuthHandler}
+	access.GrantPrivileges(engine.Analyzer.Catalog.MySQLDb, cfg.Users)
+	engine.Analyzer.Catalog.AuthHandler = access.Authorization{AuthorizationHandler: engine.Analyzer.Catalog.AuthHandler, Allowed: refuseRenameElsewhere}
 	yielder := newYielder(func() int { return int(s.counters.running.Load()) })
-	engine.Analyzer.ExecBuilder.PriorityBuilder = guard{yielder: yielder, s: s, base: engine.Analyzer.ExecBuilder}
+	privileges := access.Guard{Accounts: s.auth, Processes: func() []sql.Process { return engine.ProcessList.Processes() }, Config: s.cfg.Load}
+	engine.Analyzer.ExecBuilder.PriorityBuilder = guard{yielder: yielder, s: s, base: engine.Analyzer.ExecBuilder, privileges: privileges}
 	runner := procedureRunner{next: engine, s: s}
 	engine.Analyzer.Runner = runner
 	engine.Analyzer.ExecBuilder.Runner = runner

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"overloadsql/mysqlerr"
+	"overloadsql/server/access"
 	"overloadsql/server/config"
 	"overloadsql/storage"
 
@@ -273,7 +274,7 @@ func (p databasesProvider) CreateCollatedDatabase(ctx *sql.Context, name string,
 
 func (p databasesProvider) DropDatabase(ctx *sql.Context, name string) error {
 	if p.isSystem(name) {
-		return errDatabaseDenied(ctx, name, ": it cannot be dropped")
+		return access.ErrDatabaseDenied(ctx, name, ": it cannot be dropped")
 	}
 	return p.Provider.DropDatabase(ctx, name)
 }

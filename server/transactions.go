@@ -246,7 +246,7 @@ func (s *Server) ensureSession(ctx context.Context, c *mysql.Conn) error {
 // forgetConnection rolls back the open transaction of a connection that closed and releases
 // its write lock.
 func (s *Server) forgetConnection(c *mysql.Conn) {
-	s.checkedPlans.forget(c.ConnectionID)
+	s.checkedPlans.Forget(c.ConnectionID)
 	if cl := clientOf(c); cl != nil {
 		cl.session.Close()
 	}

@@ -5,6 +5,7 @@ import (
 
 	"overloadsql/admission"
 	"overloadsql/mysqlerr"
+	"overloadsql/server/access"
 	"overloadsql/server/config"
 	"overloadsql/server/statement"
 	"overloadsql/tables"
@@ -75,8 +76,8 @@ func (s *Server) statementWorkload(c *mysql.Conn, stmt *statement.Summary) (stri
 		if h.Name != config.WorkloadSetting {
 			continue
 		}
-		if !s.auth.IsAdmin(c.User) && ignoredHint(cfg.Constraints, h) != nil {
-			break // the engine warns (guard.warnIgnoredHints)
+		if !s.auth.IsAdmin(c.User) && access.IgnoredHint(cfg.Constraints, h) != nil {
+			break // the engine warns (access.Guard's warnIgnoredHints)
 		}
 		if _, ok := cfg.LookupWorkload(h.Value); !ok || !s.admission.Known(h.Value) {
 			return "", errUnknownWorkload(cfg, h.Value, " (SET_VAR hint)")
