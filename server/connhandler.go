@@ -109,7 +109,7 @@ func (h connectionHandler) ComPrepare(ctx context.Context, c *mysql.Conn, query 
 	}
 	fields, err := h.Handler.ComPrepare(ctx, c, query, prepare)
 	if cl := clientOf(c); err == nil && cl != nil {
-		err = h.s.sessionAccounts.keepPrepared(cl.session, c.PrepareData, query)
+		err = h.s.sessionAccounts.KeepPrepared(cl.session, c.PrepareData, query)
 	}
 	if err != nil {
 		delete(c.PrepareData, prepare.StatementID)

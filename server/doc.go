@@ -8,7 +8,7 @@
 // address after repeated failures, and checking that only admins use the admin listener), a
 // session is built with the overload settings of its user, and every statement passes the overload
 // interceptor (exempt? rejected?) before the engine parses it; an ordinary one (not on the admin
-// listener) is registered while it runs, so that the memory guard (memory.go) can stop it when the
+// listener) is registered while it runs, so that the memory guard (package server/memlimit) can stop it when the
 // heap crosses the memory limit. The engine reads `main` and the databases made by CREATE
 // DATABASE, stored in package storage on data_dir (store.go), and `system` (package tables), which
 // shows the live state kept here: the sampler of package overload, the warning registry of package
@@ -45,7 +45,7 @@
 //  4. The engine's system-variable registry lock (sql.SystemVariables): held by the engine while
 //     it sets a variable and calls the variable's NotifyChanged hook; taken by AssignValues.
 //  5. Leaf locks that take nothing else: staging.mu, the sampler's, the warning registry's, the
-//     admission controller's, statements.mu (the memory guard's registry of running statements),
+//     admission controller's, memlimit.Statements.mu (the memory guard's registry of running statements),
 //     writeLock.mu, committedKeys.mu and sideIndexes.mu (a failed statement's undo drops its
 //     tables after it let go of sideIndexes.mu).
 //

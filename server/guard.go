@@ -2,6 +2,7 @@ package server
 
 import (
 	"overloadsql/server/access"
+	"overloadsql/server/memlimit"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/rowexec"
@@ -31,7 +32,7 @@ func (g guard) Build(ctx *sql.Context, n sql.Node, r sql.Row) (sql.RowIter, erro
 	}
 	ctx = access.Checked(ctx)
 	if variables {
-		return g.s.sessionAccounts.build(ctx, n, func(n sql.Node) (sql.RowIter, error) { return g.base.Build(ctx, n, r) })
+		return g.s.sessionAccounts.Build(ctx, n, func(n sql.Node) (sql.RowIter, error) { return g.base.Build(ctx, n, r) })
 	}
 	return g.base.Build(ctx, n, r)
 }
@@ -40,7 +41,7 @@ func (g guard) Build(ctx *sql.Context, n sql.Node, r sql.Row) (sql.RowIter, erro
 // sets user variables (whose memory the session's account charges).
 func (g guard) check(ctx *sql.Context, n sql.Node) (sql.Node, bool, error) {
 	variables := false
-	n, err := g.privileges.Check(ctx, n, func(n sql.Node) { variables = variables || keepsSessionMemory(n) })
+	n, err := g.privileges.Check(ctx, n, func(n sql.Node) { variables = variables || memlimit.KeepsMemory(n) })
 	return n, variables, err
 }
 

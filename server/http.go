@@ -56,7 +56,7 @@ func (h httpState) Workloads() []httpapi.WorkloadValue {
 // gauges are the rows of system.metrics.
 func (s *Server) gauges() []tables.Gauge {
 	holder, waiting := s.writes.state()
-	return append(s.counters.gauges(s.registry.Len(), s.admission.State(), holder, waiting), s.sessionAccounts.gauges()...)
+	return append(s.counters.gauges(s.registry.Len(), s.admission.State(), holder, waiting), s.sessionAccounts.Gauges()...)
 }
 
 // readiness says whether the main listener would accept a new connection now: not while the

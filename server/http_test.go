@@ -9,6 +9,7 @@ import (
 	"overloadsql/httpapi"
 	"overloadsql/overload"
 	"overloadsql/server/config"
+	"overloadsql/server/memlimit"
 	"overloadsql/server/wire"
 	"overloadsql/storage"
 	"overloadsql/warnings"
@@ -20,7 +21,7 @@ import (
 // row the server can show in system.asynchronous_metrics, system.events and system.metrics, also
 // the rows of sources this machine lacks.
 func TestEveryRowHasAPrometheusName(t *testing.T) {
-	s := &Server{registry: warnings.NewRegistry(), started: time.Now(), sessionAccounts: newSessionAccounts()}
+	s := &Server{registry: warnings.NewRegistry(), started: time.Now(), sessionAccounts: memlimit.NewAccounts()}
 	s.cfg.Store(config.Default())
 	s.sampler = overload.NewSampler(overload.Config{Logger: slog.New(slog.DiscardHandler)})
 	defer s.sampler.Close()

@@ -9,6 +9,7 @@ import (
 	"overloadsql/overload"
 	"overloadsql/server/access"
 	"overloadsql/server/config"
+	"overloadsql/server/memlimit"
 	"overloadsql/server/statement"
 	"overloadsql/server/wire"
 
@@ -87,16 +88,16 @@ func (i *interceptor) serve(ctx context.Context, c *mysql.Conn, stmt *statement.
 	// The waits for the write lock and for a slot watch the socket themselves; the engine
 	// watches it while the statement runs.
 	if !wire.IsAdminConn(c.Conn) {
-		var entry *runningStatement
-		if ctx, entry, err = i.s.statements.start(ctx, stmt, currentDatabase(c)); err != nil {
+		var entry *memlimit.Running
+		if ctx, entry, err = i.s.statements.Start(ctx, stmt, currentDatabase(c)); err != nil {
 			i.s.counters.memoryLimitExceeded.Add(1)
 			i.s.counters.failedQueries.Add(1)
 			i.s.memoryLog.note(err.Error())
 			return err
 		}
-		defer i.s.statements.finish(entry)
+		defer i.s.statements.Finish(entry)
 		defer func() {
-			if se := entry.memoryError(ctx); se != nil && err != nil {
+			if se := entry.MemoryError(ctx); se != nil && err != nil {
 				err = se
 			}
 		}()

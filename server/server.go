@@ -16,6 +16,7 @@ import (
 	"overloadsql/overload"
 	"overloadsql/server/access"
 	"overloadsql/server/config"
+	"overloadsql/server/memlimit"
 	"overloadsql/server/wire"
 	"overloadsql/storage"
 	"overloadsql/tables"
@@ -72,12 +73,12 @@ type Server struct {
 	memoryLog    *rateLimitedLog
 
 	// memory decides when the heap is over the memory limit; statements are the ordinary
-	// statements running now, which it cancels then (memory.go).
+	// statements running now, which it cancels then (package server/memlimit).
 	memory     *overload.MemoryGuard
-	statements *statements
+	statements *memlimit.Statements
 	// sessionAccounts are the memory accounts of the sessions and of the server
-	// (sessionmemory.go); the guard's checks set their limits.
-	sessionAccounts *sessionAccounts
+	// (package server/memlimit); the guard's checks set their limits.
+	sessionAccounts *memlimit.Accounts
 	// writes is the write lock of the stored tables: one transaction writes at a time
 	// (transactions.go).
 	writes writeLock
@@ -140,10 +141,10 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	s.admissionLog = newRateLimitedLog(s.logger, "statements rejected: no CPU slot")
 	s.memoryLog = newRateLimitedLog(s.logger, "memory limit")
 	s.memory = overload.NewMemoryGuard(nil, nil)
-	s.statements = newStatements()
-	s.sessionAccounts = newSessionAccounts()
-	s.sessionAccounts.adjust(running.MaxServerMemoryUsage, 0, running.MaxMemoryUsageForSession)
-	s.sessionAccounts.configureWorkloads(running)
+	s.statements = memlimit.NewStatements()
+	s.sessionAccounts = memlimit.NewAccounts()
+	s.sessionAccounts.Adjust(running.MaxServerMemoryUsage, 0, running.MaxMemoryUsageForSession)
+	s.sessionAccounts.ConfigureWorkloads(running)
 	s.admission = admission.New(admissionLimits(running), admission.Options{})
 
 	s.monitor = warnings.NewMonitor(s.registry, warningsConfig(running), s.logger)
@@ -190,7 +191,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		}
 	}()
 	s.engine = s.buildEngine(running, collation)
-	s.sessionAccounts.uncache = func(sess sql.Session, key string) { sess.UnprepareQuery(key) }
+	s.sessionAccounts.Uncache = func(sess sql.Session, key string) { sess.UnprepareQuery(key) }
 	if err := s.variables.register(); err != nil {
 		return nil, err
 	}
@@ -328,7 +329,7 @@ func (s *Server) sessionBuilder(ctx context.Context, conn *mysql.Conn, addr stri
 	// open transaction is rolled back, as in MySQL.
 	if old := clientOf(conn); old != nil {
 		old.session.Close()
-		s.sessionAccounts.end(old.session)
+		s.sessionAccounts.End(old.session)
 	}
 	s.beginSessionMemory(conn, client.session)
 	conn.ClientData = client

@@ -103,7 +103,7 @@ func (s *Server) asynchronousMetrics() []overload.Metric {
 }
 
 func (s *Server) events() []overload.Event {
-	rows := append(append(s.sampler.Snapshot().Counters.Events(), s.counters.events()...), s.sessionAccounts.events()...)
+	rows := append(append(s.sampler.Snapshot().Counters.Events(), s.counters.events()...), s.sessionAccounts.Events()...)
 	rows = append(rows, s.writes.events()...)
 	if s.store != nil {
 		rows = append(rows, storageEvents(s.store.Observe())...)
@@ -189,7 +189,7 @@ func (s *Server) apply(cfg *config.Config, readCertificates bool) error {
 	s.cfg.Store(cfg)
 	s.sampler.Reconfigure(samplerSettings(cfg))
 	s.admission.SetLimits(admissionLimits(cfg))
-	s.sessionAccounts.configureWorkloads(cfg)
+	s.sessionAccounts.ConfigureWorkloads(cfg)
 	s.monitor.SetConfig(warningsConfig(cfg))
 	return nil
 }

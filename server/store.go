@@ -161,20 +161,6 @@ func (s *Server) storageOffHeapBytes(now time.Time) uint64 {
 	return s.offHeap.bytes.Load()
 }
 
-// heapLimit is the part of the memory limit the Go heap may use: the rest holds the store's
-// memory outside the heap.
-func heapLimit(limit, offHeap uint64) uint64 {
-	if limit == 0 {
-		return 0
-	}
-	if offHeap >= limit/2 {
-		// Never less than half the limit for the heap: a cache configured larger than the
-		// limit allows must not make every statement fail.
-		return limit - limit/2
-	}
-	return limit - offHeap
-}
-
 // closeStore closes the store, once the statements have ended.
 func (s *Server) closeStore() {
 	if s.store == nil {
