@@ -55,7 +55,7 @@ func (h httpState) Workloads() []httpapi.WorkloadValue {
 
 // gauges are the rows of system.metrics.
 func (s *Server) gauges() []tables.Gauge {
-	holder, waiting := s.writes.state()
+	holder, waiting := s.writes.State()
 	return append(s.counters.gauges(s.registry.Len(), s.admission.State(), holder, waiting), s.sessionAccounts.Gauges()...)
 }
 

@@ -9,6 +9,7 @@ import (
 	"overloadsql/overload"
 	"overloadsql/server/access"
 	"overloadsql/server/config"
+	"overloadsql/server/data"
 	"overloadsql/server/memlimit"
 	"overloadsql/server/statement"
 	"overloadsql/server/wire"
@@ -238,7 +239,7 @@ func (i *interceptor) own(c *mysql.Conn, stmt *statement.Summary, callback resul
 		if !i.s.auth.IsAdmin(c.User) {
 			return true, errNeedAdmin("SYSTEM BACKUP")
 		}
-		r, err := i.s.backupTo(dir)
+		r, err := data.Backup(i.s.store, i.s.cfg.Load().DataDirPath(), access.SecureFiles{Dir: i.s.cfg.Load().SecureFilePriv}, dir, i.s.logger)
 		if err != nil {
 			return true, err
 		}

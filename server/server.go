@@ -16,6 +16,7 @@ import (
 	"overloadsql/overload"
 	"overloadsql/server/access"
 	"overloadsql/server/config"
+	"overloadsql/server/data"
 	"overloadsql/server/memlimit"
 	"overloadsql/server/wire"
 	"overloadsql/storage"
@@ -81,13 +82,13 @@ type Server struct {
 	sessionAccounts *memlimit.Accounts
 	// writes is the write lock of the stored tables: one transaction writes at a time
 	// (transactions.go).
-	writes writeLock
+	writes data.WriteLock
 	// lockWaits are the statements waiting for the write lock, for the process list.
-	lockWaits lockWaits
-	// store holds the user databases on data_dir (store.go).
+	lockWaits data.LockWaits
+	// store holds the user databases on data_dir (store.go, package server/data).
 	store *storage.Store
 	// offHeap is the store's memory outside the Go heap, for the memory guard.
-	offHeap offHeap
+	offHeap data.OffHeap
 	// reloadMu makes reloads one at a time; see the lock order in the package comment.
 	reloadMu sync.Mutex
 	// settingsMu is the settings lock: every change of the running configuration, of the
@@ -197,7 +198,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	}
 	s.boundGroupConcat()
 	registerDiagnosticVariables()
-	sql.SystemVariables.AddSystemVariables(lockWaitTimeoutVariables())
+	sql.SystemVariables.AddSystemVariables(data.LockWaitTimeoutVariables())
 
 	main, err := net.Listen("tcp", running.Listen)
 	if err != nil {
@@ -278,7 +279,7 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 }
 
 func (s *Server) buildEngine(cfg *config.Config, collation sql.CollationID) *sqle.Engine {
-	provider := databasesProvider{Provider: s.store.Provider(), system: s.systemDatabase()}
+	provider := data.Provider{Provider: s.store.Provider(), System: s.systemDatabase()}
 	addAnalyzerRules()
 	overrides := sql.EngineOverrides{Builder: sql.BuilderOverrides{Parser: newSystemParser()}}
 	engine := sqle.New(analyzer.NewBuilder(
@@ -344,7 +345,7 @@ func (s *Server) sessionBuilder(ctx context.Context, conn *mysql.Conn, addr stri
 func (s *Server) newContext(ctx context.Context, opts ...sql.ContextOption) *sql.Context {
 	c := sql.NewContext(ctx, opts...)
 	if c.Session != nil && c.ProcessList != nil {
-		c.ProcessList = lockWaitProcesses{ProcessList: c.ProcessList, waits: &s.lockWaits}
+		c.ProcessList = data.LockWaitProcesses{ProcessList: c.ProcessList, Waits: &s.lockWaits}
 		if user := c.Session.Client().User; !s.auth.IsAdmin(user) {
 			c.ProcessList = ownProcesses{ProcessList: c.ProcessList, user: user}
 		}

@@ -7,6 +7,7 @@ import (
 	"overloadsql/overload"
 	"overloadsql/server/access"
 	"overloadsql/server/config"
+	"overloadsql/server/data"
 	"overloadsql/server/wire"
 	"overloadsql/tables"
 	"overloadsql/warnings"
@@ -97,16 +98,16 @@ func (s *Server) asynchronousMetrics() []overload.Metric {
 			Description: "Seconds since the server started."},
 	)
 	if s.store != nil {
-		rows = append(rows, storageGauges(s.store.Observe())...)
+		rows = append(rows, data.Gauges(s.store.Observe())...)
 	}
 	return rows
 }
 
 func (s *Server) events() []overload.Event {
 	rows := append(append(s.sampler.Snapshot().Counters.Events(), s.counters.events()...), s.sessionAccounts.Events()...)
-	rows = append(rows, s.writes.events()...)
+	rows = append(rows, s.writes.Events()...)
 	if s.store != nil {
-		rows = append(rows, storageEvents(s.store.Observe())...)
+		rows = append(rows, data.Events(s.store.Observe())...)
 	}
 	return rows
 }
