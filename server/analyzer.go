@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 
+	"overloadsql/server/data"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/analyzer/analyzererrors"
@@ -60,7 +62,7 @@ func appendAnalyzerRules() {
 		analyzer.Rule{Id: cancellableLikeID, Apply: cancellableLikes},
 		analyzer.Rule{Id: globalReadRuleID, Apply: readGlobalOnlyVariablesGlobally},
 		analyzer.Rule{Id: showVariablesID, Apply: showVariablesAsText},
-		analyzer.Rule{Id: atomicRenamesID, Apply: atomicRenames},
+		analyzer.Rule{Id: atomicRenamesID, Apply: data.AtomicRenames},
 		analyzer.Rule{Id: executionID, Apply: correctExecution},
 		analyzer.Rule{Id: geometryWritesID, Apply: checkedGeometryWrites})
 }

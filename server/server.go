@@ -289,7 +289,7 @@ func (s *Server) buildEngine(cfg *config.Config, collation sql.CollationID) *sql
 	limitUnnesting(engine.Analyzer)
 	checkLockNames(engine)
 	access.GrantPrivileges(engine.Analyzer.Catalog.MySQLDb, cfg.Users)
-	engine.Analyzer.Catalog.AuthHandler = access.Authorization{AuthorizationHandler: engine.Analyzer.Catalog.AuthHandler, Allowed: refuseRenameElsewhere}
+	engine.Analyzer.Catalog.AuthHandler = access.Authorization{AuthorizationHandler: engine.Analyzer.Catalog.AuthHandler, Allowed: data.RefuseRenameElsewhere}
 	yielder := newYielder(func() int { return int(s.counters.running.Load()) })
 	privileges := access.Guard{Accounts: s.auth, Processes: func() []sql.Process { return engine.ProcessList.Processes() }, Config: s.cfg.Load}
 	engine.Analyzer.ExecBuilder.PriorityBuilder = guard{yielder: yielder, s: s, base: engine.Analyzer.ExecBuilder, privileges: privileges}
