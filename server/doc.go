@@ -15,6 +15,12 @@
 // shows the live state kept here: the sampler of package overload, the warning registry of
 // package warnings, the running configuration and the counters.
 //
+// What corrects or bounds the engine itself is package engine: its analyzer rules, rewrites of
+// the parsed statement and bounded functions, which buildEngine installs, giving them what they
+// need of the server (engine.Hooks: the RENAME TABLE check, the memory guard's stop). The
+// parser override (parser.go) is the server's: the text rewrites of package server/statement,
+// the bound on view expansion, then engine.Rewrite.
+//
 // Transactions are the storage's; transactions.go makes one transaction write at a time (the
 // write lock of package server/data) and marks every statement on the storage session, so that
 // a failed statement undoes only its own changes.

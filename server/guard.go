@@ -44,8 +44,3 @@ func (g guard) check(ctx *sql.Context, n sql.Node) (sql.Node, bool, error) {
 	n, err := g.privileges.Check(ctx, n, func(n sql.Node) { variables = variables || memlimit.KeepsMemory(n) })
 	return n, variables, err
 }
-
-// inspectPlan is access.InspectPlan: the walk of every node and expression of a plan.
-func inspectPlan(ctx *sql.Context, n sql.Node, node func(sql.Node) bool, expr func(sql.Expression) bool) bool {
-	return access.InspectPlan(ctx, n, node, expr)
-}

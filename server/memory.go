@@ -37,7 +37,3 @@ func (s *Server) endSession(c *mysql.Conn) {
 		s.sessionAccounts.End(cl.session)
 	}
 }
-
-// memoryStop is memlimit.Stop: the error of the statement running on ctx when the memory guard
-// asked it to stop, nil otherwise.
-func memoryStop(ctx context.Context) error { return memlimit.Stop(ctx) }

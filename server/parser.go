@@ -2,8 +2,8 @@ package server
 
 import (
 	"context"
-	"strings"
 
+	"overloadsql/engine"
 	"overloadsql/mysqlerr"
 	"overloadsql/server/statement"
 
@@ -12,14 +12,14 @@ import (
 )
 
 // Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): `system` may be
-// written unquoted; PREPARE names ignore case; a generated column may hold a comparison.
-// Tests: TestSystemRewriteKeepsTokensAndNames, TestPreparedStatementNamesIgnoreCase, TestVirtualColumns.
+// written unquoted; a generated column may hold a comparison.
+// Tests: TestSystemRewriteKeepsTokensAndNames, TestVirtualColumns.
 //
 // systemParser backquotes the bare word SYSTEM (a reserved word of the grammar) before the
-// engine's parser sees it, folds the names of prepared statements (foldPreparedNames),
-// parses a failed statement again with its column expressions parenthesized
-// (columnExpressions), rebuilds UNION chains as balanced trees (balanceSetOps), and bounds
-// expressions (statement.CheckExpressionSize: 1105, TestExpressionsTooBigAreRefused), subquery
+// engine's parser sees it, parses a failed statement again with its column expressions
+// parenthesized (columnExpressions), hands each parsed statement to package engine's
+// corrections (engine.Rewrite: prepared names, exact decimal literals, balanced UNION chains),
+// and bounds expressions (statement.CheckExpressionSize: 1105, TestExpressionsTooBigAreRefused), subquery
 // nesting (1473) and view expansion (countExpansion, TestDoublingViewsAreRefused). Every parse
 // of the engine, the handler's and the planner's, goes through it.
 type systemParser struct {
@@ -32,8 +32,8 @@ var _ sql.Parser = systemParser{}
 // catalog's parser override, the handler's and the planner's parses and also the body of a
 // stored procedure on every CALL, the body of a trigger, and the statements of events (a
 // procedure's `DELETE FROM t WHERE d = 1.499` must delete what the same statement sent by a
-// client deletes (exactDecimalLiterals), and a procedure's `PREPARE S ...; EXECUTE s` must find
-// its statement (foldPreparedNames)).
+// client deletes, and a procedure's `PREPARE S ...; EXECUTE s` must find its statement:
+// engine.Rewrite).
 func newSystemParser() sql.Parser {
 	return systemParser{next: sql.NewMysqlParser()}
 }
@@ -136,9 +136,9 @@ func checkSize(query string) error {
 }
 
 // settle is what the parser does to each statement the engine's parser returns: see
-// restoreColumnNames, foldPreparedNames, exactDecimalLiterals and balanceSetOps.
+// restoreColumnNames and engine.Rewrite.
 func settle(stmt ast.Statement, query, rewritten string) ast.Statement {
-	return balanceSetOps(exactDecimalLiterals(foldPreparedNames(restoreColumnNames(stmt, query, rewritten))))
+	return engine.Rewrite(restoreColumnNames(stmt, query, rewritten))
 }
 
 // restoreColumnNames gives the select-list expressions of a statement parsed from rewritten
@@ -159,47 +159,6 @@ func restoreColumnNames(stmt ast.Statement, original, rewritten string) ast.Stat
 		return true, nil
 	}, stmt)
 	return stmt
-}
-
-// preparedName is the name under which the engine keeps a prepared statement: the name in lower
-// case, since MySQL's names of prepared statements are case-insensitive (PREPARE S ...; EXECUTE
-// s), and the engine keeps them as written.
-func preparedName(name string) string { return strings.ToLower(name) }
-
-// foldPreparedNames gives PREPARE, EXECUTE and DEALLOCATE PREPARE the name under which the
-// engine keeps the statement.
-func foldPreparedNames(stmt ast.Statement) ast.Statement {
-	switch s := stmt.(type) {
-	case *ast.Prepare:
-		s.Name = preparedName(s.Name)
-	case *ast.Execute:
-		s.Name = preparedName(s.Name)
-	case *ast.Deallocate:
-		s.Name = preparedName(s.Name)
-	case *ast.DDL:
-		if body := routineBody(s); body != nil {
-			_ = ast.Walk(func(node ast.SQLNode) (bool, error) {
-				if inner, ok := node.(ast.Statement); ok && node != body {
-					foldPreparedNames(inner)
-				}
-				return true, nil
-			}, body)
-		}
-	}
-	return stmt
-}
-
-// routineBody is the body of the stored procedure, trigger or event ddl creates, or nil.
-func routineBody(ddl *ast.DDL) ast.Statement {
-	switch {
-	case ddl.ProcedureSpec != nil:
-		return ddl.ProcedureSpec.Body
-	case ddl.TriggerSpec != nil:
-		return ddl.TriggerSpec.Body
-	case ddl.EventSpec != nil:
-		return ddl.EventSpec.Body
-	}
-	return nil
 }
 
 // ParseOneWithOptions returns an index into the caller's query, so an index into the rewritten

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"overloadsql/admission"
+	"overloadsql/engine"
 	"overloadsql/httpapi"
 	"overloadsql/overload"
 	"overloadsql/server/access"
@@ -280,23 +281,22 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 
 func (s *Server) buildEngine(cfg *config.Config, collation sql.CollationID) *sqle.Engine {
 	provider := data.Provider{Provider: s.store.Provider(), System: s.systemDatabase()}
-	addAnalyzerRules()
+	engine.AddRules(engine.Hooks{AtomicRenames: data.AtomicRenames, Stopped: memlimit.Stop})
 	overrides := sql.EngineOverrides{Builder: sql.BuilderOverrides{Parser: newSystemParser()}}
-	engine := sqle.New(analyzer.NewBuilder(
-		newBoundedProvider(provider, func() int { return s.cfg.Load().MaxAllowedPacket }),
+	e := sqle.New(analyzer.NewBuilder(
+		engine.NewBoundedProvider(provider, func() int { return s.cfg.Load().MaxAllowedPacket }),
 	).AddOverrides(overrides).Build(), nil)
-	allowViewsOverReadOnlyTables(engine.Analyzer)
-	limitUnnesting(engine.Analyzer)
-	checkLockNames(engine)
-	access.GrantPrivileges(engine.Analyzer.Catalog.MySQLDb, cfg.Users)
-	engine.Analyzer.Catalog.AuthHandler = access.Authorization{AuthorizationHandler: engine.Analyzer.Catalog.AuthHandler, Allowed: data.RefuseRenameElsewhere}
+	engine.WrapEngineRules(e.Analyzer)
+	engine.CheckLockNames(e)
+	access.GrantPrivileges(e.Analyzer.Catalog.MySQLDb, cfg.Users)
+	e.Analyzer.Catalog.AuthHandler = access.Authorization{AuthorizationHandler: e.Analyzer.Catalog.AuthHandler, Allowed: data.RefuseRenameElsewhere}
 	yielder := newYielder(func() int { return int(s.counters.running.Load()) })
-	privileges := access.Guard{Accounts: s.auth, Processes: func() []sql.Process { return engine.ProcessList.Processes() }, Config: s.cfg.Load}
-	engine.Analyzer.ExecBuilder.PriorityBuilder = guard{yielder: yielder, s: s, base: engine.Analyzer.ExecBuilder, privileges: privileges}
-	runner := procedureRunner{next: engine, s: s}
-	engine.Analyzer.Runner = runner
-	engine.Analyzer.ExecBuilder.Runner = runner
-	return engine
+	privileges := access.Guard{Accounts: s.auth, Processes: func() []sql.Process { return e.ProcessList.Processes() }, Config: s.cfg.Load}
+	e.Analyzer.ExecBuilder.PriorityBuilder = guard{yielder: yielder, s: s, base: e.Analyzer.ExecBuilder, privileges: privileges}
+	runner := procedureRunner{next: e, s: s}
+	e.Analyzer.Runner = runner
+	e.Analyzer.ExecBuilder.Runner = runner
+	return e
 }
 
 // systemDatabase builds `system`, each table reading the server's live state.

@@ -50,7 +50,3 @@ func (s *Server) histograms() []httpapi.Histogram {
 	}
 	return data.Histograms(s.store.Observe())
 }
-
-// databasesProvider is data.Provider, the engine's provider, under the name the function bounds
-// (functions.go) wrap.
-type databasesProvider = data.Provider

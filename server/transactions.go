@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"overloadsql/engine"
 	"overloadsql/mysqlerr"
 	"overloadsql/server/data"
 	"overloadsql/server/statement"
@@ -116,7 +117,7 @@ func (s *Server) commitsImplicitly(cl *client, stmt *statement.Summary) bool {
 	if !ok || s.engine == nil {
 		return false
 	}
-	prepared, ok := cl.session.GetPreparedQuery(preparedName(name))
+	prepared, ok := cl.session.GetPreparedQuery(engine.PreparedName(name))
 	return ok && parsedCommitsImplicitly(prepared)
 }
 

@@ -279,3 +279,33 @@ func optionalNumber(f *float64) *string {
 	s := number(*f)
 	return &s
 }
+
+// groupConcatMaxLen is the engine's variable that bounds GROUP_CONCAT's result.
+const groupConcatMaxLen = "group_concat_max_len"
+
+// Bound (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): group_concat_max_len may not
+// exceed max_allowed_packet (1231; the engine takes any value and builds GROUP_CONCAT up to it).
+// Test: TestGroupConcatIsBounded fails without it.
+//
+// boundGroupConcat keeps group_concat_max_len at or below max_allowed_packet: the engine
+// builds GROUP_CONCAT's result up to that length, so a larger value would let one statement
+// build a value of any size. (MySQL accepts the larger value and still stops at
+// max_allowed_packet; here the SET is refused with 1231, saying why.)
+func (s *Server) boundGroupConcat() {
+	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{&sql.MysqlSystemVariable{
+		Name:              groupConcatMaxLen,
+		Scope:             sql.GetMysqlScope(sql.SystemVariableScope_Both),
+		Dynamic:           true,
+		SetVarHintApplies: true,
+		Type:              types.NewSystemUintType(groupConcatMaxLen, 4, config.MaxAllowedPacket),
+		Default:           uint64(1024),
+		NotifyChanged: func(_ *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
+			limit := s.cfg.Load().MaxAllowedPacket
+			if n, ok := v.Val.(uint64); ok && n > uint64(limit) {
+				return errConstraint("Variable '%s' can't be set to the value of '%d': it may not exceed max_allowed_packet (%d)",
+					groupConcatMaxLen, n, limit)
+			}
+			return nil
+		},
+	}})
+}

@@ -50,6 +50,7 @@ import (
 	"strings"
 	"sync"
 
+	"overloadsql/engine"
 	"overloadsql/mysqlerr"
 	"overloadsql/server/config"
 	"overloadsql/server/statement"
@@ -237,7 +238,7 @@ func (g Guard) Check(ctx *sql.Context, n sql.Node, visit func(sql.Node)) (sql.No
 	admin := g.Accounts.IsAdmin(ctx.Session.Client().User)
 	var err error
 	files := false
-	InspectPlan(ctx, n, func(n sql.Node) bool {
+	engine.InspectPlan(ctx, n, func(n sql.Node) bool {
 		if visit != nil {
 			visit(n)
 		}
@@ -305,57 +306,6 @@ func (c *CheckedPlans) Again(ctx *sql.Context) *sql.Context {
 
 // Forget drops a closed connection's session.
 func (c *CheckedPlans) Forget(session uint32) { c.last.Delete(session) }
-
-// InspectPlan calls node for every node of a plan and expr for every expression, also where the
-// engine's own walk does not look: the source of INSERT ... SELECT, the SELECT of CREATE TABLE
-// ... SELECT, the statement of PREPARE, and subqueries. It stops when a function returns false.
-func InspectPlan(ctx *sql.Context, n sql.Node, node func(sql.Node) bool, expr func(sql.Expression) bool) bool {
-	ok := true
-	transform.InspectWithOpaque(ctx, n, func(_ *sql.Context, n sql.Node) bool {
-		if !ok {
-			return false
-		}
-		if ok = node(n); !ok {
-			return false
-		}
-		switch n := n.(type) {
-		case *plan.InsertInto:
-			if n.Source != nil {
-				ok = InspectPlan(ctx, n.Source, node, expr)
-			}
-		case *plan.CreateTable:
-			if s := n.Select(); s != nil {
-				ok = InspectPlan(ctx, s, node, expr)
-			}
-		case *plan.TableCopier:
-			ok = InspectPlan(ctx, n.Source, node, expr) && InspectPlan(ctx, n.Destination, node, expr)
-		case *plan.PrepareQuery:
-			ok = InspectPlan(ctx, n.Child, node, expr)
-		}
-		if e, isExpr := n.(sql.Expressioner); isExpr && ok {
-			for _, x := range e.Expressions() {
-				if ok = inspectExpr(ctx, x, node, expr); !ok {
-					break
-				}
-			}
-		}
-		return ok
-	})
-	return ok
-}
-
-func inspectExpr(ctx *sql.Context, x sql.Expression, node func(sql.Node) bool, expr func(sql.Expression) bool) bool {
-	ok := true
-	transform.InspectExpr(ctx, x, func(ctx *sql.Context, e sql.Expression) bool {
-		if ok = expr(e); ok {
-			if sq, isSubquery := e.(*plan.Subquery); isSubquery && sq.Query != nil {
-				ok = InspectPlan(ctx, sq.Query, node, expr)
-			}
-		}
-		return !ok
-	})
-	return ok
-}
 
 // checkNode applies the rules for one node of the plan.
 func (g Guard) checkNode(ctx *sql.Context, n sql.Node, admin bool) error {

@@ -7,10 +7,10 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"overloadsql/engine"
 	"overloadsql/mysqlerr"
 	"overloadsql/overload"
 	"overloadsql/quota"
-	"overloadsql/server/access"
 	"overloadsql/tables"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -454,7 +454,7 @@ func userVariablesNamed(ctx *sql.Context, n sql.Node) (names []string, duringRow
 			names = append(names, name)
 		}
 	}
-	access.InspectPlan(ctx, n, func(n sql.Node) bool {
+	engine.InspectPlan(ctx, n, func(n sql.Node) bool {
 		switch n := n.(type) {
 		case *plan.Set:
 			for _, e := range n.Exprs {

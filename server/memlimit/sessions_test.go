@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"overloadsql/engine"
 	"overloadsql/mysqlerr"
-	"overloadsql/server/access"
 	"overloadsql/server/config"
 
 	sqle "github.com/dolthub/go-mysql-server"
@@ -44,7 +44,7 @@ func (b accountedBuilder) Build(ctx *sql.Context, n sql.Node, r sql.Row) (sql.Ro
 	}
 	ctx = ctx.WithContext(context.WithValue(ctx.Context, accountedPlan{}, true))
 	variables := false
-	access.InspectPlan(ctx, n, func(n sql.Node) bool {
+	engine.InspectPlan(ctx, n, func(n sql.Node) bool {
 		variables = variables || KeepsMemory(n)
 		return true
 	}, func(sql.Expression) bool { return true })

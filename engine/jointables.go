@@ -1,4 +1,4 @@
-package server
+package engine
 
 import (
 	"overloadsql/mysqlerr"
@@ -10,7 +10,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 )
 
-// Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): a join of more than 61 tables
+// Bound (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): a join of more than 61 tables
 // fails with 1116; unnesting stays within 61 (engine: 1105 bitSet).
 // Test: TestTooManyTablesInAJoin fails without it.
 //
@@ -93,18 +93,14 @@ func largestJoin(ctx *sql.Context, n sql.Node) int {
 	return largest
 }
 
-// limitUnnesting wraps the analyzer's rules that turn IN and EXISTS subqueries into joins:
-// where a rule's plan would join more than maxJoinTables relations, the plan stays as it was.
-func limitUnnesting(a *analyzer.Analyzer) {
-	wrap := func(unnest ruleFunc) ruleFunc {
-		return func(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-			out, same, err := unnest(ctx, a, n, scope, sel, qFlags)
-			if err != nil || same || largestJoin(ctx, out) <= maxJoinTables {
-				return out, same, err
-			}
-			return n, transform.SameTree, nil
+// limitUnnesting wraps one of the analyzer's rules that turn IN and EXISTS subqueries into
+// joins: where its plan would join more than maxJoinTables relations, the plan stays as it was.
+func limitUnnesting(unnest ruleFunc) ruleFunc {
+	return func(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+		out, same, err := unnest(ctx, a, n, scope, sel, qFlags)
+		if err != nil || same || largestJoin(ctx, out) <= maxJoinTables {
+			return out, same, err
 		}
+		return n, transform.SameTree, nil
 	}
-	wrapEngineRule(a, "unnestInSubqueries", wrap)
-	wrapEngineRule(a, "unnestExistsSubqueries", wrap)
 }

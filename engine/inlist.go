@@ -1,4 +1,4 @@
-package server
+package engine
 
 import (
 	"github.com/dolthub/go-mysql-server/sql"
@@ -6,7 +6,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 )
 
-// Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): an IN list longer than
+// Bound (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): an IN list longer than
 // maxIndexedInList is not planned as index ranges (quadratic planning).
 // Test: TestLongInListsAreAnsweredPromptly fails without it.
 

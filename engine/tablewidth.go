@@ -1,4 +1,4 @@
-package server
+package engine
 
 import (
 	"overloadsql/mysqlerr"
@@ -10,7 +10,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 )
 
-// Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): at most 1017 columns per
+// Bound (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): at most 1017 columns per
 // table (1117) and maxAddedColumnWork per ALTER TABLE (slow planning).
 // Test: TestWideTablesAreBounded fails without it.
 

@@ -1,4 +1,4 @@
-package server
+package engine
 
 import (
 	"strings"
@@ -17,7 +17,7 @@ import (
 // Test: TestDerivedTablesNameTheirColumnsOnce fails without it.
 func refuseDuplicateDerivedColumns(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	var err error
-	inspectPlan(ctx, n, func(n sql.Node) bool {
+	InspectPlan(ctx, n, func(n sql.Node) bool {
 		sq, ok := n.(*plan.SubqueryAlias)
 		if !ok {
 			return true

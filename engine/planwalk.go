@@ -1,4 +1,4 @@
-package server
+package engine
 
 import (
 	"github.com/dolthub/go-mysql-server/sql"
@@ -98,4 +98,55 @@ func planRule(expr exprFunc, node nodeFunc) ruleFunc {
 		})
 	}
 	return rule
+}
+
+// InspectPlan calls node for every node of a plan and expr for every expression, also where the
+// engine's own walk does not look: the source of INSERT ... SELECT, the SELECT of CREATE TABLE
+// ... SELECT, the statement of PREPARE, and subqueries. It stops when a function returns false.
+func InspectPlan(ctx *sql.Context, n sql.Node, node func(sql.Node) bool, expr func(sql.Expression) bool) bool {
+	ok := true
+	transform.InspectWithOpaque(ctx, n, func(_ *sql.Context, n sql.Node) bool {
+		if !ok {
+			return false
+		}
+		if ok = node(n); !ok {
+			return false
+		}
+		switch n := n.(type) {
+		case *plan.InsertInto:
+			if n.Source != nil {
+				ok = InspectPlan(ctx, n.Source, node, expr)
+			}
+		case *plan.CreateTable:
+			if s := n.Select(); s != nil {
+				ok = InspectPlan(ctx, s, node, expr)
+			}
+		case *plan.TableCopier:
+			ok = InspectPlan(ctx, n.Source, node, expr) && InspectPlan(ctx, n.Destination, node, expr)
+		case *plan.PrepareQuery:
+			ok = InspectPlan(ctx, n.Child, node, expr)
+		}
+		if e, isExpr := n.(sql.Expressioner); isExpr && ok {
+			for _, x := range e.Expressions() {
+				if ok = inspectExpr(ctx, x, node, expr); !ok {
+					break
+				}
+			}
+		}
+		return ok
+	})
+	return ok
+}
+
+func inspectExpr(ctx *sql.Context, x sql.Expression, node func(sql.Node) bool, expr func(sql.Expression) bool) bool {
+	ok := true
+	transform.InspectExpr(ctx, x, func(ctx *sql.Context, e sql.Expression) bool {
+		if ok = expr(e); ok {
+			if sq, isSubquery := e.(*plan.Subquery); isSubquery && sq.Query != nil {
+				ok = InspectPlan(ctx, sq.Query, node, expr)
+			}
+		}
+		return !ok
+	})
+	return ok
 }

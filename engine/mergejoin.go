@@ -1,4 +1,4 @@
-package server
+package engine
 
 import (
 	"github.com/dolthub/go-mysql-server/sql"

@@ -1,4 +1,4 @@
-package server
+package engine
 
 import (
 	"overloadsql/mysqlerr"
@@ -11,7 +11,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 )
 
-// Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): row equalities of more than
+// Bound (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): row equalities of more than
 // maxRowPairs pairs in a statement fail with 1105 (quadratic planning).
 // Test: TestLongRowComparisonsAreRefused fails without it.
 
@@ -19,7 +19,7 @@ const maxRowPairs = 1000
 
 func boundRowComparisons(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	pairs := 0
-	inspectPlan(ctx, n, func(sql.Node) bool { return true }, func(e sql.Expression) bool {
+	InspectPlan(ctx, n, func(sql.Node) bool { return true }, func(e sql.Expression) bool {
 		if eq, ok := e.(*expression.Equals); ok {
 			pairs += rowPairCount(eq.Left(), eq.Right())
 		}

@@ -1,4 +1,4 @@
-package server
+package engine
 
 import (
 	"fmt"
@@ -11,6 +11,10 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression/function"
 )
 
+// Bound (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): a user-level lock name longer
+// than maxLockName characters fails with 3057 (the engine takes a name of any length).
+// Test: TestLockNamesAreBounded fails without it.
+//
 // User-level locks (GET_LOCK, RELEASE_LOCK, IS_FREE_LOCK, IS_USED_LOCK) take names of at most
 // maxLockName characters, as in MySQL 8: a longer name is error 3057 (ER_USER_LOCK_WRONG_NAME,
 // 42000), with the name quoted clipped, so that what a held lock keeps is bounded. NULL keeps the
@@ -22,15 +26,15 @@ const maxLockName = 64
 // lockFunctions are the engine's functions that take a lock name as their first argument.
 var lockFunctions = map[string]bool{"get_lock": true, "release_lock": true, "is_free_lock": true, "is_used_lock": true}
 
-// checkLockNames makes the lock functions of engine check their name: the engine's database
-// provider (a boundedProvider, asked before the built-ins) answers their names with the
-// engine's own functions over the engine's lock subsystem, their first argument checked.
-func checkLockNames(engine *sqle.Engine) {
-	p, ok := engine.Analyzer.Catalog.DbProvider.(boundedProvider)
+// CheckLockNames makes the lock functions of e check their name: e's database provider (a
+// BoundedProvider, asked before the built-ins) answers their names with the engine's own
+// functions over e's lock subsystem, their first argument checked.
+func CheckLockNames(e *sqle.Engine) {
+	p, ok := e.Analyzer.Catalog.DbProvider.(BoundedProvider)
 	if !ok {
-		panic(fmt.Sprintf("server: the engine's provider is a %T, not the boundedProvider", engine.Analyzer.Catalog.DbProvider))
+		panic(fmt.Sprintf("engine: the engine's provider is a %T, not the BoundedProvider", e.Analyzer.Catalog.DbProvider))
 	}
-	for _, f := range function.GetLockingFuncs(sql.NewEmptyContext(), engine.LS) {
+	for _, f := range function.GetLockingFuncs(sql.NewEmptyContext(), e.LS) {
 		name := f.FunctionName()
 		if !lockFunctions[name] {
 			continue

@@ -1,4 +1,4 @@
-package server
+package engine
 
 import (
 	"os"
@@ -9,15 +9,15 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 )
 
-// BenchmarkAnalyzerRules measures what overloadsql's analyzer rules (analyzer.go) add to a
+// BenchmarkAnalyzerRules measures what overloadsql's analyzer rules (rules.go) add to a
 // statement planned and run by the engine in-process. The rules are process-wide once added, so
 // compare two runs:
 //
-//	OVERLOADSQL_BENCH_RULES=0 go test ./server -run '^$' -bench AnalyzerRules -benchtime 20000x
-//	OVERLOADSQL_BENCH_RULES=1 go test ./server -run '^$' -bench AnalyzerRules -benchtime 20000x
+//	OVERLOADSQL_BENCH_RULES=0 go test ./engine -run '^$' -bench AnalyzerRules -benchtime 20000x
+//	OVERLOADSQL_BENCH_RULES=1 go test ./engine -run '^$' -bench AnalyzerRules -benchtime 20000x
 func BenchmarkAnalyzerRules(b *testing.B) {
 	if os.Getenv("OVERLOADSQL_BENCH_RULES") != "0" {
-		addAnalyzerRules()
+		AddRules(Hooks{})
 	}
 	provider := memory.NewDBProvider(memory.NewDatabase("main"))
 	engine := sqle.NewDefault(provider)

@@ -1,4 +1,4 @@
-package server
+package engine
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 
 	"overloadsql/mysqlerr"
-	"overloadsql/server/config"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
@@ -21,7 +20,7 @@ import (
 // saturates instead of overflowing.
 type resultSize func(ctx *sql.Context, args []any) uint64
 
-// Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): functions that build a
+// Bound (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): functions that build a
 // value over max_allowed_packet return NULL with warning 1301 (the engine allocates any size).
 // Test: TestBigValuesAreNull, TestMemoryAttacksFailCleanly (the aggregates) fail without it.
 //
@@ -61,16 +60,19 @@ var boundedAggregates = map[string]resultSize{
 	"json_objectagg": func(_ *sql.Context, a []any) uint64 { return add(mul(sum(a), 2), 4) },
 }
 
-// boundedProvider is the engine's database provider with the functions of boundedFunctions
-// replaced by checked ones (the engine looks functions up in its provider first).
-type boundedProvider struct {
-	databasesProvider
+// BoundedProvider is the engine's database provider with the functions of boundedFunctions
+// replaced by checked ones (the engine looks functions up in its provider first), and the
+// geometry functions, JSON_SEARCH and the lock functions (CheckLockNames) by theirs.
+type BoundedProvider struct {
+	sql.CollatedDatabaseProvider
 	functions map[string]sql.Function
 }
 
-var _ sql.FunctionProvider = boundedProvider{}
+var _ sql.FunctionProvider = BoundedProvider{}
 
-func newBoundedProvider(p databasesProvider, limit func() int) boundedProvider {
+// NewBoundedProvider is databases with the bounded functions; limit is max_allowed_packet, read
+// at each call.
+func NewBoundedProvider(databases sql.CollatedDatabaseProvider, limit func() int) BoundedProvider {
 	builtin := map[string]sql.Function{}
 	for _, f := range function.BuiltIns {
 		builtin[f.FunctionName()] = f
@@ -79,7 +81,7 @@ func newBoundedProvider(p databasesProvider, limit func() int) boundedProvider {
 	for name, sz := range boundedFunctions {
 		orig, ok := builtin[name]
 		if !ok {
-			panic(fmt.Sprintf("server: the engine has no function %s to bound", name))
+			panic(fmt.Sprintf("engine: the engine has no function %s to bound", name))
 		}
 		fns[name] = sql.FunctionN{Name: name, Fn: func(ctx *sql.Context, args ...sql.Expression) (sql.Expression, error) {
 			call, err := orig.NewInstance(ctx, args)
@@ -92,7 +94,7 @@ func newBoundedProvider(p databasesProvider, limit func() int) boundedProvider {
 	for name, sz := range boundedAggregates {
 		orig, ok := builtin[name]
 		if !ok {
-			panic(fmt.Sprintf("server: the engine has no aggregate %s to bound", name))
+			panic(fmt.Sprintf("engine: the engine has no aggregate %s to bound", name))
 		}
 		fns[name] = sql.FunctionN{Name: name, Fn: func(ctx *sql.Context, args ...sql.Expression) (sql.Expression, error) {
 			call, err := orig.NewInstance(ctx, args)
@@ -101,7 +103,7 @@ func newBoundedProvider(p databasesProvider, limit func() int) boundedProvider {
 			}
 			agg, ok := call.(sql.Aggregation)
 			if !ok {
-				return nil, fmt.Errorf("server: %s is not an aggregate", name)
+				return nil, fmt.Errorf("engine: %s is not an aggregate", name)
 			}
 			return &boundedAggregate{Aggregation: agg, name: name, size: sz, limit: limit}, nil
 		}}
@@ -126,12 +128,12 @@ func newBoundedProvider(p databasesProvider, limit func() int) boundedProvider {
 		}
 		return e, err
 	}}
-	return boundedProvider{databasesProvider: p, functions: fns}
+	return BoundedProvider{CollatedDatabaseProvider: databases, functions: fns}
 }
 
 // Function implements sql.FunctionProvider: the bounded functions; the engine's built-ins for
 // every other name.
-func (p boundedProvider) Function(_ *sql.Context, _, name string) (sql.Function, bool) {
+func (p BoundedProvider) Function(_ *sql.Context, _, name string) (sql.Function, bool) {
 	f, ok := p.functions[strings.ToLower(name)]
 	return f, ok
 }
@@ -181,7 +183,7 @@ func (b *boundedCall) WithChildren(ctx *sql.Context, children ...sql.Expression)
 }
 
 func (b *boundedCall) Eval(ctx *sql.Context, row sql.Row) (any, error) {
-	if err := memoryStop(ctx); err != nil {
+	if err := stopped(ctx); err != nil {
 		return nil, err
 	}
 	children := b.call.Children()
@@ -207,8 +209,8 @@ func (b *boundedCall) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	}
 	v, err := call.Eval(ctx, row)
 	// A statement stopped or cancelled while the value was built fails here, in the row that
-	// holds the value (see runningStatement.write).
-	if err := memoryStop(ctx); err != nil {
+	// holds the value (Hooks.Stopped).
+	if err := stopped(ctx); err != nil {
 		return nil, err
 	}
 	select {
@@ -246,7 +248,7 @@ func (b *boundedAggregate) Description() string {
 func (b *boundedAggregate) with(e sql.Expression) (sql.Expression, error) {
 	agg, ok := e.(sql.Aggregation)
 	if !ok {
-		return nil, fmt.Errorf("server: %s is no longer an aggregate", b.name)
+		return nil, fmt.Errorf("engine: %s is no longer an aggregate", b.name)
 	}
 	return &boundedAggregate{Aggregation: agg, name: b.name, size: b.size, limit: b.limit}, nil
 }
@@ -501,30 +503,4 @@ func mul(a, b uint64) uint64 {
 		return saturated
 	}
 	return a * b
-}
-
-// groupConcatMaxLen is the engine's variable that bounds GROUP_CONCAT's result.
-const groupConcatMaxLen = "group_concat_max_len"
-
-// boundGroupConcat keeps group_concat_max_len at or below max_allowed_packet: the engine
-// builds GROUP_CONCAT's result up to that length, so a larger value would let one statement
-// build a value of any size. (MySQL accepts the larger value and still stops at
-// max_allowed_packet; here the SET is refused with 1231, saying why.)
-func (s *Server) boundGroupConcat() {
-	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{&sql.MysqlSystemVariable{
-		Name:              groupConcatMaxLen,
-		Scope:             sql.GetMysqlScope(sql.SystemVariableScope_Both),
-		Dynamic:           true,
-		SetVarHintApplies: true,
-		Type:              types.NewSystemUintType(groupConcatMaxLen, 4, config.MaxAllowedPacket),
-		Default:           uint64(1024),
-		NotifyChanged: func(_ *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
-			limit := s.cfg.Load().MaxAllowedPacket
-			if n, ok := v.Val.(uint64); ok && n > uint64(limit) {
-				return errConstraint("Variable '%s' can't be set to the value of '%d': it may not exceed max_allowed_packet (%d)",
-					groupConcatMaxLen, n, limit)
-			}
-			return nil
-		},
-	}})
 }

@@ -1,4 +1,4 @@
-package server
+package engine
 
 import (
 	"bytes"
@@ -137,7 +137,8 @@ func exactCheckLiterals(ddl *ast.DDL) {
 // procedure, a trigger or an event their exact type: in its statements, and in the conditions of
 // its IF, CASE, WHILE and REPEAT and its RETURN, which the parser's walk does not visit. The
 // engine parses a procedure's body again on each CALL, and a trigger's when it fires, with the
-// same parser (newSystemParser, the catalog's override), so the body it runs is the one so rewritten.
+// same parser (the catalog's override, which applies Rewrite), so the body it runs is the one
+// so rewritten.
 func exactRoutineLiterals(ddl *ast.DDL) {
 	if body := routineBody(ddl); body != nil {
 		_ = ast.Walk(exactRoutineNode, body)

@@ -1,4 +1,4 @@
-package server
+package engine
 
 import (
 	"encoding/binary"
@@ -17,7 +17,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 )
 
-// Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): malformed WKB/EWKB/WKT fails
+// Bound (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): malformed WKB/EWKB/WKT fails
 // with 3037 before the engine allocates or nests by its counts.
 // Test: TestMalformedGeometriesAreRefused fails without it.
 //

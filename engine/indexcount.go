@@ -1,4 +1,4 @@
-package server
+package engine
 
 import (
 	"strings"
@@ -12,7 +12,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 )
 
-// Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): at most 64 secondary indexes
+// Bound (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): at most 64 secondary indexes
 // (1069) and maxForeignKeys foreign keys (1235) per table.
 // Test: TestIndexesPerTableAreBounded, TestForeignKeysPerTableAreBounded fails without it.
 

@@ -1,10 +1,10 @@
-package server
+package engine
 
 import (
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 )
 
-// Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): a UNION chain is planned as a
+// Bound (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): a UNION chain is planned as a
 // balanced tree (a left-deep chain plans in cubic time, deaf to KILL).
 // Test: TestLongUnionChainsAreAnsweredPromptly fails without it.
 

@@ -1,4 +1,4 @@
-package server
+package engine
 
 import (
 	"strings"
@@ -8,8 +8,16 @@ import (
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 )
 
+// parseRewritten parses query with the engine's parser, then applies Rewrite.
+func parseRewritten(query string) (ast.Statement, error) {
+	stmt, err := sql.NewMysqlParser().ParseSimple(query)
+	if err != nil {
+		return nil, err
+	}
+	return Rewrite(stmt), nil
+}
+
 func TestSetOpChainsAreBalanced(t *testing.T) {
-	p := systemParser{next: sql.NewMysqlParser()}
 	for _, c := range []struct{ query, want string }{
 		{"select 1 union all select 2", "(1 union all 2)"},
 		{"select 1 union all select 2 union all select 3 union all select 4 union all select 5",
@@ -42,7 +50,7 @@ func TestSetOpChainsAreBalanced(t *testing.T) {
 		{"with recursive r (n) as (select 1 union all select 2 union all select 3 union all select n + 1 from r where n < 9) select * from r",
 			"(((1 union all 2) union all 3) union all n + 1)"},
 	} {
-		stmt, err := p.ParseSimple(c.query)
+		stmt, err := parseRewritten(c.query)
 		if err != nil {
 			t.Fatalf("%s: %v", c.query, err)
 		}
@@ -97,8 +105,7 @@ func firstSetOp(stmt ast.Statement) ast.SelectStatement {
 
 // TestLongSetOpChainIsShallow: a chain of 10000 UNIONs becomes a tree 14 levels deep.
 func TestLongSetOpChainIsShallow(t *testing.T) {
-	p := systemParser{next: sql.NewMysqlParser()}
-	stmt, err := p.ParseSimple(strings.Repeat("select 1 union all ", 9999) + "select 1")
+	stmt, err := parseRewritten(strings.Repeat("select 1 union all ", 9999) + "select 1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +124,6 @@ func TestLongSetOpChainIsShallow(t *testing.T) {
 // TestRepeatedColumnsOfNestedSetOps: in the first SELECT of a set operation inside another, a
 // column named again gets an alias of its own name; other SELECTs stay as written.
 func TestRepeatedColumnsOfNestedSetOps(t *testing.T) {
-	p := systemParser{next: sql.NewMysqlParser()}
 	for _, c := range []struct{ query, want string }{
 		{"select a, a from t union select a, a from t", "(a a union a a)"},
 		{"select a, a from t union select a, b from t union select a, a from t", "(a a union (a b union a a))"},
@@ -126,7 +132,7 @@ func TestRepeatedColumnsOfNestedSetOps(t *testing.T) {
 		{"select *, a, b from t union all select *, a from t union all select 1, 2, 3", "(* a b union all (* a=a union all 1 2 3))"},
 		{"select a, a x, a + 0, a from t union all select a, a from t union all select 1, 2", "(a a=x a + 0 a union all (a a=a union all 1 2))"},
 	} {
-		stmt, err := p.ParseSimple(c.query)
+		stmt, err := parseRewritten(c.query)
 		if err != nil {
 			t.Fatalf("%s: %v", c.query, err)
 		}

@@ -1,4 +1,4 @@
-package server
+package engine
 
 import (
 	"context"
@@ -14,8 +14,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 )
 
-// Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): a large LIKE match stops at
-// KILL QUERY, the client leaving and the memory guard.
+// Bound (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): a large LIKE match stops at
+// KILL QUERY, the client leaving and the memory guard (Hooks.Stopped).
 // Test: TestLongLikeMatchesStop fails without it.
 //
 // cancellableLikes, an analyzer rule, has each LIKE match its large cases (the text's characters
@@ -219,7 +219,7 @@ func (t *likeText) next(at int) (int32, int, error) {
 			return 0, 0, context.Cause(t.ctx)
 		default:
 		}
-		if err := memoryStop(t.ctx); err != nil {
+		if err := stopped(t.ctx); err != nil {
 			return 0, 0, err
 		}
 	}
