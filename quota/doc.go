@@ -7,7 +7,7 @@
 //
 // An account counts what its owner tells it: Reserve before keeping memory, Release when it is
 // let go. It never reads the heap. What the server counts, and what it does not, is written
-// where the accounts are used (server/sessionmemory.go) and in docs/reference.md.
+// where the accounts are used (server/memlimit/sessions.go) and in docs/reference.md.
 //
 // # Internal organization
 //

@@ -9,6 +9,7 @@ import (
 
 	"overloadsql/admission"
 	"overloadsql/mysqlerr"
+	"overloadsql/server/access"
 	"overloadsql/server/config"
 	"overloadsql/server/statement"
 	"overloadsql/server/wire"
@@ -103,7 +104,7 @@ func millis(d time.Duration) string { return number(float64(d) / float64(time.Mi
 
 // queueMaxWait is the statement's queue_max_wait_ms: its SET_VAR hint, else the session's value.
 // A hint that breaks one of constraints (a non-admin's; nil for admins) is ignored, with the
-// engine's warning (guard.warnIgnoredHints).
+// engine's warning (access.Guard's warnIgnoredHints).
 func queueMaxWait(c *mysql.Conn, stmt *statement.Summary, constraints map[string]config.Constraint) time.Duration {
 	var sess sql.Session
 	if cl := clientOf(c); cl != nil {
@@ -113,7 +114,7 @@ func queueMaxWait(c *mysql.Conn, stmt *statement.Summary, constraints map[string
 	for _, h := range stmt.Hints() {
 		f, err := strconv.ParseFloat(h.Value, 64)
 		if h.Name == config.QueueMaxWaitSetting && err == nil && f >= 0 && f <= config.MaxQueueMaxWaitMs && !math.IsNaN(f) &&
-			ignoredHint(constraints, h) == nil {
+			access.IgnoredHint(constraints, h) == nil {
 			ms = f
 		}
 	}

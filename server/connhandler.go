@@ -9,6 +9,7 @@ import (
 
 	"overloadsql/internal/loglimit"
 	"overloadsql/mysqlerr"
+	"overloadsql/server/access"
 	"overloadsql/server/statement"
 	"overloadsql/server/wire"
 
@@ -55,11 +56,11 @@ func (h connectionHandler) ComResetConnection(c *mysql.Conn) error {
 	return err
 }
 
-// ComInitDB refuses a non-admin a database it may not USE (see guard.checkNode), with MySQL's
+// ComInitDB refuses a non-admin a database it may not USE (access.Usable), with MySQL's
 // 1044: the engine made mysql the current database of `mariadb -u app mysql` or of a
 // COM_INIT_DB, where USE mysql failed, and SHOW TABLES listed it.
 func (h connectionHandler) ComInitDB(c *mysql.Conn, schemaName string) error {
-	if !h.s.auth.IsAdmin(c.User) && !readable(schemaName) {
+	if !h.s.auth.IsAdmin(c.User) && !access.Usable(schemaName) {
 		host := c.RemoteAddr().String()
 		if hp, _, err := net.SplitHostPort(host); err == nil {
 			host = hp
@@ -108,7 +109,7 @@ func (h connectionHandler) ComPrepare(ctx context.Context, c *mysql.Conn, query 
 	}
 	fields, err := h.Handler.ComPrepare(ctx, c, query, prepare)
 	if cl := clientOf(c); err == nil && cl != nil {
-		err = h.s.sessionAccounts.keepPrepared(cl.session, c.PrepareData, query)
+		err = h.s.sessionAccounts.KeepPrepared(cl.session, c.PrepareData, query)
 	}
 	if err != nil {
 		delete(c.PrepareData, prepare.StatementID)

@@ -1,18 +1,19 @@
 // Package server wires overloadsql together on go-mysql-server.
 //
-// A connection's path: package server/wire accepts it (the main listener's gate may drop it with a
-// 1040 ERR packet before any handshake work; the admin listener never does, but both bound their
-// connections and the ones still in their handshake), and its packet reader below the protocol
-// layer enforces the per-client limits (bytes and time before login, max_allowed_packet after) and
-// terminates TLS; then package server/access checks the user's password (delaying answers to an
-// address after repeated failures, and checking that only admins use the admin listener), a
-// session is built with the overload settings of its user, and every statement passes the overload
-// interceptor (exempt? rejected?) before the engine parses it; an ordinary one (not on the admin
-// listener) is registered while it runs, so that the memory guard (memory.go) can stop it when the
-// heap crosses the memory limit. The engine reads `main` and the databases made by CREATE
-// DATABASE, stored in package storage on data_dir (store.go), and `system` (package tables), which
-// shows the live state kept here: the sampler of package overload, the warning registry of package
-// warnings, the running configuration and the counters.
+// A connection's path: package server/wire accepts it (the main listener's gate may drop it
+// with a 1040 ERR packet before any handshake work; the admin listener never does, but both
+// bound their connections and the ones still in their handshake), and its packet reader below
+// the protocol layer enforces the per-client limits (bytes and time before login,
+// max_allowed_packet after) and terminates TLS; then package server/access checks the user's
+// password (delaying answers to an address after repeated failures, and checking that only
+// admins use the admin listener), a session is built with the overload settings of its user,
+// and every statement passes the overload interceptor (exempt? rejected?) before the engine
+// parses it; an ordinary one (not on the admin listener) is registered while it runs, so that
+// the memory guard (package server/memlimit) can stop it when the heap crosses the memory
+// limit. The engine reads `main` and the databases made by CREATE DATABASE, stored in package
+// storage on data_dir (opened by package server/data), and `system` (package tables), which
+// shows the live state kept here: the sampler of package overload, the warning registry of
+// package warnings, the running configuration and the counters.
 //
 // What corrects or bounds the engine itself is package engine: its analyzer rules, rewrites of
 // the parsed statement and bounded functions, which buildEngine installs, giving them what they
@@ -21,11 +22,12 @@
 // the bound on view expansion, then engine.Rewrite.
 //
 // Transactions are the storage's; transactions.go makes one transaction write at a time (the
-// write lock) and marks every statement on the storage session, so that a failed statement
-// undoes only its own changes.
+// write lock of package server/data) and marks every statement on the storage session, so that
+// a failed statement undoes only its own changes.
 //
-// Who may do what is stated in one table in privileges.go: the engine's privilege tables hold
-// the grants, and a guard checks every plan before it runs for what grants cannot express.
+// Who may do what is stated in one table in package server/access (privileges.go): the engine's
+// privilege tables hold the grants, and its Guard checks every plan before it runs for what
+// grants cannot express; guard.go here asks it at the first node of each statement's plan.
 //
 // Every error a client sees gets MySQL's number and SQLSTATE from package mysqlerr.
 //
@@ -50,13 +52,12 @@
 //  4. The engine's system-variable registry lock (sql.SystemVariables): held by the engine while
 //     it sets a variable and calls the variable's NotifyChanged hook; taken by AssignValues.
 //  5. Leaf locks that take nothing else: staging.mu, the sampler's, the warning registry's, the
-//     admission controller's, statements.mu (the memory guard's registry of running statements),
-//     writeLock.mu, committedKeys.mu and sideIndexes.mu (a failed statement's undo drops its
-//     tables after it let go of sideIndexes.mu).
+//     admission controller's, memlimit.Statements.mu (the memory guard's registry of running
+//     statements) and data.WriteLock.mu.
 //
-// The write lock itself (transactions.go) is not a mutex of this list: a connection waits for it
-// on its own goroutine before its statement takes a CPU slot, holding none of the locks above,
-// and keeps it across statements until its transaction ends.
+// The write lock itself (data.WriteLock, taken in transactions.go) is not a mutex of this list:
+// a connection waits for it on its own goroutine before its statement takes a CPU slot, holding
+// none of the locks above, and keeps it across statements until its transaction ends.
 //
 // The NotifyChanged hooks therefore never take the settings lock: a client's SET GLOBAL or SET
 // PERSIST only checks privileges and stages the value by connection; when the statement ends,

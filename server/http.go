@@ -55,8 +55,8 @@ func (h httpState) Workloads() []httpapi.WorkloadValue {
 
 // gauges are the rows of system.metrics.
 func (s *Server) gauges() []tables.Gauge {
-	holder, waiting := s.writes.state()
-	gauges := append(s.counters.gauges(s.registry.Len(), s.admission.State(), holder, waiting), s.sessionAccounts.gauges()...)
+	holder, waiting := s.writes.State()
+	gauges := append(s.counters.gauges(s.registry.Len(), s.admission.State(), holder, waiting), s.sessionAccounts.Gauges()...)
 	return append(gauges, tables.Gauge{Name: "UserLocks", Value: int64(s.userLocks.Names()),
 		Description: "User-level lock names (GET_LOCK) the server keeps now: those held or waited for."})
 }

@@ -10,6 +10,7 @@ import (
 	"overloadsql/httpapi"
 	"overloadsql/overload"
 	"overloadsql/server/config"
+	"overloadsql/server/memlimit"
 	"overloadsql/server/userlock"
 	"overloadsql/server/wire"
 	"overloadsql/warnings"
@@ -19,7 +20,7 @@ import (
 // counters, two current warnings, and an hour of history.
 func observedServer(b *testing.B) *Server {
 	b.Helper()
-	s := &Server{registry: warnings.NewRegistry(), started: time.Now(), gate: &wire.Gate{}, logger: slog.New(slog.DiscardHandler), sessionAccounts: newSessionAccounts(), userLocks: userlock.New()}
+	s := &Server{registry: warnings.NewRegistry(), started: time.Now(), gate: &wire.Gate{}, logger: slog.New(slog.DiscardHandler), sessionAccounts: memlimit.NewAccounts(), userLocks: userlock.New()}
 	cfg := config.Default()
 	s.cfg.Store(cfg)
 	s.recorder = newRecorder(cfg.MetricLogRetention)

@@ -9,6 +9,7 @@ import (
 	"overloadsql/httpapi"
 	"overloadsql/overload"
 	"overloadsql/server/config"
+	"overloadsql/server/memlimit"
 	"overloadsql/server/userlock"
 	"overloadsql/server/wire"
 	"overloadsql/storage"
@@ -21,7 +22,7 @@ import (
 // row the server can show in system.asynchronous_metrics, system.events and system.metrics, also
 // the rows of sources this machine lacks.
 func TestEveryRowHasAPrometheusName(t *testing.T) {
-	s := &Server{registry: warnings.NewRegistry(), started: time.Now(), sessionAccounts: newSessionAccounts(), userLocks: userlock.New()}
+	s := &Server{registry: warnings.NewRegistry(), started: time.Now(), sessionAccounts: memlimit.NewAccounts(), userLocks: userlock.New()}
 	s.cfg.Store(config.Default())
 	s.sampler = overload.NewSampler(overload.Config{Logger: slog.New(slog.DiscardHandler)})
 	defer s.sampler.Close()

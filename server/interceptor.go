@@ -3,13 +3,14 @@ package server
 import (
 	"context"
 	"fmt"
-	"math"
 	"runtime/debug"
-	"strconv"
 
 	"overloadsql/mysqlerr"
 	"overloadsql/overload"
+	"overloadsql/server/access"
 	"overloadsql/server/config"
+	"overloadsql/server/data"
+	"overloadsql/server/memlimit"
 	"overloadsql/server/statement"
 	"overloadsql/server/wire"
 
@@ -88,16 +89,16 @@ func (i *interceptor) serve(ctx context.Context, c *mysql.Conn, stmt *statement.
 	// The waits for the write lock and for a slot watch the socket themselves; the engine
 	// watches it while the statement runs.
 	if !wire.IsAdminConn(c.Conn) {
-		var entry *runningStatement
-		if ctx, entry, err = i.s.statements.start(ctx, stmt, currentDatabase(c)); err != nil {
+		var entry *memlimit.Running
+		if ctx, entry, err = i.s.statements.Start(ctx, stmt, currentDatabase(c)); err != nil {
 			i.s.counters.memoryLimitExceeded.Add(1)
 			i.s.counters.failedQueries.Add(1)
 			i.s.memoryLog.note(err.Error())
 			return err
 		}
-		defer i.s.statements.finish(entry)
+		defer i.s.statements.Finish(entry)
 		defer func() {
-			if se := entry.memoryError(ctx); se != nil && err != nil {
+			if se := entry.MemoryError(ctx); se != nil && err != nil {
 				err = se
 			}
 		}()
@@ -205,11 +206,11 @@ func (i *interceptor) hintConstraints(c *mysql.Conn) map[string]config.Constrain
 // hinted applies a statement's SET_VAR hints for the two thresholds. As MySQL ignores invalid
 // hints, it ignores hints with values that are not non-negative numbers, and hints that break
 // one of constraints (a non-admin's; nil for admins, who are not bound): the session's value
-// applies, and the engine shows the warning (guard.warnIgnoredHints).
+// applies, and the engine shows the warning (access.Guard's warnIgnoredHints).
 func hinted(hints []statement.Hint, lo, hi float64, constraints map[string]config.Constraint) (float64, float64) {
 	for _, h := range hints {
-		f, err := parseHintValue(h.Value)
-		if err != nil || ignoredHint(constraints, h) != nil {
+		f, err := h.Number()
+		if err != nil || access.IgnoredHint(constraints, h) != nil {
 			continue
 		}
 		switch h.Name {
@@ -220,15 +221,6 @@ func hinted(hints []statement.Hint, lo, hi float64, constraints map[string]confi
 		}
 	}
 	return lo, hi
-}
-
-// parseHintValue reads a threshold's value in a hint: a number >= 0.
-func parseHintValue(v string) (float64, error) {
-	f, err := strconv.ParseFloat(v, 64)
-	if err == nil && (f < 0 || math.IsNaN(f)) {
-		err = fmt.Errorf("%s is not a number >= 0", mysqlerr.Clipped(v, mysqlerr.QuotedValue))
-	}
-	return f, err
 }
 
 // own answers the statements that overloadsql handles itself; handled is false for all others.
@@ -247,7 +239,7 @@ func (i *interceptor) own(c *mysql.Conn, stmt *statement.Summary, callback resul
 		if !i.s.auth.IsAdmin(c.User) {
 			return true, errNeedAdmin("SYSTEM BACKUP")
 		}
-		r, err := i.s.backupTo(dir)
+		r, err := data.Backup(i.s.store, i.s.cfg.Load().DataDirPath(), access.SecureFiles{Dir: i.s.cfg.Load().SecureFilePriv}, dir, i.s.logger)
 		if err != nil {
 			return true, err
 		}

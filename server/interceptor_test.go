@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"log/slog"
@@ -194,4 +195,23 @@ func TestThresholdCacheForgottenAfterNamingStatement(t *testing.T) {
 func summaryOf(sql string) *statement.Summary {
 	s := statement.Summarize(sql)
 	return &s
+}
+
+func TestPanicBecomesTheStatementsError(t *testing.T) {
+	var log bytes.Buffer
+	i := &interceptor{s: &Server{logger: slog.New(slog.NewTextHandler(&log, nil))}}
+	c := &mysql.Conn{ConnectionID: 7, User: "default"}
+	err := func() (err error) {
+		defer i.recovered(c, &err)
+		var m map[string]int
+		//lint:ignore SA5000 the panic is the point: a nil-map write, as the engine's user statements did
+		m["x"] = 1
+		return nil
+	}()
+	if sqlErrorNum(err) != mysql.ERUnknownError {
+		t.Fatalf("err = %v, want 1105", err)
+	}
+	if n := strings.Count(log.String(), "statement panicked"); n != 1 || !strings.Contains(log.String(), "interceptor_test.go") {
+		t.Errorf("log = %q, want one line with the stack", log.String())
+	}
 }

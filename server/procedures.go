@@ -25,7 +25,7 @@ type procedureRunner struct {
 
 // QueryWithBindings implements sql.StatementRunner.
 func (r procedureRunner) QueryWithBindings(ctx *sql.Context, query string, parsed sqlparser.Statement, bindings map[string]sqlparser.Expr, qFlags *sql.QueryFlags) (sql.Schema, sql.RowIter, *sql.QueryFlags, error) {
-	ctx = r.s.checkedPlans.again(ctx)
+	ctx = r.s.checkedPlans.Again(ctx)
 	sess, stored := ctx.Session.(*storage.Session)
 	if !stored {
 		return r.next.QueryWithBindings(ctx, query, parsed, bindings, qFlags)

@@ -17,6 +17,8 @@ import (
 	"overloadsql/overload"
 	"overloadsql/server/access"
 	"overloadsql/server/config"
+	"overloadsql/server/data"
+	"overloadsql/server/memlimit"
 	"overloadsql/server/userlock"
 	"overloadsql/server/wire"
 	"overloadsql/storage"
@@ -32,7 +34,7 @@ import (
 )
 
 // mainDatabase holds user data and is every session's database at login.
-const mainDatabase = "main"
+const mainDatabase = access.MainDatabase
 
 // Options are the parts of a Server a caller may replace; zero values take the defaults.
 type Options struct {
@@ -47,7 +49,7 @@ type Options struct {
 // Server is an overloadsql server: listeners, engine, sampler and warnings.
 type Server struct {
 	logger       *slog.Logger
-	checkedPlans checkedPlans
+	checkedPlans access.CheckedPlans
 	cfg          atomic.Pointer[config.Config]
 	persist      *persistence
 	random       func() float64
@@ -74,23 +76,23 @@ type Server struct {
 	memoryLog    *rateLimitedLog
 
 	// memory decides when the heap is over the memory limit; statements are the ordinary
-	// statements running now, which it cancels then (memory.go).
+	// statements running now, which it cancels then (package server/memlimit).
 	memory     *overload.MemoryGuard
-	statements *statements
+	statements *memlimit.Statements
 	// sessionAccounts are the memory accounts of the sessions and of the server
-	// (sessionmemory.go); the guard's checks set their limits.
-	sessionAccounts *sessionAccounts
+	// (package server/memlimit); the guard's checks set their limits.
+	sessionAccounts *memlimit.Accounts
 	// userLocks are the user-level locks of GET_LOCK (userlocks.go).
 	userLocks *userlock.Table
 	// writes is the write lock of the stored tables: one transaction writes at a time
 	// (transactions.go).
-	writes writeLock
+	writes data.WriteLock
 	// lockWaits are the statements waiting for the write lock, for the process list.
-	lockWaits lockWaits
-	// store holds the user databases on data_dir (store.go).
+	lockWaits data.LockWaits
+	// store holds the user databases on data_dir (store.go, package server/data).
 	store *storage.Store
 	// offHeap is the store's memory outside the Go heap, for the memory guard.
-	offHeap offHeap
+	offHeap data.OffHeap
 	// reloadMu makes reloads one at a time; see the lock order in the package comment.
 	reloadMu sync.Mutex
 	// settingsMu is the settings lock: every change of the running configuration, of the
@@ -144,11 +146,11 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 	s.admissionLog = newRateLimitedLog(s.logger, "statements rejected: no CPU slot")
 	s.memoryLog = newRateLimitedLog(s.logger, "memory limit")
 	s.memory = overload.NewMemoryGuard(nil, nil)
-	s.statements = newStatements()
-	s.sessionAccounts = newSessionAccounts()
+	s.statements = memlimit.NewStatements()
+	s.sessionAccounts = memlimit.NewAccounts()
 	s.userLocks = userlock.New()
-	s.sessionAccounts.adjust(running.MaxServerMemoryUsage, 0, running.MaxMemoryUsageForSession)
-	s.sessionAccounts.configureWorkloads(running)
+	s.sessionAccounts.Adjust(running.MaxServerMemoryUsage, 0, running.MaxMemoryUsageForSession)
+	s.sessionAccounts.ConfigureWorkloads(running)
 	s.admission = admission.New(admissionLimits(running), admission.Options{})
 
 	s.monitor = warnings.NewMonitor(s.registry, warningsConfig(running), s.logger)
@@ -195,13 +197,13 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 		}
 	}()
 	s.engine = s.buildEngine(running, collation)
-	s.sessionAccounts.uncache = func(sess sql.Session, key string) { sess.UnprepareQuery(key) }
+	s.sessionAccounts.Uncache = func(sess sql.Session, key string) { sess.UnprepareQuery(key) }
 	if err := s.variables.register(); err != nil {
 		return nil, err
 	}
 	s.boundGroupConcat()
 	registerDiagnosticVariables()
-	sql.SystemVariables.AddSystemVariables(lockWaitTimeoutVariables())
+	sql.SystemVariables.AddSystemVariables(data.LockWaitTimeoutVariables())
 
 	main, err := net.Listen("tcp", running.Listen)
 	if err != nil {
@@ -282,18 +284,19 @@ func New(cfg *config.Config, opts Options) (*Server, error) {
 }
 
 func (s *Server) buildEngine(cfg *config.Config, collation sql.CollationID) *sqle.Engine {
-	provider := databasesProvider{Provider: s.store.Provider(), system: s.systemDatabase()}
-	engine.AddRules(engine.Hooks{AtomicRenames: atomicRenames, Stopped: memoryStop})
+	provider := data.Provider{Provider: s.store.Provider(), System: s.systemDatabase()}
+	engine.AddRules(engine.Hooks{AtomicRenames: data.AtomicRenames, Stopped: memlimit.Stop})
 	overrides := sql.EngineOverrides{Builder: sql.BuilderOverrides{Parser: newSystemParser()}}
 	e := sqle.New(analyzer.NewBuilder(
 		engine.NewBoundedProvider(provider, func() int { return s.cfg.Load().MaxAllowedPacket }),
 	).AddOverrides(overrides).Build(), nil)
 	engine.WrapEngineRules(e.Analyzer)
 	s.useUserLocks(e)
-	grantPrivileges(e.Analyzer.Catalog.MySQLDb, cfg.Users)
-	e.Analyzer.Catalog.AuthHandler = mysqlAuthorization{e.Analyzer.Catalog.AuthHandler}
+	access.GrantPrivileges(e.Analyzer.Catalog.MySQLDb, cfg.Users)
+	e.Analyzer.Catalog.AuthHandler = access.Authorization{AuthorizationHandler: e.Analyzer.Catalog.AuthHandler, Allowed: data.RefuseRenameElsewhere}
 	yielder := newYielder(func() int { return int(s.counters.running.Load()) })
-	e.Analyzer.ExecBuilder.PriorityBuilder = guard{yielder: yielder, s: s, base: e.Analyzer.ExecBuilder}
+	privileges := access.Guard{Accounts: s.auth, Processes: func() []sql.Process { return e.ProcessList.Processes() }, Config: s.cfg.Load}
+	e.Analyzer.ExecBuilder.PriorityBuilder = guard{yielder: yielder, s: s, base: e.Analyzer.ExecBuilder, privileges: privileges}
 	runner := procedureRunner{next: e, s: s}
 	e.Analyzer.Runner = runner
 	e.Analyzer.ExecBuilder.Runner = runner
@@ -331,7 +334,7 @@ func (s *Server) sessionBuilder(ctx context.Context, conn *mysql.Conn, addr stri
 	// open transaction is rolled back, as in MySQL.
 	if old := clientOf(conn); old != nil {
 		old.session.Close()
-		s.sessionAccounts.end(old.session)
+		s.sessionAccounts.End(old.session)
 	}
 	s.beginSessionMemory(conn, client.session)
 	conn.ClientData = client
@@ -346,7 +349,7 @@ func (s *Server) sessionBuilder(ctx context.Context, conn *mysql.Conn, addr stri
 func (s *Server) newContext(ctx context.Context, opts ...sql.ContextOption) *sql.Context {
 	c := sql.NewContext(ctx, opts...)
 	if c.Session != nil && c.ProcessList != nil {
-		c.ProcessList = lockWaitProcesses{ProcessList: c.ProcessList, waits: &s.lockWaits}
+		c.ProcessList = data.LockWaitProcesses{ProcessList: c.ProcessList, Waits: &s.lockWaits}
 		if user := c.Session.Client().User; !s.auth.IsAdmin(user) {
 			c.ProcessList = ownProcesses{ProcessList: c.ProcessList, user: user}
 		}

@@ -7,6 +7,7 @@ import (
 	"overloadsql/overload"
 	"overloadsql/server/access"
 	"overloadsql/server/config"
+	"overloadsql/server/data"
 	"overloadsql/server/wire"
 	"overloadsql/tables"
 	"overloadsql/warnings"
@@ -97,16 +98,16 @@ func (s *Server) asynchronousMetrics() []overload.Metric {
 			Description: "Seconds since the server started."},
 	)
 	if s.store != nil {
-		rows = append(rows, storageGauges(s.store.Observe())...)
+		rows = append(rows, data.Gauges(s.store.Observe())...)
 	}
 	return rows
 }
 
 func (s *Server) events() []overload.Event {
-	rows := append(append(s.sampler.Snapshot().Counters.Events(), s.counters.events()...), s.sessionAccounts.events()...)
-	rows = append(rows, s.writes.events()...)
+	rows := append(append(s.sampler.Snapshot().Counters.Events(), s.counters.events()...), s.sessionAccounts.Events()...)
+	rows = append(rows, s.writes.Events()...)
 	if s.store != nil {
-		rows = append(rows, storageEvents(s.store.Observe())...)
+		rows = append(rows, data.Events(s.store.Observe())...)
 	}
 	return rows
 }
@@ -189,7 +190,7 @@ func (s *Server) apply(cfg *config.Config, readCertificates bool) error {
 	s.cfg.Store(cfg)
 	s.sampler.Reconfigure(samplerSettings(cfg))
 	s.admission.SetLimits(admissionLimits(cfg))
-	s.sessionAccounts.configureWorkloads(cfg)
+	s.sessionAccounts.ConfigureWorkloads(cfg)
 	s.monitor.SetConfig(warningsConfig(cfg))
 	return nil
 }

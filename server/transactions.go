@@ -4,14 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"overloadsql/engine"
+	"overloadsql/mysqlerr"
+	"overloadsql/server/data"
 	"overloadsql/server/statement"
+	"overloadsql/server/wire"
 
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
 )
@@ -20,11 +21,11 @@ import (
 // into its own batch and commits it whole. The server adds, from each statement's summary
 // (statement.Summary.Storage), before and after the engine runs it:
 //
-//   - A statement that may write takes the write lock (writeLock) first, and its connection
+//   - A statement that may write takes the write lock (data.WriteLock) first, and its connection
 //     keeps it until its transaction ends (commit, rollback, an implicit commit, a disconnect).
 //     One transaction writes at a time; the others wait in arrival order, at most
 //     innodb_lock_wait_timeout seconds (then error 1205, as MySQL), shown in the process list
-//     and stopped by KILL. The store takes the same lock (storeLock) for a write the summary
+//     and stopped by KILL. The store takes the same lock (data.StoreLock) for a write the summary
 //     did not foresee.
 //   - Every statement is marked on the storage session (BeginStatement, EndStatement): a
 //     statement that fails inside a transaction undoes only its own changes, as in MySQL; one
@@ -34,32 +35,6 @@ import (
 //
 // Reads never wait: each transaction reads the snapshot taken at its first read (a writer: the
 // latest committed state plus its own writes).
-
-// Errors of the write lock, MySQL's.
-const (
-	erLockWaitTimeout = mysql.ERLockWaitTimeout // 1205
-)
-
-// lockWaitTimeoutVariable is MySQL's innodb_lock_wait_timeout: the seconds a statement waits
-// for the write lock. The engine declares it global-only with the range 1..1; it is declared
-// again here as MySQL does (session and global, default 50).
-const (
-	lockWaitTimeoutVariable = "innodb_lock_wait_timeout"
-	defaultLockWaitTimeout  = 50
-	maxLockWaitTimeout      = 1073741824
-)
-
-// lockWaitTimeoutVariables declares innodb_lock_wait_timeout as MySQL's.
-func lockWaitTimeoutVariables() []sql.SystemVariable {
-	return []sql.SystemVariable{&sql.MysqlSystemVariable{
-		Name:              lockWaitTimeoutVariable,
-		Scope:             sql.GetMysqlScope(sql.SystemVariableScope_Both),
-		Dynamic:           true,
-		SetVarHintApplies: true,
-		Type:              types.NewSystemIntType(lockWaitTimeoutVariable, 1, maxLockWaitTimeout, false),
-		Default:           int64(defaultLockWaitTimeout),
-	}}
-}
 
 // storageTurn is what enterStorage did for one statement, for leaveStorage to finish.
 type storageTurn struct {
@@ -97,7 +72,7 @@ func (s *Server) enterStorage(ctx context.Context, c *mysql.Conn, stmt *statemen
 			return turn, mysql.NewSQLError(mysql.ERUnknownError, mysql.SSUnknownSQLState, "commit of the open transaction before the statement: %v", err)
 		}
 	}
-	if writes && !s.writes.holds(c.ConnectionID) {
+	if writes && !s.writes.Holds(c.ConnectionID) {
 		if err := s.waitForWriteLock(ctx, c, cl, stmt); err != nil {
 			return turn, err
 		}
@@ -179,8 +154,8 @@ func (s *Server) leaveStorage(c *mysql.Conn, turn storageTurn, failed bool) {
 	if open, _ := sess.InTransaction(); !open && sess.GetTransaction() != nil {
 		sess.SetTransaction(nil)
 	}
-	if _, writing := sess.InTransaction(); !writing && s.writes.holds(c.ConnectionID) {
-		s.writes.release(c.ConnectionID)
+	if _, writing := sess.InTransaction(); !writing && s.writes.Holds(c.ConnectionID) {
+		s.writes.Release(c.ConnectionID)
 	}
 }
 
@@ -247,36 +222,36 @@ func (s *Server) ensureSession(ctx context.Context, c *mysql.Conn) error {
 // forgetConnection rolls back the open transaction of a connection that closed and releases
 // its write lock.
 func (s *Server) forgetConnection(c *mysql.Conn) {
-	s.checkedPlans.forget(c.ConnectionID)
+	s.checkedPlans.Forget(c.ConnectionID)
 	if cl := clientOf(c); cl != nil {
 		cl.session.Close()
 	}
-	s.writes.release(c.ConnectionID)
+	s.writes.Release(c.ConnectionID)
 	s.userLocks.ReleaseAll(c.ConnectionID)
 }
 
 // waitForWriteLock takes the write lock for the connection, waiting at most the statement's
 // innodb_lock_wait_timeout, and less if the client closes its connection.
 func (s *Server) waitForWriteLock(ctx context.Context, c *mysql.Conn, cl *client, stmt *statement.Summary) error {
-	timeout := time.Duration(lockWaitTimeout(cl, stmt)) * time.Second
+	timeout := time.Duration(data.LockWaitTimeout(cl.sessionContext(), cl.session, stmt.Hints())) * time.Second
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	ctx, stop := cancelWhenPeerCloses(ctx, c.Conn)
+	ctx, stop := wire.CancelWhenPeerCloses(ctx, c.Conn)
 	defer stop()
-	s.lockWaits.start(c.ConnectionID, stmt.Text())
-	defer s.lockWaits.end(c.ConnectionID)
-	err := s.writes.acquire(ctx, c.ConnectionID)
+	s.lockWaits.Start(c.ConnectionID, stmt.Text())
+	defer s.lockWaits.End(c.ConnectionID)
+	err := s.writes.Acquire(ctx, c.ConnectionID)
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, context.DeadlineExceeded):
 		s.counters.lockWaitTimeouts.Add(1)
 		s.counters.failedQueries.Add(1)
-		return mysql.NewSQLError(erLockWaitTimeout, mysql.SSUnknownSQLState, "Lock wait timeout exceeded; try restarting transaction")
-	case errors.Is(err, errWaitInterrupted):
-		return mysql.NewSQLError(mysql.ERQueryInterrupted, "70100", "Query execution was interrupted")
+		return mysqlerr.New(mysql.ERLockWaitTimeout, "Lock wait timeout exceeded; try restarting transaction")
+	case errors.Is(err, data.ErrWaitInterrupted):
+		return mysqlerr.New(mysql.ERQueryInterrupted, "Query execution was interrupted")
 	default:
-		return mysql.NewSQLError(mysql.ERQueryInterrupted, "70100", "Query execution was interrupted while waiting for the write lock: %v", err)
+		return mysqlerr.New(mysql.ERQueryInterrupted, "Query execution was interrupted while waiting for the write lock: %v", err)
 	}
 }
 
@@ -285,31 +260,8 @@ func (s *Server) waitForWriteLock(ctx context.Context, c *mysql.Conn, cl *client
 // KILL CONNECTION ends it before it can run.
 func (s *Server) interruptKilled(stmt *statement.Summary) {
 	if conn, ok := stmt.KilledConnection(); ok {
-		s.writes.interrupt(conn)
+		s.writes.Interrupt(conn)
 	}
-}
-
-// lockWaitTimeout is the statement's innodb_lock_wait_timeout in seconds: its SET_VAR hint (the
-// wait comes before the engine applies hints), else the session's. A hint whose value is not an
-// integer in the variable's range is ignored, as MySQL ignores invalid hints.
-func lockWaitTimeout(cl *client, stmt *statement.Summary) int64 {
-	for _, h := range stmt.Hints() {
-		if h.Name != lockWaitTimeoutVariable {
-			continue
-		}
-		if n, err := strconv.ParseInt(h.Value, 10, 64); err == nil && n >= 1 && n <= maxLockWaitTimeout {
-			return n
-		}
-	}
-	v, err := cl.session.GetSessionVariable(cl.sessionContext(), lockWaitTimeoutVariable)
-	if err != nil {
-		return defaultLockWaitTimeout
-	}
-	n, ok := v.(int64)
-	if !ok || n < 1 {
-		return defaultLockWaitTimeout
-	}
-	return n
 }
 
 // committingAutocommit commits the open transaction when the statement has turned autocommit

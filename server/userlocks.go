@@ -18,9 +18,5 @@ func (s *Server) useUserLocks(e *sqle.Engine) {
 
 // chargeUserLock charges a lock the session of ctx holds to its memory account.
 func (s *Server) chargeUserLock(ctx *sql.Context, key string, size int64) error {
-	m := s.sessionAccounts.of(ctx)
-	if m == nil {
-		return nil
-	}
-	return m.keep("(user-level lock '"+key+"')", size, size > 0)
+	return s.sessionAccounts.Keep(ctx, "(user-level lock '"+key+"')", size)
 }

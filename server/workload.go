@@ -5,6 +5,7 @@ import (
 
 	"overloadsql/admission"
 	"overloadsql/mysqlerr"
+	"overloadsql/server/access"
 	"overloadsql/server/config"
 	"overloadsql/server/statement"
 	"overloadsql/tables"
@@ -56,8 +57,8 @@ func (vs *variables) workloadChanged(ctx *sql.Context, _ sql.SystemVariableScope
 	} else if _, ok := cfg.LookupWorkload(name); !ok {
 		return errUnknownWorkload(cfg, name, "")
 	}
-	// The session's memory account follows it into the workload (workloadmemory.go).
-	return vs.s.sessionAccounts.join(ctx.Session, target, name)
+	// The session's memory account follows it into the workload (server/memlimit/workloads.go).
+	return vs.s.sessionAccounts.Join(ctx.Session, target, name)
 }
 
 // errUnknownWorkload is MySQL's error for a value a variable cannot take, naming the known
@@ -75,8 +76,8 @@ func (s *Server) statementWorkload(c *mysql.Conn, stmt *statement.Summary) (stri
 		if h.Name != config.WorkloadSetting {
 			continue
 		}
-		if !s.auth.IsAdmin(c.User) && ignoredHint(cfg.Constraints, h) != nil {
-			break // the engine warns (guard.warnIgnoredHints)
+		if !s.auth.IsAdmin(c.User) && access.IgnoredHint(cfg.Constraints, h) != nil {
+			break // the engine warns (access.Guard's warnIgnoredHints)
 		}
 		if _, ok := cfg.LookupWorkload(h.Value); !ok || !s.admission.Known(h.Value) {
 			return "", errUnknownWorkload(cfg, h.Value, " (SET_VAR hint)")
@@ -126,7 +127,7 @@ func (s *Server) workloadRows() []tables.Workload {
 		rows = append(rows, tables.Workload{
 			Name: w.Name, Priority: int64(w.Priority), Weight: w.Weight,
 			MaxConcurrentStatements: int64(w.MaxConcurrent), MaxQueuedStatements: int64(w.MaxQueued),
-			MaxMemoryUsage: c.MaxMemoryUsage, MemoryUsage: s.sessionAccounts.workloadUsage(w.Name), Removed: w.Removed,
+			MaxMemoryUsage: c.MaxMemoryUsage, MemoryUsage: s.sessionAccounts.WorkloadUsage(w.Name), Removed: w.Removed,
 			Running: int64(w.Running), Stalled: int64(w.Stalled), Queued: int64(w.Queued),
 			Admitted: w.Admitted, Refused: w.Refused, Overloaded: w.Overloaded,
 			QueueWaitMicros: uint64(w.QueueWait.Microseconds()), CPUTimeMicros: uint64(w.CPU.Microseconds()),

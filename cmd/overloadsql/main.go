@@ -26,6 +26,7 @@ import (
 
 	"overloadsql/server"
 	"overloadsql/server/config"
+	"overloadsql/server/data"
 )
 
 const defaultConfig = "config.toml"
@@ -60,7 +61,7 @@ func run(args []string, stderr io.Writer) int {
 		return 2
 	}
 	srv, err := server.New(cfg, server.Options{Logger: logger})
-	var storeErr *server.StoreOpenError
+	var storeErr *data.StoreOpenError
 	if errors.As(err, &storeErr) {
 		logger.Error("cannot open the data directory; nothing was changed in it", "data_dir", storeErr.Dir,
 			"err", storeErr.Err, "exit_code", storeErr.Code)

@@ -1,6 +1,13 @@
 package statement
 
-import "strings"
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"overloadsql/mysqlerr"
+)
 
 // Hint is one SET_VAR optimizer hint: /*+ SET_VAR(name = value) */ (MySQL 8 syntax), which sets a
 // setting for one statement only, e.g.
@@ -8,6 +15,15 @@ import "strings"
 type Hint struct {
 	Name  string // lower-cased
 	Value string // as written: number text, a word, or a quoted string without its quotes
+}
+
+// Number reads a threshold's value in a hint: a number >= 0.
+func (h Hint) Number() (float64, error) {
+	f, err := strconv.ParseFloat(h.Value, 64)
+	if err == nil && (f < 0 || math.IsNaN(f)) {
+		err = fmt.Errorf("%s is not a number >= 0", mysqlerr.Clipped(h.Value, mysqlerr.QuotedValue))
+	}
+	return f, err
 }
 
 // Hints returns the SET_VAR hints of a statement the server did not summarize (the engine's own

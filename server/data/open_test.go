@@ -1,4 +1,4 @@
-package server
+package data
 
 import (
 	"errors"
@@ -23,8 +23,8 @@ func TestStoreExitCode(t *testing.T) {
 		{storage.ErrNotDataDir, ExitStoreNotDataDir},
 		{errors.New("something else"), ExitStoreOther},
 	} {
-		if got := storeExitCode(c.err); got != c.want {
-			t.Errorf("storeExitCode(%v) = %d, want %d", c.err, got, c.want)
+		if got := exitCode(c.err); got != c.want {
+			t.Errorf("exitCode(%v) = %d, want %d", c.err, got, c.want)
 		}
 	}
 	seen := map[int]bool{}

@@ -1,9 +1,8 @@
-package server
+package access
 
 import (
 	"testing"
 
-	"overloadsql/server/access"
 	"overloadsql/server/config"
 
 	sqle "github.com/dolthub/go-mysql-server"
@@ -14,15 +13,13 @@ import (
 // BenchmarkGuard is the privilege guard's cost per statement, on the analyzed plans of a
 // point SELECT and an INSERT ... SELECT, for a non-admin (every rule runs).
 func BenchmarkGuard(b *testing.B) {
-	provider := memory.NewDBProvider(memory.NewDatabase(mainDatabase))
+	provider := memory.NewDBProvider(memory.NewDatabase(MainDatabase))
 	engine := sqle.NewDefault(provider)
 	users := []config.User{{Name: "app"}}
-	s := &Server{auth: access.NewAccounts(users)}
-	s.cfg.Store(config.Default())
-	g := guard{s: s} // check alone: the guard's walk, without the engine's executor
+	g := Guard{Accounts: NewAccounts(users), Config: config.Default} // the check alone, without the engine's executor
 	base := sql.NewBaseSessionWithClientServer("", sql.Client{User: "app", Address: "127.0.0.1"}, 1)
 	ctx := sql.NewContext(b.Context(), sql.WithSession(memory.NewSession(base, provider)))
-	ctx.SetCurrentDatabase(mainDatabase)
+	ctx.SetCurrentDatabase(MainDatabase)
 	if _, _, _, err := engine.Query(ctx, "CREATE TABLE t (id INT PRIMARY KEY, v INT)"); err != nil {
 		b.Fatal(err)
 	}
@@ -33,7 +30,7 @@ func BenchmarkGuard(b *testing.B) {
 		}
 		b.Run(q, func(b *testing.B) {
 			for b.Loop() {
-				if _, _, _, err := g.check(ctx, plan); err != nil {
+				if _, err := g.Check(ctx, plan, nil); err != nil {
 					b.Fatal(err)
 				}
 			}

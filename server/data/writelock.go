@@ -1,4 +1,4 @@
-package server
+package data
 
 import (
 	"context"
@@ -10,11 +10,11 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 )
 
-// writeLock is held by the one connection whose transaction may write stored tables, from its
+// WriteLock is held by the one connection whose transaction may write stored tables, from its
 // first writing statement to the end of that transaction; the others wait for it in arrival
 // order. It is re-entrant per connection. Lock order: mu is a leaf; a connection waits for the
-// lock holding no other lock of the server, before it takes a CPU slot (see transactions.go).
-type writeLock struct {
+// lock holding no other lock of the server, before it takes a CPU slot (the server's transactions.go).
+type WriteLock struct {
 	mu sync.Mutex
 	// word is the grant count (the epoch) above holderBits and, in the low holderBits, the
 	// holder's connection id plus one (0 when free: connection ids wrap around to 0):
@@ -38,13 +38,13 @@ const (
 func holderOf(conn uint32) uint64 { return uint64(conn) + 1 }
 
 // owner is the holder's connection id and whether the lock is held.
-func (l *writeLock) owner() (conn uint32, held bool) {
+func (l *WriteLock) owner() (conn uint32, held bool) {
 	h := l.word.Load() & holderMask
 	return uint32(h - 1), h != 0
 }
 
 // grantLocked makes conn the holder, counting a new grant unless conn holds the lock already.
-func (l *writeLock) grantLocked(conn uint32) {
+func (l *WriteLock) grantLocked(conn uint32) {
 	s := l.word.Load()
 	if s&holderMask == holderOf(conn) {
 		return
@@ -56,7 +56,7 @@ func (l *writeLock) grantLocked(conn uint32) {
 
 // quiet returns the grant count and whether the lock is free: two answers with the same count,
 // both free, mean that no transaction held the lock in between, so no commit changed a table.
-func (l *writeLock) quiet() (epoch uint64, free bool) {
+func (l *WriteLock) quiet() (epoch uint64, free bool) {
 	s := l.word.Load()
 	return s >> holderBits, s&holderMask == 0
 }
@@ -70,13 +70,13 @@ type lockWaiter struct {
 	stopped bool
 }
 
-// errWaitInterrupted is acquire's error when interrupt stopped the wait.
-var errWaitInterrupted = errors.New("interrupted by KILL")
+// ErrWaitInterrupted is Acquire's error when Interrupt stopped the wait.
+var ErrWaitInterrupted = errors.New("interrupted by KILL")
 
-// acquire gives the lock to conn, waiting until the holder and the
-// connections that asked first have released it, or until ctx ends or interrupt stops the wait:
-// then it returns ctx's error or errWaitInterrupted, and conn does not hold the lock.
-func (l *writeLock) acquire(ctx context.Context, conn uint32) error {
+// Acquire gives the lock to conn, waiting until the holder and the
+// connections that asked first have released it, or until ctx ends or Interrupt stops the wait:
+// then it returns ctx's error or ErrWaitInterrupted, and conn does not hold the lock.
+func (l *WriteLock) Acquire(ctx context.Context, conn uint32) error {
 	l.mu.Lock()
 	if owner, held := l.owner(); held && owner == conn || !held && len(l.waiters) == 0 {
 		l.grantLocked(conn)
@@ -89,7 +89,7 @@ func (l *writeLock) acquire(ctx context.Context, conn uint32) error {
 	queued := time.Now()
 	l.waits.Add(1)
 	defer func() { l.waitNanos.Add(int64(time.Since(queued))) }()
-	err := errWaitInterrupted
+	err := ErrWaitInterrupted
 	select {
 	case <-w.granted:
 		return nil
@@ -101,9 +101,9 @@ func (l *writeLock) acquire(ctx context.Context, conn uint32) error {
 	return err
 }
 
-// interrupt stops conn's wait for the lock, if it waits (a KILL of the connection or of its
-// statement): its acquire returns errWaitInterrupted without the lock.
-func (l *writeLock) interrupt(conn uint32) {
+// Interrupt stops conn's wait for the lock, if it waits (a KILL of the connection or of its
+// statement): its Acquire returns ErrWaitInterrupted without the lock.
+func (l *WriteLock) Interrupt(conn uint32) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, w := range l.waiters {
@@ -116,7 +116,7 @@ func (l *writeLock) interrupt(conn uint32) {
 
 // giveUp takes a waiter that stopped waiting out of the queue; if it was granted the lock in
 // the meantime, the lock goes to the next one.
-func (l *writeLock) giveUp(w *lockWaiter) {
+func (l *WriteLock) giveUp(w *lockWaiter) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	select {
@@ -132,17 +132,17 @@ func (l *writeLock) giveUp(w *lockWaiter) {
 	}
 }
 
-// release frees the lock if conn holds it, handing it to the first waiter.
-func (l *writeLock) release(conn uint32) {
+// Release frees the lock if conn holds it, handing it to the first waiter.
+func (l *WriteLock) Release(conn uint32) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.holds(conn) {
+	if l.Holds(conn) {
 		l.handOnLocked()
 	}
 }
 
 // handOnLocked gives the lock to the first waiter, or frees it.
-func (l *writeLock) handOnLocked() {
+func (l *WriteLock) handOnLocked() {
 	if l.word.Load()&holderMask != 0 {
 		l.holdNanos.Add(int64(time.Since(l.grantedAt)))
 	}
@@ -157,12 +157,12 @@ func (l *writeLock) handOnLocked() {
 	close(w.granted)
 }
 
-// holds reports whether conn holds the lock. Only conn's own goroutine changes the answer for
+// Holds reports whether conn holds the lock. Only conn's own goroutine changes the answer for
 // conn (by acquiring or releasing), so it needs no lock.
-func (l *writeLock) holds(conn uint32) bool { return l.word.Load()&holderMask == holderOf(conn) }
+func (l *WriteLock) Holds(conn uint32) bool { return l.word.Load()&holderMask == holderOf(conn) }
 
-// state is the holder (0 if none, or connection 0) and how many connections wait.
-func (l *writeLock) state() (owner uint32, waiting int) {
+// State is the holder (0 if none, or connection 0) and how many connections wait.
+func (l *WriteLock) State() (owner uint32, waiting int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if conn, held := l.owner(); held {
@@ -171,10 +171,10 @@ func (l *writeLock) state() (owner uint32, waiting int) {
 	return owner, len(l.waiters)
 }
 
-// lockWaits are the statements waiting for the write lock, by connection id. The engine lists a
+// LockWaits are the statements waiting for the write lock, by connection id. The engine lists a
 // connection as running a statement only once its own Query starts, after the wait: without
 // these, a writer stuck behind another transaction showed as Sleep in SHOW PROCESSLIST.
-type lockWaits struct{ m sync.Map } // uint32 -> lockWait
+type LockWaits struct{ m sync.Map } // uint32 -> lockWait
 
 // lockWait is one statement's wait: since when, and the statement's text.
 type lockWait struct {
@@ -182,25 +182,27 @@ type lockWait struct {
 	query string
 }
 
-func (w *lockWaits) start(conn uint32, query string) {
+// Start shows conn as waiting to run query, from now.
+func (w *LockWaits) Start(conn uint32, query string) {
 	w.m.Store(conn, lockWait{since: time.Now(), query: query})
 }
 
-func (w *lockWaits) end(conn uint32) { w.m.Delete(conn) }
+// End ends conn's wait.
+func (w *LockWaits) End(conn uint32) { w.m.Delete(conn) }
 
-// lockWaitProcesses is a process list that shows a connection waiting for the write lock as
+// LockWaitProcesses is a process list that shows a connection waiting for the write lock as
 // running its statement (Command Query, the statement as Info, Time from the start of the wait),
 // as MySQL shows a statement waiting for a row lock.
-type lockWaitProcesses struct {
+type LockWaitProcesses struct {
 	sql.ProcessList
-	waits *lockWaits
+	Waits *LockWaits
 }
 
 // Processes implements sql.ProcessList.
-func (p lockWaitProcesses) Processes() []sql.Process {
+func (p LockWaitProcesses) Processes() []sql.Process {
 	all := p.ProcessList.Processes()
 	for i := range all {
-		if v, ok := p.waits.m.Load(all[i].Connection); ok && all[i].Command == sql.ProcessCommandSleep {
+		if v, ok := p.Waits.m.Load(all[i].Connection); ok && all[i].Command == sql.ProcessCommandSleep {
 			w := v.(lockWait)
 			all[i].Command, all[i].Query, all[i].StartedAt = sql.ProcessCommandQuery, w.query, w.since
 		}

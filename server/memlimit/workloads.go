@@ -1,14 +1,12 @@
-package server
+package memlimit
 
 import (
 	"sync/atomic"
 
 	"overloadsql/quota"
 	"overloadsql/server/config"
-	"overloadsql/server/wire"
 
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/vitess/go/mysql"
 )
 
 // The workload level of the memory quotas ([[workloads]].max_memory_usage).
@@ -38,10 +36,10 @@ import (
 // Sessions on admin_listen stay under the server's account: an operator's statements run in no
 // workload, and its session's own limit is the only one that refuses it.
 //
-// Lock order: a session's sessionMemory.mu, then sessionAccounts.mu (held only to look up a
+// Lock order: a session's sessionMemory.mu, then Accounts.mu (held only to look up a
 // session or a workload account, never while a session's mutex is taken).
 
-// workloadMemory is one workload's account. removed is set (under sessionAccounts.mu) when a
+// workloadMemory is one workload's account. removed is set (under Accounts.mu) when a
 // reload takes the workload out; its sessions are then moved out.
 type workloadMemory struct {
 	name    string
@@ -50,11 +48,11 @@ type workloadMemory struct {
 	removed atomic.Bool
 }
 
-// configureWorkloads makes the workload accounts those of cfg: new ones are opened, the limits
+// ConfigureWorkloads makes the workload accounts those of cfg: new ones are opened, the limits
 // of the others take cfg's values at once, and the sessions of removed workloads move to the
 // server's account; then every session joins the workload cfg puts it in (see the top of this
 // file).
-func (a *sessionAccounts) configureWorkloads(cfg *config.Config) {
+func (a *Accounts) ConfigureWorkloads(cfg *config.Config) {
 	a.mu.Lock()
 	seen := map[string]bool{}
 	for _, w := range cfg.AllWorkloads() {
@@ -99,7 +97,7 @@ func (a *sessionAccounts) configureWorkloads(cfg *config.Config) {
 
 // workload is the account of a configured workload; nil for "" and for a name no longer
 // configured.
-func (a *sessionAccounts) workload(name string) *workloadMemory {
+func (a *Accounts) workload(name string) *workloadMemory {
 	if name == "" {
 		return nil
 	}
@@ -128,10 +126,10 @@ func (m *sessionMemory) place() error {
 	return nil
 }
 
-// join puts a session's account under workload name's (SET workload; "" = its user's, which
+// Join puts a session's account under workload name's (SET workload; "" = its user's, which
 // the caller resolves) and remembers chosen as the session's own choice. When the workload
 // cannot take what the session keeps, nothing changes and the error is 241.
-func (a *sessionAccounts) join(sess sql.Session, name, chosen string) error {
+func (a *Accounts) Join(sess sql.Session, name, chosen string) error {
 	a.mu.Lock()
 	m := a.bySession[sess]
 	a.mu.Unlock()
@@ -150,22 +148,22 @@ func (a *sessionAccounts) join(sess sql.Session, name, chosen string) error {
 	return nil
 }
 
-// beginSessionMemory opens the memory account of a new session on conn, in its user's workload.
-func (s *Server) beginSessionMemory(conn *mysql.Conn, sess sql.Session) {
-	operator := wire.IsAdminConn(conn.Conn)
-	m := s.sessionAccounts.begin(sess, conn.User, operator)
+// Open opens the memory account of a new session of user, in workload (its user's);
+// operator: the session is on admin_listen, and stays under the server's account.
+func (a *Accounts) Open(sess sql.Session, user string, operator bool, workload string) {
+	m := a.begin(sess, user, operator)
 	if operator {
 		return
 	}
 	m.mu.Lock()
-	m.want = s.cfg.Load().UserWorkload(conn.User)
+	m.want = workload
 	_ = m.place() // a new session keeps nothing: the move cannot be refused
 	m.mu.Unlock()
 }
 
-// workloadUsage is what the sessions of workload name keep now, bytes (system.workloads
+// WorkloadUsage is what the sessions of workload name keep now, bytes (system.workloads
 // memory_usage); 0 for a workload no longer configured.
-func (a *sessionAccounts) workloadUsage(name string) uint64 {
+func (a *Accounts) WorkloadUsage(name string) uint64 {
 	if wm := a.workload(name); wm != nil {
 		return uint64(max(wm.account.Used(), 0))
 	}

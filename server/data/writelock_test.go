@@ -1,4 +1,4 @@
-package server
+package data
 
 import (
 	"context"
@@ -22,41 +22,41 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 func TestWriteLockIsReentrantAndFIFO(t *testing.T) {
-	var l writeLock
+	var l WriteLock
 	ctx := context.Background()
-	if err := l.acquire(ctx, 1); err != nil {
+	if err := l.Acquire(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.acquire(ctx, 1); err != nil {
+	if err := l.Acquire(ctx, 1); err != nil {
 		t.Fatalf("re-entry: %v", err)
 	}
 	order := make(chan uint32, 2)
 	for _, conn := range []uint32{2, 3} {
 		go func() {
-			if err := l.acquire(ctx, conn); err != nil {
+			if err := l.Acquire(ctx, conn); err != nil {
 				t.Error(err)
 			}
 			order <- conn
 		}()
-		waitFor(t, "the waiter to queue", func() bool { _, n := l.state(); return int(n) == int(conn)-1 })
+		waitFor(t, "the waiter to queue", func() bool { _, n := l.State(); return int(n) == int(conn)-1 })
 	}
-	l.release(3) // not the holder: nothing happens
-	if owner, waiting := l.state(); owner != 1 || waiting != 2 {
+	l.Release(3) // not the holder: nothing happens
+	if owner, waiting := l.State(); owner != 1 || waiting != 2 {
 		t.Fatalf("state = %d, %d after a release by a non-holder; want 1, 2", owner, waiting)
 	}
-	l.release(1)
+	l.Release(1)
 	if got := <-order; got != 2 {
 		t.Fatalf("connection %d got the lock first, want 2 (arrival order)", got)
 	}
-	if !l.holds(2) || l.holds(1) {
+	if !l.Holds(2) || l.Holds(1) {
 		t.Fatal("the lock did not pass to connection 2")
 	}
-	l.release(2)
+	l.Release(2)
 	if got := <-order; got != 3 {
 		t.Fatalf("got %d, want 3", got)
 	}
-	l.release(3)
-	if owner, waiting := l.state(); owner != 0 || waiting != 0 {
+	l.Release(3)
+	if owner, waiting := l.State(); owner != 0 || waiting != 0 {
 		t.Fatalf("state = %d, %d after every release; want free", owner, waiting)
 	}
 }
@@ -77,20 +77,20 @@ func TestWriteLockWaiterGivesUp(t *testing.T) {
 		}, context.Canceled},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			var l writeLock
-			if err := l.acquire(context.Background(), 1); err != nil {
+			var l WriteLock
+			if err := l.Acquire(context.Background(), 1); err != nil {
 				t.Fatal(err)
 			}
 			ctx, cancel := c.ctx()
 			defer cancel()
-			if err := l.acquire(ctx, 2); !errors.Is(err, c.want) {
+			if err := l.Acquire(ctx, 2); !errors.Is(err, c.want) {
 				t.Fatalf("acquire = %v, want %v", err, c.want)
 			}
-			if owner, waiting := l.state(); owner != 1 || waiting != 0 {
+			if owner, waiting := l.State(); owner != 1 || waiting != 0 {
 				t.Fatalf("state = %d, %d after the waiter gave up; want 1, 0", owner, waiting)
 			}
-			l.release(1)
-			if err := l.acquire(context.Background(), 3); err != nil || !l.holds(3) {
+			l.Release(1)
+			if err := l.Acquire(context.Background(), 3); err != nil || !l.Holds(3) {
 				t.Fatalf("the lock is not free after the holder released it: %v", err)
 			}
 		})
@@ -100,20 +100,20 @@ func TestWriteLockWaiterGivesUp(t *testing.T) {
 // A waiter granted the lock at the moment it gives up passes it on instead of keeping it; one
 // not granted leaves the queue.
 func TestWriteLockGiveUp(t *testing.T) {
-	var l writeLock
-	if err := l.acquire(context.Background(), 1); err != nil {
+	var l WriteLock
+	if err := l.Acquire(context.Background(), 1); err != nil {
 		t.Fatal(err)
 	}
 	granted := &lockWaiter{conn: 2, granted: make(chan struct{})}
 	queued := &lockWaiter{conn: 3, granted: make(chan struct{})}
 	last := &lockWaiter{conn: 4, granted: make(chan struct{})}
 	l.waiters = []*lockWaiter{granted, queued, last}
-	l.release(1)
-	if !l.holds(2) {
+	l.Release(1)
+	if !l.Holds(2) {
 		t.Fatal("the release did not grant connection 2")
 	}
 	l.giveUp(queued)
-	if _, waiting := l.state(); waiting != 1 {
+	if _, waiting := l.State(); waiting != 1 {
 		t.Fatalf("%d waiting after connection 3 gave up, want 1", waiting)
 	}
 	l.giveUp(granted)
@@ -122,7 +122,7 @@ func TestWriteLockGiveUp(t *testing.T) {
 	default:
 		t.Fatal("connection 2 gave up its grant, but the lock did not pass to connection 4")
 	}
-	if !l.holds(4) {
+	if !l.Holds(4) {
 		t.Fatal("connection 4 does not hold the lock")
 	}
 }
@@ -130,54 +130,54 @@ func TestWriteLockGiveUp(t *testing.T) {
 // interrupt (a KILL) stops only the named connection's wait; a connection that does not wait is
 // not affected, and the lock passes on in order.
 func TestWriteLockInterrupt(t *testing.T) {
-	var l writeLock
+	var l WriteLock
 	ctx := context.Background()
-	if err := l.acquire(ctx, 1); err != nil {
+	if err := l.Acquire(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
 	results := map[uint32]chan error{2: make(chan error, 1), 3: make(chan error, 1)}
 	for _, conn := range []uint32{2, 3} {
-		go func() { results[conn] <- l.acquire(ctx, conn) }()
-		waitFor(t, "the waiter to queue", func() bool { _, n := l.state(); return int(n) == int(conn)-1 })
+		go func() { results[conn] <- l.Acquire(ctx, conn) }()
+		waitFor(t, "the waiter to queue", func() bool { _, n := l.State(); return int(n) == int(conn)-1 })
 	}
-	l.interrupt(1) // the holder does not wait: nothing happens
-	l.interrupt(2)
-	l.interrupt(2) // twice: still one stop
-	if err := <-results[2]; !errors.Is(err, errWaitInterrupted) {
-		t.Fatalf("the interrupted waiter's acquire = %v, want errWaitInterrupted", err)
+	l.Interrupt(1) // the holder does not wait: nothing happens
+	l.Interrupt(2)
+	l.Interrupt(2) // twice: still one stop
+	if err := <-results[2]; !errors.Is(err, ErrWaitInterrupted) {
+		t.Fatalf("the interrupted waiter's acquire = %v, want ErrWaitInterrupted", err)
 	}
-	if owner, waiting := l.state(); owner != 1 || waiting != 1 {
+	if owner, waiting := l.State(); owner != 1 || waiting != 1 {
 		t.Fatalf("state = %d, %d after the interrupt; want 1, 1", owner, waiting)
 	}
-	l.release(1)
-	if err := <-results[3]; err != nil || !l.holds(3) {
-		t.Fatalf("connection 3 after the release: %v, holds %v; want the lock", err, l.holds(3))
+	l.Release(1)
+	if err := <-results[3]; err != nil || !l.Holds(3) {
+		t.Fatalf("connection 3 after the release: %v, holds %v; want the lock", err, l.Holds(3))
 	}
 }
 
 // Connection ids wrap around to 0 after 2^32 connections: connection 0 holds and waits like any
 // other, and the lock is free only when nobody holds it.
 func TestWriteLockConnectionZero(t *testing.T) {
-	var l writeLock
+	var l WriteLock
 	if epoch, free := l.quiet(); !free || epoch != 0 {
 		t.Fatalf("a new lock: epoch %d, free %v; want 0, true", epoch, free)
 	}
-	if err := l.acquire(context.Background(), 0); err != nil {
+	if err := l.Acquire(context.Background(), 0); err != nil {
 		t.Fatal(err)
 	}
-	if _, free := l.quiet(); free || !l.holds(0) || l.holds(1) {
+	if _, free := l.quiet(); free || !l.Holds(0) || l.Holds(1) {
 		t.Fatal("connection 0 took the lock, but the lock reads free or not held by 0")
 	}
 	ctx, cancel := context.WithDeadline(context.Background(), time.Unix(0, 0))
 	defer cancel()
-	if err := l.acquire(ctx, 1); !errors.Is(err, context.DeadlineExceeded) {
+	if err := l.Acquire(ctx, 1); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("connection 1 beside holder 0: %v, want to wait (and time out)", err)
 	}
-	l.release(0)
+	l.Release(0)
 	if epoch, free := l.quiet(); !free || epoch != 1 {
 		t.Fatalf("after the release: epoch %d, free %v; want 1, true", epoch, free)
 	}
-	if err := l.acquire(context.Background(), math.MaxUint32); err != nil || !l.holds(math.MaxUint32) {
+	if err := l.Acquire(context.Background(), math.MaxUint32); err != nil || !l.Holds(math.MaxUint32) {
 		t.Fatalf("the largest connection id: %v", err)
 	}
 	if epoch, _ := l.quiet(); epoch != 2 {

@@ -1,4 +1,4 @@
-package server
+package data
 
 import (
 	"time"
@@ -8,8 +8,8 @@ import (
 	"overloadsql/storage"
 )
 
-// storageGauges are the store's rows of system.asynchronous_metrics: Pebble's state now.
-func storageGauges(o storage.Observation) []overload.Metric {
+// Gauges are the store's rows of system.asynchronous_metrics: Pebble's state now.
+func Gauges(o storage.Observation) []overload.Metric {
 	hitRatio := 0.0
 	if reads := o.BlockCacheHits + o.BlockCacheMisses; reads > 0 {
 		hitRatio = float64(o.BlockCacheHits) / float64(reads)
@@ -38,8 +38,8 @@ func storageGauges(o storage.Observation) []overload.Metric {
 	}
 }
 
-// storageEvents are the store's rows of system.events: cumulative since start.
-func storageEvents(o storage.Observation) []overload.Event {
+// Events are the store's rows of system.events: cumulative since start.
+func Events(o storage.Observation) []overload.Event {
 	return []overload.Event{
 		{Name: "StorageCommits", Value: uint64(o.Commits), Description: "Transactions that wrote stored tables and committed (a read-only transaction is not counted)."},
 		{Name: "StorageRollbacks", Value: uint64(o.Rollbacks), Description: "Transactions rolled back in the storage: ROLLBACK, a failed autocommit statement, a transaction ended by a disconnect or KILL."},
@@ -55,8 +55,8 @@ func storageEvents(o storage.Observation) []overload.Event {
 	}
 }
 
-// events of the write lock: cumulative since start.
-func (l *writeLock) events() []overload.Event {
+// Events of the write lock: cumulative since start.
+func (l *WriteLock) Events() []overload.Event {
 	return []overload.Event{
 		{Name: "WriteLockGrants", Value: uint64(l.grants.Load()), Description: "Transactions that got the write lock (one transaction writes stored tables at a time)."},
 		{Name: "WriteLockWaits", Value: uint64(l.waits.Load()), Description: "Statements that queued for the write lock because another transaction held it (granted, timed out or killed)."},
@@ -65,8 +65,8 @@ func (l *writeLock) events() []overload.Event {
 	}
 }
 
-// storageHistograms are the store's histograms for /metrics.
-func storageHistograms(o storage.Observation) []httpapi.Histogram {
+// Histograms are the store's histograms for /metrics.
+func Histograms(o storage.Observation) []httpapi.Histogram {
 	h := o.WALFsync
 	bounds := make([]float64, len(h.Bounds))
 	for i, b := range h.Bounds {
@@ -81,12 +81,4 @@ func storageHistograms(o storage.Observation) []httpapi.Histogram {
 		Description: "Duration of the write-ahead log's syncs, in seconds (a bucket counts the syncs of at most its bound, " +
 			"read from Pebble's finer buckets).",
 	}}
-}
-
-// histograms are the distributions /metrics exports.
-func (s *Server) histograms() []httpapi.Histogram {
-	if s.store == nil {
-		return nil
-	}
-	return storageHistograms(s.store.Observe())
 }

@@ -1,14 +1,17 @@
-package server
+package data
 
 import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"overloadsql/mysqlerr"
+	"overloadsql/server/access"
+	"overloadsql/storage"
 
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
@@ -25,35 +28,35 @@ import (
 // an absolute path inside secure_file_priv (after symbolic links and ".." are resolved), must
 // not exist, and its parent must.
 
-// backupTo runs SYSTEM BACKUP TO dir and returns the statement's OK result.
-func (s *Server) backupTo(dir string) (*sqltypes.Result, error) {
-	if s.store == nil {
+// Backup runs SYSTEM BACKUP TO dir of store (nil: none is open) on data directory dataDir, with
+// files the running secure_file_priv, and returns the statement's OK result.
+func Backup(store *storage.Store, dataDir string, files access.SecureFiles, dir string, logger *slog.Logger) (*sqltypes.Result, error) {
+	if store == nil {
 		return nil, mysqlerr.New(mysql.ERUnknownError, "SYSTEM BACKUP: the server has no storage open")
 	}
-	files := s.secureFiles()
-	if files.dir == "" {
+	if files.Dir == "" {
 		return nil, mysqlerr.New(mysql.EROptionPreventsStatement,
 			"The MySQL server is running with the --secure-file-priv option so it cannot execute this statement (SYSTEM BACKUP writes inside secure_file_priv, which is \"\")")
 	}
-	target, err := files.writable(dir)
+	target, err := files.Writable(dir)
 	if err != nil {
 		return nil, err
 	}
-	if inside(target, s.cfg.Load().DataDirPath()) {
+	if inside(target, dataDir) {
 		return nil, mysqlerr.New(mysqlerr.ERCantCreateFile,
 			"Can't create file '%s' (a backup cannot be written inside data_dir)", dir)
 	}
 	began := time.Now()
-	if err := s.store.Checkpoint(target); err != nil {
+	if err := store.Checkpoint(target); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return nil, mysqlerr.New(mysql.ERFileExists, "File '%s' already exists", dir)
 		}
-		s.logger.Error("SYSTEM BACKUP failed", "dir", target, "err", err)
+		logger.Error("SYSTEM BACKUP failed", "dir", target, "err", err)
 		return nil, mysqlerr.New(mysqlerr.ERCantCreateFile, "Can't create file '%s' (%v)", dir, err)
 	}
 	n, size := dirSize(target)
 	took := time.Since(began)
-	s.logger.Info("SYSTEM BACKUP written", "dir", target, "files", n, "bytes", size, "took", took.Round(time.Millisecond).String())
+	logger.Info("SYSTEM BACKUP written", "dir", target, "files", n, "bytes", size, "took", took.Round(time.Millisecond).String())
 	return &sqltypes.Result{Info: fmt.Sprintf("Backup written to '%s': %d files, %d bytes, in %.3f s", target, n, size, took.Seconds())}, nil
 }
 

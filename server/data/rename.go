@@ -1,4 +1,4 @@
-package server
+package data
 
 import (
 	"strings"
@@ -21,22 +21,22 @@ import (
 // RENAME TO looked for the table under its old name, and the statement failed (1146) with the
 // table renamed.
 //
-// atomicRenames, an analyzer rule, checks every pair of the statement, in order, against the
+// AtomicRenames, an analyzer rule, checks every pair of the statement, in order, against the
 // database's tables and views as the pairs before it leave them, and refuses the statement
 // before anything changes when one would fail, with MySQL's error (1146, 1050). The check holds
-// until the statement runs: a rename is DDL, which runs under the write lock (transactions.go),
+// until the statement runs: a rename is DDL, which runs under the write lock (WriteLock),
 // and every statement that changes the catalog takes that lock. In an ALTER TABLE, the rule moves
 // the rename after the other changes: those run in the statement's transaction, which the server
 // rolls back when the statement fails, and the rename, checked, comes last.
 //
 // The engine also ignores the database a name is qualified with and renames in the current
-// database; refuseRenameElsewhere refuses a rename that names another one (1235) rather than
+// database; RefuseRenameElsewhere refuses a rename that names another one (1235) rather than
 // renaming a table of the current database.
 
-// atomicRenames checks the renames of a RENAME TABLE or ALTER TABLE statement before it runs,
+// AtomicRenames checks the renames of a RENAME TABLE or ALTER TABLE statement before it runs,
 // and puts ALTER TABLE's rename last (see above). It looks at the top of the plan: the engine
 // analyzes the statements of a stored procedure one at a time, each just before it runs.
-func atomicRenames(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+func AtomicRenames(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	switch n := n.(type) {
 	case *plan.RenameTable:
 		r, err := newRenameCheck(ctx).check(n)
@@ -146,12 +146,12 @@ func (c *renameCheck) find(db sql.Database, name string) (stored string, ok bool
 	return "", false, nil
 }
 
-// refuseRenameElsewhere refuses a rename (RENAME TABLE, ALTER TABLE ... RENAME TO) that names a
+// RefuseRenameElsewhere refuses a rename (RENAME TABLE, ALTER TABLE ... RENAME TO) that names a
 // database other than the current one: the engine drops the qualifier and renames in the current
 // database, where the name may be another table. It looks at the privilege check's target
 // names, the one place where the engine still shows the qualifiers: for each pair, the old
 // name's database and name, then the new one's.
-func refuseRenameElsewhere(ctx *sql.Context, auth ast.AuthInformation) error {
+func RefuseRenameElsewhere(ctx *sql.Context, auth ast.AuthInformation) error {
 	if auth.AuthType != ast.AuthType_RENAME {
 		return nil
 	}

@@ -1,10 +1,8 @@
-package server
+package memlimit
 
 import (
 	"context"
 	"errors"
-	"io"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -16,21 +14,30 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 )
 
-// memoryServer is a server with only what the memory guard uses, reading the heap from *heap.
-func memoryServer(heap *uint64) *Server {
-	s := &Server{logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	s.cfg.Store(&config.Config{MaxServerMemoryUsage: 1000})
-	s.memoryLog = newRateLimitedLog(s.logger, "memory limit")
-	s.memory = overload.NewMemoryGuard(func() uint64 { return *heap }, nil)
-	s.statements = newStatements()
-	return s
+// testGuard is a memory guard reading the heap from *heap, counting the statements it stops.
+type testGuard struct {
+	Guard
+	stopped int
+}
+
+func memoryGuard(heap *uint64) *testGuard {
+	cfg := &config.Config{MaxServerMemoryUsage: 1000}
+	g := &testGuard{}
+	g.Guard = Guard{
+		Statements: NewStatements(),
+		Heap:       overload.NewMemoryGuard(func() uint64 { return *heap }, nil),
+		Config:     func() *config.Config { return cfg },
+		Note:       func(string) {},
+		Stopped:    func(n int) { g.stopped += n },
+	}
+	return g
 }
 
 // running registers query as a running statement.
-func running(t *testing.T, s *Server, query string) (context.Context, *runningStatement) {
+func running(t *testing.T, s *testGuard, query string) (context.Context, *Running) {
 	t.Helper()
 	stmt := statement.Summarize(query)
-	ctx, e, err := s.statements.start(context.Background(), &stmt, mainDatabase)
+	ctx, e, err := s.Statements.Start(context.Background(), &stmt, "main")
 	if err != nil {
 		t.Fatalf("%s: refused: %v", query, err)
 	}
@@ -48,55 +55,55 @@ func isOutOfMemory(err error, what string) bool {
 // until the heap is under 90% of the limit, exempt ones are not; each is counted once.
 func TestMemoryGuardStopsOrdinaryStatements(t *testing.T) {
 	heap := uint64(500)
-	s := memoryServer(&heap)
+	s := memoryGuard(&heap)
 	start := time.Unix(1_700_000_000, 0)
-	s.checkMemory(start, 1000)
+	s.check(start, 1000)
 
 	readCtx, read := running(t, s, "SELECT REPEAT('x', 60000000) FROM t")
 	writeCtx, write := running(t, s, "INSERT INTO t SELECT REPEAT('x', 60000000) FROM u")
 	exemptCtx, exempt := running(t, s, "SHOW WARNINGS")
 
 	heap = 1001
-	s.checkMemory(start.Add(10*time.Millisecond), 1000)
-	if got := s.counters.memoryLimitExceeded.Load(); got != 2 {
+	s.check(start.Add(10*time.Millisecond), 1000)
+	if got := s.stopped; got != 2 {
 		t.Errorf("MemoryLimitExceededQueries = %d after the event, want 2 (the read and the write)", got)
 	}
-	if err := readCtx.Err(); err == nil || !isOutOfMemory(read.memoryError(readCtx), "was cancelled") {
-		t.Errorf("read: context %v, error %v; want cancelled with 1041", err, read.memoryError(readCtx))
+	if err := readCtx.Err(); err == nil || !isOutOfMemory(read.MemoryError(readCtx), "was cancelled") {
+		t.Errorf("read: context %v, error %v; want cancelled with 1041", err, read.MemoryError(readCtx))
 	}
-	if writeCtx.Err() != nil || !isOutOfMemory(memoryStop(writeCtx), "was cancelled") {
-		t.Errorf("write: context %v, stop %v; want asked to stop, not cancelled", writeCtx.Err(), memoryStop(writeCtx))
+	if writeCtx.Err() != nil || !isOutOfMemory(Stop(writeCtx), "was cancelled") {
+		t.Errorf("write: context %v, stop %v; want asked to stop, not cancelled", writeCtx.Err(), Stop(writeCtx))
 	}
-	if exemptCtx.Err() != nil || exempt.memoryError(exemptCtx) != nil || memoryStop(exemptCtx) != nil {
-		t.Errorf("exempt statement stopped: %v", exempt.memoryError(exemptCtx))
+	if exemptCtx.Err() != nil || exempt.MemoryError(exemptCtx) != nil || Stop(exemptCtx) != nil {
+		t.Errorf("exempt statement stopped: %v", exempt.MemoryError(exemptCtx))
 	}
 
-	s.checkMemory(start.Add(10*time.Millisecond+writeStopGrace-time.Millisecond), 1000)
+	s.check(start.Add(10*time.Millisecond+writeStopGrace-time.Millisecond), 1000)
 	if writeCtx.Err() != nil {
 		t.Error("write cancelled before writeStopGrace")
 	}
-	s.checkMemory(start.Add(10*time.Millisecond+writeStopGrace), 1000)
-	if writeCtx.Err() == nil || !isOutOfMemory(write.memoryError(writeCtx), "was cancelled") {
+	s.check(start.Add(10*time.Millisecond+writeStopGrace), 1000)
+	if writeCtx.Err() == nil || !isOutOfMemory(write.MemoryError(writeCtx), "was cancelled") {
 		t.Errorf("write still running writeStopGrace after it was asked to stop: %v", writeCtx.Err())
 	}
 
 	for _, h := range []uint64{950, 900} {
 		heap = h
-		s.checkMemory(start.Add(time.Second), 1000)
+		s.check(start.Add(time.Second), 1000)
 		stmt := statement.Summarize("SELECT 1")
-		if _, _, err := s.statements.start(context.Background(), &stmt, mainDatabase); !isOutOfMemory(err, "not started") {
+		if _, _, err := s.Statements.Start(context.Background(), &stmt, "main"); !isOutOfMemory(err, "not started") {
 			t.Errorf("heap %d: an ordinary statement got %v, want refused with 1041", h, err)
 		}
 		running(t, s, "SHOW WARNINGS")
 	}
 	heap = 899
-	s.checkMemory(start.Add(2*time.Second), 1000)
+	s.check(start.Add(2*time.Second), 1000)
 	running(t, s, "SELECT 1")
 
-	for _, e := range []*runningStatement{read, write, exempt} {
-		s.statements.finish(e)
+	for _, e := range []*Running{read, write, exempt} {
+		s.Statements.Finish(e)
 	}
-	if got := s.counters.memoryLimitExceeded.Load(); got != 2 {
+	if got := s.stopped; got != 2 {
 		t.Errorf("MemoryLimitExceededQueries = %d, want 2 (refusals are counted by the interceptor)", got)
 	}
 }
@@ -104,19 +111,19 @@ func TestMemoryGuardStopsOrdinaryStatements(t *testing.T) {
 // A second crossing stops the statements that started after the first one ended.
 func TestMemoryGuardEveryCrossingIsAnEvent(t *testing.T) {
 	heap := uint64(2000)
-	s := memoryServer(&heap)
+	s := memoryGuard(&heap)
 	start := time.Unix(1_700_000_000, 0)
 	first, _ := running(t, s, "SELECT 1")
-	s.checkMemory(start, 1000)
+	s.check(start, 1000)
 	heap = 100
-	s.checkMemory(start.Add(10*time.Millisecond), 1000)
+	s.check(start.Add(10*time.Millisecond), 1000)
 	second, _ := running(t, s, "SELECT 1")
 	heap = 2000
-	s.checkMemory(start.Add(20*time.Millisecond), 1000)
+	s.check(start.Add(20*time.Millisecond), 1000)
 	if first.Err() == nil || second.Err() == nil {
 		t.Errorf("cancelled: first %v, second %v; want both", first.Err(), second.Err())
 	}
-	if got := s.counters.memoryLimitExceeded.Load(); got != 2 {
+	if got := s.stopped; got != 2 {
 		t.Errorf("MemoryLimitExceededQueries = %d, want 2: each statement counted once", got)
 	}
 }
@@ -128,8 +135,8 @@ func TestGuardLimit(t *testing.T) {
 		{1000, 2000, 2000},
 		{0, 0, 0},
 	} {
-		if got := guardLimit(c.measured, c.setting); got != c.want {
-			t.Errorf("guardLimit(%d, %d) = %d, want %d", c.measured, c.setting, got, c.want)
+		if got := Limit(c.measured, c.setting); got != c.want {
+			t.Errorf("Limit(%d, %d) = %d, want %d", c.measured, c.setting, got, c.want)
 		}
 	}
 }
@@ -169,15 +176,15 @@ func TestRuntimeMemoryLimit(t *testing.T) {
 // BenchmarkStatementRegistration is what the memory guard adds to every ordinary statement: its
 // entry in the registry and its cancellable context.
 func BenchmarkStatementRegistration(b *testing.B) {
-	r := newStatements()
+	r := NewStatements()
 	stmt := statement.Summarize("SELECT id, name FROM t WHERE id = 42")
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		_, e, err := r.start(ctx, &stmt, mainDatabase)
+		_, e, err := r.Start(ctx, &stmt, "main")
 		if err != nil {
 			b.Fatal(err)
 		}
-		r.finish(e)
+		r.Finish(e)
 	}
 }

@@ -1,4 +1,4 @@
-package server
+package memlimit
 
 import (
 	"errors"
@@ -25,12 +25,12 @@ import (
 // Memory quotas of sessions (max_memory_usage_for_session), as ClickHouse's memory trackers.
 //
 // Each session has a quota.Account; its parent is its workload's account, whose parent is the
-// server's (workloadmemory.go says when a session moves between workloads). What a session keeps beyond a
+// server's (workloads.go says when a session moves between workloads). What a session keeps beyond a
 // statement is what can fill the server while every statement is small: its user variables, its
 // session variables and its prepared statements. The engine keeps the user variables in its
 // session (sql.BaseSession's user variables, a field the server
 // cannot reach), so the server does not see SetUserVariable. It counts them
-// where the plans that set them are built instead (sessionAccounts.build, called by guard.Build
+// where the plans that set them are built instead (Accounts.Build, called by the server's plan builder
 // for every plan that may set one, procedure bodies and prepared statements included):
 //
 //   - SET @v = ..., SET @v := ..., SET SESSION x = ... (also in a procedure's body, a
@@ -47,7 +47,7 @@ import (
 //     grows the session's variables is refused instead.
 //
 //   - PREPARE and DEALLOCATE PREPARE, when their plans are built; COM_STMT_PREPARE in
-//     connectionHandler.ComPrepare (keepPrepared), by text, as the engine keeps them.
+//     the server's connectionHandler.ComPrepare (KeepPrepared), by text, as the engine keeps them.
 //
 // A statement refused for memory puts back every user variable it named to its value before
 // the statement (as MySQL's SET changes none of its variables when one fails), so the bytes it
@@ -56,7 +56,7 @@ import (
 //
 // Not counted: a running statement's own working memory (sorts, groupings, joins, the values it
 // computes), data stored in tables and a procedure's local variables while it runs (held
-// GET_LOCK names are counted, by package userlock). They are bounded by the memory guard (memory.go) and by the limits of docs/reference.md, "Limits";
+// GET_LOCK names are counted, by package server/userlock). They are bounded by the memory guard (guard.go) and by the limits of docs/reference.md, "Limits";
 // the server's account makes room for them (sessionShareOfLimit).
 
 // sessionShareOfLimit is the share of the server's memory limit that the accounted memory of all
@@ -79,8 +79,8 @@ const sessionAllowance = 64 << 10
 // session's map and the boxed value.
 const userVariableOverhead = 64
 
-// sessionAccounts are the server's account and those of the open sessions.
-type sessionAccounts struct {
+// Accounts are the server's account and those of the open sessions.
+type Accounts struct {
 	server       *quota.Account
 	serverLimit  atomic.Int64 // bytes; recomputed at each check of the memory guard
 	sessionLimit atomic.Int64 // bytes; 0 = none
@@ -91,25 +91,25 @@ type sessionAccounts struct {
 	// allowance is sessionAllowance (unit tests of the shared limits set 0).
 	allowance int64
 
-	// uncache drops a statement the engine keeps in the session for PREPARE (by name) or for
+	// Uncache drops a statement the engine keeps in the session for PREPARE (by name) or for
 	// COM_STMT_PREPARE (by text).
-	uncache func(sess sql.Session, key string)
+	Uncache func(sess sql.Session, key string)
 
 	mu        sync.Mutex
 	bySession map[sql.Session]*sessionMemory
-	// workloads are the accounts of the configured workloads, by name (workloadmemory.go).
+	// workloads are the accounts of the configured workloads, by name (workloads.go).
 	workloads map[string]*workloadMemory
 }
 
-func newSessionAccounts() *sessionAccounts {
-	a := &sessionAccounts{bySession: map[sql.Session]*sessionMemory{}, workloads: map[string]*workloadMemory{}, allowance: sessionAllowance}
+func NewAccounts() *Accounts {
+	a := &Accounts{bySession: map[sql.Session]*sessionMemory{}, workloads: map[string]*workloadMemory{}, allowance: sessionAllowance}
 	a.server = quota.New("total", nil, a.serverLimit.Load)
 	return a
 }
 
-// adjust sets the limits from the memory limit the guard enforces (bytes, 0 = none), the
+// Adjust sets the limits from the memory limit the guard enforces (bytes, 0 = none), the
 // live heap after the last collection, and max_memory_usage_for_session (0 = a share of limit).
-func (a *sessionAccounts) adjust(limit, liveHeap, sessionSetting uint64) {
+func (a *Accounts) Adjust(limit, liveHeap, sessionSetting uint64) {
 	a.memoryLimit.Store(limit)
 	a.derived.Store(sessionSetting == 0)
 	session := int64(sessionSetting)
@@ -130,7 +130,7 @@ func (a *sessionAccounts) adjust(limit, liveHeap, sessionSetting uint64) {
 
 // begin opens the account of a new session of user; operator: it is on admin_listen. The
 // account is under the server's until the session joins a workload (join).
-func (a *sessionAccounts) begin(sess sql.Session, user string, operator bool) *sessionMemory {
+func (a *Accounts) begin(sess sql.Session, user string, operator bool) *sessionMemory {
 	m := &sessionMemory{
 		accounts: a,
 		user:     user,
@@ -145,8 +145,8 @@ func (a *sessionAccounts) begin(sess sql.Session, user string, operator bool) *s
 	return m
 }
 
-// end closes a session's account: the session and its variables are gone.
-func (a *sessionAccounts) end(sess sql.Session) {
+// End closes a session's account: the session and its variables are gone.
+func (a *Accounts) End(sess sql.Session) {
 	a.mu.Lock()
 	m := a.bySession[sess]
 	delete(a.bySession, sess)
@@ -156,16 +156,20 @@ func (a *sessionAccounts) end(sess sql.Session) {
 	}
 }
 
-// endSession releases the memory account of a closed connection's session.
-func (s *Server) endSession(c *mysql.Conn) {
-	if cl := clientOf(c); cl != nil {
-		s.sessionAccounts.end(cl.session)
-	}
-}
-
 // of is the account of the session of ctx, nil for a session the server did not open (the
 // event scheduler's).
-func (a *sessionAccounts) of(ctx *sql.Context) *sessionMemory {
+// Keep charges what the session of ctx holds under key (a user-level lock, "(user-level lock
+// 'name')") as size bytes from now on: growth that does not fit is error 241 and changes
+// nothing; size 0 gives the bytes back. A session the server did not open is not counted.
+func (a *Accounts) Keep(ctx *sql.Context, key string, size int64) error {
+	m := a.of(ctx)
+	if m == nil {
+		return nil
+	}
+	return m.keep(key, size, size > 0)
+}
+
+func (a *Accounts) of(ctx *sql.Context) *sessionMemory {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.bySession[ctx.Session]
@@ -173,7 +177,7 @@ func (a *sessionAccounts) of(ctx *sql.Context) *sessionMemory {
 
 // sessionMemory is one session's account and what each of its user variables is charged.
 type sessionMemory struct {
-	accounts *sessionAccounts
+	accounts *Accounts
 	// operator: a session on admin_listen, whose own limit holds but which the share of all
 	// sessions never refuses, so that an operator can always work on a full server.
 	operator bool
@@ -185,7 +189,7 @@ type sessionMemory struct {
 	// chosen is the session's SET workload ("" = its user's); want is the workload whose
 	// account its account should be under ("" = none: the server's), under the one it is
 	// under now (nil: the server's). They differ after a reload until the session's next
-	// reservation places it (workloadmemory.go).
+	// reservation places it (workloads.go).
 	chosen string
 	want   string
 	under  *workloadMemory
@@ -275,9 +279,9 @@ func variable(ctx *sql.Context, name string) (sql.Type, any) {
 	return typ, v
 }
 
-// build builds plan n, which may set user variables, with their memory counted (see the top of
+// Build builds plan n, which may set user variables, with their memory counted (see the top of
 // this file); next builds the plan given.
-func (a *sessionAccounts) build(ctx *sql.Context, n sql.Node, next func(sql.Node) (sql.RowIter, error)) (sql.RowIter, error) {
+func (a *Accounts) Build(ctx *sql.Context, n sql.Node, next func(sql.Node) (sql.RowIter, error)) (sql.RowIter, error) {
 	m := a.of(ctx)
 	if m == nil {
 		return next(n)
@@ -310,8 +314,8 @@ func (a *sessionAccounts) build(ctx *sql.Context, n sql.Node, next func(sql.Node
 			if perr := m.keep(preparedKey(name), size, true); perr != nil {
 				// The engine cached the statement while it planned the PREPARE; a statement
 				// prepared again under the same name was dropped then too, as in MySQL.
-				if a.uncache != nil {
-					a.uncache(ctx.Session, name)
+				if a.Uncache != nil {
+					a.Uncache(ctx.Session, name)
 				}
 				_ = m.keep(preparedKey(name), 0, false)
 				err, refused = perr, true
@@ -350,7 +354,7 @@ func (a *sessionAccounts) build(ctx *sql.Context, n sql.Node, next func(sql.Node
 
 // refusal counts a refused reservation (MemoryQuotaExceededQueries) and makes it error 241 for
 // what tried to keep size bytes; an error that is not a quota's is returned as it is.
-func (a *sessionAccounts) refusal(what string, size int64, err error) error {
+func (a *Accounts) refusal(what string, size int64, err error) error {
 	var e *quota.ExceededError
 	if !errors.As(err, &e) {
 		return err
@@ -366,7 +370,7 @@ func isQuotaError(err error) bool {
 }
 
 // quotaSQLError is the error of an assignment of size bytes to variable that e refused.
-func (a *sessionAccounts) quotaSQLError(variable string, size int64, e *quota.ExceededError) *mysql.SQLError {
+func (a *Accounts) quotaSQLError(variable string, size int64, e *quota.ExceededError) *mysql.SQLError {
 	var which, remedy string
 	switch e.Account {
 	case "for session":
@@ -423,10 +427,10 @@ func (it *settlingIter) Close(ctx *sql.Context) error {
 	return err
 }
 
-// keepsSessionMemory reports whether a node of a plan may change what its session keeps: set
+// KeepsMemory reports whether a node of a plan may change what its session keeps: set
 // user or session variables, or prepare or deallocate a statement (see the top of this file).
-// guard.Build asks it of every node, so it only looks at the node's type and fields.
-func keepsSessionMemory(n sql.Node) bool {
+// The server's plan builder asks it of every node, so it only looks at the node's type and fields.
+func KeepsMemory(n sql.Node) bool {
 	switch n := n.(type) {
 	case *plan.PrepareQuery, *plan.DeallocateQuery:
 		return true
@@ -534,13 +538,13 @@ func preparedNamed(ctx *sql.Context, n sql.Node) (prepared map[string]int64, dea
 	return prepared, deallocated
 }
 
-// keepPrepared charges a statement prepared with COM_STMT_PREPARE (its text query) to the
+// KeepPrepared charges a statement prepared with COM_STMT_PREPARE (its text query) to the
 // session's account. The engine keeps what it prepared from a text for as long as the session
 // lasts, and the protocol layer forgets a closed statement by itself (open are the connection's
 // prepared statements now): the texts no open statement uses any more are first dropped from
 // the engine's cache (an execution of such a text prepares it again) and released. A new text
 // that does not fit gets error 241.
-func (a *sessionAccounts) keepPrepared(sess sql.Session, open map[uint32]*mysql.PrepareData, query string) error {
+func (a *Accounts) KeepPrepared(sess sql.Session, open map[uint32]*mysql.PrepareData, query string) error {
 	a.mu.Lock()
 	m := a.bySession[sess]
 	a.mu.Unlock()
@@ -555,8 +559,8 @@ func (a *sessionAccounts) keepPrepared(sess sql.Session, open map[uint32]*mysql.
 	defer m.mu.Unlock()
 	for text, size := range m.protocol {
 		if !inUse[text] {
-			if a.uncache != nil {
-				a.uncache(sess, text)
+			if a.Uncache != nil {
+				a.Uncache(sess, text)
 			}
 			m.account.Release(size)
 			delete(m.protocol, text)
@@ -567,8 +571,8 @@ func (a *sessionAccounts) keepPrepared(sess sql.Session, open map[uint32]*mysql.
 	}
 	size := preparedSize(query)
 	if err := m.reserve(size); err != nil {
-		if a.uncache != nil {
-			a.uncache(sess, query)
+		if a.Uncache != nil {
+			a.Uncache(sess, query)
 		}
 		return a.refusal("(a prepared statement)", size, err)
 	}
@@ -770,15 +774,15 @@ func valueSize(v any) int64 {
 	return size
 }
 
-// events are the quotas' rows of system.events.
-func (a *sessionAccounts) events() []overload.Event {
+// Events are the quotas' rows of system.events.
+func (a *Accounts) Events() []overload.Event {
 	return []overload.Event{
 		{Name: "MemoryQuotaExceededQueries", Value: a.refused.Load(), Description: "Statements refused with error 241 (MEMORY_LIMIT_EXCEEDED) because what they set or prepared did not fit in the session's quota (max_memory_usage_for_session), its workload's (max_memory_usage) or the share of the memory limit for all sessions."},
 	}
 }
 
-// gauges are the quotas' rows of system.metrics.
-func (a *sessionAccounts) gauges() []tables.Gauge {
+// Gauges are the quotas' rows of system.metrics.
+func (a *Accounts) Gauges() []tables.Gauge {
 	return []tables.Gauge{
 		{Name: "MemoryTrackingSessions", Value: a.server.Used(), Description: "Bytes the memory quotas count now: what all sessions keep between statements (user variables, session variables, prepared statements)."},
 		{Name: "MemoryTrackingSessionsLimit", Value: a.serverLimit.Load(), Description: "Bytes all sessions may keep now: 60% of the memory limit less what the rest of the live heap holds; 0 = no limit."},

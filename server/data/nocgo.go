@@ -1,7 +1,7 @@
 //go:build !cgo
 
-package server
+package data
 
 // cgoBuild says whether the binary is built with cgo: without it, Pebble's block cache and
-// memtables are Go heap memory (storageOffHeapBytes).
+// memtables are Go heap memory (OffHeap).
 const cgoBuild = false

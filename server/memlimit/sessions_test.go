@@ -1,4 +1,4 @@
-package server
+package memlimit
 
 import (
 	"cmp"
@@ -19,11 +19,11 @@ import (
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 )
 
-// accountedBuilder builds plans as guard.Build does for the memory quotas: a plan that may set
-// user variables is built through sessionAccounts.build.
+// accountedBuilder builds plans as the server's plan builder does for the memory quotas: a plan
+// that may set user variables is built through Accounts.Build.
 type accountedBuilder struct {
 	next     sql.NodeExecBuilder
-	accounts *sessionAccounts
+	accounts *Accounts
 }
 
 // statementRunner runs a statement of a stored procedure as a statement of its own, whose plan
@@ -45,11 +45,11 @@ func (b accountedBuilder) Build(ctx *sql.Context, n sql.Node, r sql.Row) (sql.Ro
 	ctx = ctx.WithContext(context.WithValue(ctx.Context, accountedPlan{}, true))
 	variables := false
 	engine.InspectPlan(ctx, n, func(n sql.Node) bool {
-		variables = variables || keepsSessionMemory(n)
+		variables = variables || KeepsMemory(n)
 		return true
 	}, func(sql.Expression) bool { return true })
 	if variables {
-		return b.accounts.build(ctx, n, func(n sql.Node) (sql.RowIter, error) { return b.next.Build(ctx, n, r) })
+		return b.accounts.Build(ctx, n, func(n sql.Node) (sql.RowIter, error) { return b.next.Build(ctx, n, r) })
 	}
 	return b.next.Build(ctx, n, r)
 }
@@ -60,14 +60,14 @@ type quotaFixture struct {
 	t        testing.TB
 	engine   *sqle.Engine
 	provider *memory.DbProvider
-	accounts *sessionAccounts
+	accounts *Accounts
 }
 
 func newQuotaFixture(t testing.TB, sessionLimit, serverLimit int64) *quotaFixture {
-	db := memory.NewDatabase(mainDatabase)
+	db := memory.NewDatabase("main")
 	provider := memory.NewDBProvider(db)
 	engine := sqle.NewDefault(provider)
-	a := newSessionAccounts()
+	a := NewAccounts()
 	a.allowance = 0 // the limits here are bytes, below the allowance
 	a.sessionLimit.Store(sessionLimit)
 	a.serverLimit.Store(serverLimit)
@@ -75,7 +75,7 @@ func newQuotaFixture(t testing.TB, sessionLimit, serverLimit int64) *quotaFixtur
 	runner := statementRunner{next: engine}
 	engine.Analyzer.Runner = runner
 	engine.Analyzer.ExecBuilder.Runner = runner
-	a.uncache = func(sess sql.Session, key string) { sess.UnprepareQuery(key) }
+	a.Uncache = func(sess sql.Session, key string) { sess.UnprepareQuery(key) }
 	return &quotaFixture{t: t, engine: engine, provider: provider, accounts: a}
 }
 
@@ -84,7 +84,7 @@ func (f *quotaFixture) session() *sql.Context {
 	sess := memory.NewSession(sql.NewBaseSession(), f.provider)
 	f.accounts.begin(sess, "", false)
 	ctx := sql.NewContext(f.t.Context(), sql.WithSession(sess))
-	ctx.SetCurrentDatabase(mainDatabase)
+	ctx.SetCurrentDatabase("main")
 	return ctx
 }
 
@@ -251,7 +251,7 @@ func TestMemoryQuotaReleasedWhenTheSessionEnds(t *testing.T) {
 	if _, err := f.run(b, "SET @b = REPEAT('b', 900)"); quotaRefusal(err) != "total" {
 		t.Fatalf("second session: %v, want the total refused", err)
 	}
-	f.accounts.end(a.Session)
+	f.accounts.End(a.Session)
 	// b's refused @b was put back as it was before: a variable that holds NULL.
 	if used, want := f.accounts.server.Used(), f.accounts.of(b).account.Used(); used != want {
 		t.Fatalf("server account %d after the session ended, want b's %d", used, want)
@@ -277,10 +277,10 @@ func TestSessionAccountLimits(t *testing.T) {
 		{limit: 0, live: 100, setting: 0, wantSession: 0, wantServer: 0},
 		{limit: 0, live: 100, setting: 300, wantSession: 300, wantServer: 0},
 	} {
-		a := newSessionAccounts()
+		a := NewAccounts()
 		a.allowance = 0 // the limits here are bytes, below the allowance
 		a.server.Charge(c.accounted)
-		a.adjust(c.limit, c.live, c.setting)
+		a.Adjust(c.limit, c.live, c.setting)
 		if got, gotServer := a.sessionLimit.Load(), a.serverLimit.Load(); got != c.wantSession || gotServer != c.wantServer {
 			t.Errorf("limit %d, live %d, setting %d, accounted %d: session %d, server %d; want %d, %d",
 				c.limit, c.live, c.setting, c.accounted, got, gotServer, c.wantSession, c.wantServer)
@@ -362,31 +362,31 @@ func TestMemoryQuotaCountsProtocolPreparedStatements(t *testing.T) {
 	ctx := f.session()
 	m := f.accounts.of(ctx)
 	var uncached []string
-	f.accounts.uncache = func(_ sql.Session, text string) { uncached = append(uncached, text) }
+	f.accounts.Uncache = func(_ sql.Session, text string) { uncached = append(uncached, text) }
 	a, b := "SELECT '"+strings.Repeat("a", 1000)+"'", "SELECT '"+strings.Repeat("b", 1000)+"'"
 	open := map[uint32]*mysql.PrepareData{1: {PrepareStmt: a}}
-	if err := f.accounts.keepPrepared(ctx.Session, open, a); err != nil {
+	if err := f.accounts.KeepPrepared(ctx.Session, open, a); err != nil {
 		t.Fatal(err)
 	}
 	open[2] = &mysql.PrepareData{PrepareStmt: a} // the same text again: charged once
-	if err := f.accounts.keepPrepared(ctx.Session, open, a); err != nil || m.account.Used() != preparedSize(a) {
+	if err := f.accounts.KeepPrepared(ctx.Session, open, a); err != nil || m.account.Used() != preparedSize(a) {
 		t.Fatalf("same text: %v, %d charged", err, m.account.Used())
 	}
 	open[3] = &mysql.PrepareData{PrepareStmt: b}
-	if err := f.accounts.keepPrepared(ctx.Session, open, b); quotaRefusal(err) != "for session" || len(uncached) != 1 || uncached[0] != b {
+	if err := f.accounts.KeepPrepared(ctx.Session, open, b); quotaRefusal(err) != "for session" || len(uncached) != 1 || uncached[0] != b {
 		t.Fatalf("over the quota: %v, uncached %d", err, len(uncached))
 	}
 	delete(open, 3)
 	delete(open, 1)
 	delete(open, 2) // the client closed both statements of a
 	open[4] = &mysql.PrepareData{PrepareStmt: b}
-	if err := f.accounts.keepPrepared(ctx.Session, open, b); err != nil {
+	if err := f.accounts.KeepPrepared(ctx.Session, open, b); err != nil {
 		t.Fatalf("after closing a's statements: %v", err)
 	}
 	if m.account.Used() != preparedSize(b) || len(uncached) != 2 || uncached[1] != a {
 		t.Errorf("%d charged, uncached %d; want b's %d and a dropped", m.account.Used(), len(uncached), preparedSize(b))
 	}
-	f.accounts.end(ctx.Session)
+	f.accounts.End(ctx.Session)
 	if f.accounts.server.Used() != 0 {
 		t.Errorf("server account %d after the session ended", f.accounts.server.Used())
 	}
@@ -403,7 +403,7 @@ func (f *quotaFixture) sessionOf(user string, cfg *config.Config) *sql.Context {
 	}
 	m.mu.Unlock()
 	ctx := sql.NewContext(f.t.Context(), sql.WithSession(sess))
-	ctx.SetCurrentDatabase(mainDatabase)
+	ctx.SetCurrentDatabase("main")
 	return ctx
 }
 
@@ -421,14 +421,14 @@ func workloadMemoryConfig(batchLimit uint64) *config.Config {
 func TestMemoryQuotaRefusesOneWorkloadWhileAnotherGoesOn(t *testing.T) {
 	f := newQuotaFixture(t, 1000, 10_000)
 	cfg := workloadMemoryConfig(1500)
-	f.accounts.configureWorkloads(cfg)
+	f.accounts.ConfigureWorkloads(cfg)
 	b1, b2, w1 := f.sessionOf("b", cfg), f.sessionOf("b", cfg), f.sessionOf("w", cfg)
 	batch, web := f.accounts.workload("batch").account, f.accounts.workload("web").account
 	// Values past sessionAllowance, so that the shared limits apply.
 	f.accounts.allowance = sessionAllowance
 	f.accounts.sessionLimit.Store(200_000)
 	f.accounts.serverLimit.Store(500_000)
-	batch2 := func(limit uint64) { f.accounts.configureWorkloads(workloadMemoryConfig(limit)) }
+	batch2 := func(limit uint64) { f.accounts.ConfigureWorkloads(workloadMemoryConfig(limit)) }
 	batch2(100_000)
 	for i, step := range []struct {
 		ctx     *sql.Context
@@ -452,7 +452,7 @@ func TestMemoryQuotaRefusesOneWorkloadWhileAnotherGoesOn(t *testing.T) {
 		t.Fatalf("batch %d, web %d; sessions b1 %d, b2 %d, w1 %d", batch.Used(), web.Used(), used(b1), used(b2), used(w1))
 	}
 	// b2 keeps about 70 KB; web (5000 bytes) cannot take it: the move is refused and b2 stays.
-	if err := f.accounts.join(b2.Session, "web", "web"); quotaRefusal(err) != "for workload web" {
+	if err := f.accounts.Join(b2.Session, "web", "web"); quotaRefusal(err) != "for workload web" {
 		t.Fatalf("move into a too small workload: %v", err)
 	}
 	if m := f.accounts.of(b2); m.under.name != "batch" || m.chosen != "" {
@@ -466,7 +466,7 @@ func TestMemoryQuotaRefusesOneWorkloadWhileAnotherGoesOn(t *testing.T) {
 		}
 	}
 	mustRun(b1, "SET @small = 'x'")
-	if err := f.accounts.join(b1.Session, "web", "web"); err != nil {
+	if err := f.accounts.Join(b1.Session, "web", "web"); err != nil {
 		t.Fatal(err)
 	}
 	if batch.Used() != used(b2) || web.Used() != used(w1)+used(b1) {
@@ -481,7 +481,7 @@ func TestMemoryQuotaRefusesOneWorkloadWhileAnotherGoesOn(t *testing.T) {
 	cfg = workloadMemoryConfig(0)
 	cfg.Workloads = cfg.Workloads[1:]
 	cfg.Users = cfg.Users[1:]
-	f.accounts.configureWorkloads(cfg)
+	f.accounts.ConfigureWorkloads(cfg)
 	if m := f.accounts.of(b2); m.account.Parent() != f.accounts.workload("default").account || batch.Used() != 0 {
 		t.Errorf("after batch was removed b2 is under %s, batch holds %d", m.account.Parent().Name(), batch.Used())
 	}
@@ -490,7 +490,7 @@ func TestMemoryQuotaRefusesOneWorkloadWhileAnotherGoesOn(t *testing.T) {
 		t.Errorf("server account %d, not the sum of the sessions'", total)
 	}
 	for _, ctx := range []*sql.Context{b1, b2, w1} {
-		f.accounts.end(ctx.Session)
+		f.accounts.End(ctx.Session)
 	}
 	if f.accounts.server.Used() != 0 || web.Used() != 0 {
 		t.Errorf("server %d, web %d after the sessions ended", f.accounts.server.Used(), web.Used())
@@ -498,7 +498,7 @@ func TestMemoryQuotaRefusesOneWorkloadWhileAnotherGoesOn(t *testing.T) {
 }
 
 // BenchmarkSetUserVariable is the cost of the quota on an assignment: the engine's SET @v alone
-// (quota off: the plan is built as the engine's), and through sessionAccounts.build.
+// (quota off: the plan is built as the engine's), and through Accounts.build.
 func BenchmarkSetUserVariable(b *testing.B) {
 	for _, accounted := range []bool{false, true} {
 		name := "engine"
@@ -533,7 +533,7 @@ func TestMemoryQuotaAllowanceAndOperators(t *testing.T) {
 	sess := memory.NewSession(sql.NewBaseSession(), f.provider)
 	f.accounts.begin(sess, "", true)
 	operator := sql.NewContext(f.t.Context(), sql.WithSession(sess))
-	operator.SetCurrentDatabase(mainDatabase)
+	operator.SetCurrentDatabase("main")
 	for i, step := range []struct {
 		ctx     *sql.Context
 		query   string

@@ -1,4 +1,4 @@
-package server
+package access
 
 // The privilege model, in one place. Users come from config.toml ([[users]], admin = true or
 // false); there are no GRANTs. What each kind of user may do:
@@ -35,10 +35,10 @@ package server
 // run an admin's privileges on the admin's next INSERT. Views hold one SELECT and are read with
 // the reader's rights; a view that calls LOAD_FILE cannot be created by a non-admin.
 //
-// Where the rules live: the engine's privilege tables hold the grants (grantPrivileges), and the
-// engine checks them while it builds a plan; mysqlAuthorization gives its refusals MySQL's error
+// Where the rules live: the engine's privilege tables hold the grants (GrantPrivileges), and the
+// engine checks them while it builds a plan; Authorization gives its refusals MySQL's error
 // numbers. What the engine does not check (variable scopes, databases, users, KILL, files) is
-// checked on the finished plan by guard, just before it runs: every statement passes there,
+// checked on the finished plan by Guard, just before it runs: every statement passes there,
 // whether it came as text, as a prepared statement, or inside a stored routine. Errors:
 // 1227 (42000) for a global privilege, 1044 (42000) for a database, 1142 (42000) for a table.
 
@@ -60,24 +60,24 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression/function"
 	"github.com/dolthub/go-mysql-server/sql/mysql_db"
 	"github.com/dolthub/go-mysql-server/sql/plan"
-	"github.com/dolthub/go-mysql-server/sql/rowexec"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 )
 
-// MySQL error numbers the privilege checks answer with (those vitess has no constant for).
-const (
-	errUsersInConfigMessage = "users are defined in config.toml (restart to change)"
-)
+// errUsersInConfigMessage is why account statements are refused.
+const errUsersInConfigMessage = "users are defined in config.toml (restart to change)"
+
+// MainDatabase is the database every user may use; it is created with the store.
+const MainDatabase = "main"
 
 // protectedDatabases cannot be dropped by anyone.
-var protectedDatabases = []string{mainDatabase, "system", "mysql", "information_schema"}
+var protectedDatabases = []string{MainDatabase, "system", "mysql", "information_schema"}
 
-// grantPrivileges mirrors the accounts in the engine's privilege tables: admins get everything;
+// GrantPrivileges mirrors the accounts in the engine's privilege tables: admins get everything;
 // other users get the rights on main of the table above and read system.
-func grantPrivileges(db *mysql_db.MySQLDb, users []config.User) {
+func GrantPrivileges(db *mysql_db.MySQLDb, users []config.User) {
 	ed := db.Editor()
 	defer ed.Close()
 	db.SetEnabled(true)
@@ -88,7 +88,7 @@ func grantPrivileges(db *mysql_db.MySQLDb, users []config.User) {
 		ps := mysql_db.NewPrivilegeSetWithAllPrivileges()
 		if !u.Admin {
 			ps = mysql_db.NewPrivilegeSet()
-			ps.AddDatabase(mainDatabase,
+			ps.AddDatabase(MainDatabase,
 				sql.PrivilegeType_Select, sql.PrivilegeType_Insert, sql.PrivilegeType_Update, sql.PrivilegeType_Delete,
 				sql.PrivilegeType_Create, sql.PrivilegeType_Drop, sql.PrivilegeType_Alter, sql.PrivilegeType_Index,
 				sql.PrivilegeType_CreateView, sql.PrivilegeType_ShowView, sql.PrivilegeType_CreateTempTable,
@@ -117,7 +117,9 @@ func errGlobalPrivilege(privilege string) error {
 		"Access denied; you need (at least one of) the %s privilege(s) for this operation", privilege)
 }
 
-func errDatabaseDenied(ctx *sql.Context, db, why string) error {
+// ErrDatabaseDenied is MySQL's 1044 for the session's user and database db; why, if not "",
+// follows the database's name.
+func ErrDatabaseDenied(ctx *sql.Context, db, why string) error {
 	return mysqlerr.New(mysql.ERDBAccessDenied,
 		"Access denied for user %s to database '%s'%s", userHost(ctx), db, why)
 }
@@ -132,22 +134,27 @@ func errSecureFilePriv() error {
 		"The MySQL server is running with the --secure-file-priv option so it cannot execute this statement")
 }
 
-// mysqlAuthorization is the engine's own privilege check with MySQL's error numbers (the engine
+// Authorization is the engine's own privilege check with MySQL's error numbers (the engine
 // answers 1105 for every refusal). Two statements it refuses are allowed here and checked by
-// guard instead, because MySQL allows them on one's own connections: SHOW PROCESSLIST (the
+// Guard instead, because MySQL allows them on one's own connections: SHOW PROCESSLIST (the
 // engine's PROCESS check; non-admins see only their own rows) and KILL (the engine's SUPER check;
 // non-admins may kill only their own connections). PROCESS and SUPER are used by nothing else.
-type mysqlAuthorization struct {
+// Allowed, when set, is asked about every check the engine allows, and may still refuse it.
+type Authorization struct {
 	sql.AuthorizationHandler
+	Allowed func(ctx *sql.Context, auth ast.AuthInformation) error
 }
 
-func (h mysqlAuthorization) HandleAuth(ctx *sql.Context, aqs sql.AuthorizationQueryState, auth ast.AuthInformation) error {
+func (h Authorization) HandleAuth(ctx *sql.Context, aqs sql.AuthorizationQueryState, auth ast.AuthInformation) error {
 	if auth.AuthType == ast.AuthType_PROCESS || auth.AuthType == ast.AuthType_SUPER {
 		return nil
 	}
 	err := h.AuthorizationHandler.HandleAuth(ctx, aqs, auth)
 	if err == nil {
-		return refuseRenameElsewhere(ctx, auth)
+		if h.Allowed == nil {
+			return nil
+		}
+		return h.Allowed(ctx, auth)
 	}
 	if !sql.ErrPrivilegeCheckFailed.Is(err) {
 		return mysqlPrivilegeError(err)
@@ -156,7 +163,7 @@ func (h mysqlAuthorization) HandleAuth(ctx *sql.Context, aqs sql.AuthorizationQu
 	switch auth.TargetType {
 	case ast.AuthTargetType_DatabaseIdentifiers:
 		if len(auth.TargetNames) > 0 {
-			return errDatabaseDenied(ctx, dbOrCurrent(ctx, auth.TargetNames[0]), "")
+			return ErrDatabaseDenied(ctx, dbOrCurrent(ctx, auth.TargetNames[0]), "")
 		}
 	case ast.AuthTargetType_SingleTableIdentifier, ast.AuthTargetType_MultipleTableIdentifiers, ast.AuthTargetType_TableColumn:
 		if len(auth.TargetNames) > 1 {
@@ -166,8 +173,8 @@ func (h mysqlAuthorization) HandleAuth(ctx *sql.Context, aqs sql.AuthorizationQu
 	return errGlobalPrivilege(privilege)
 }
 
-// HandleAuthNode checks GRANT and REVOKE, which guard refuses for everyone.
-func (h mysqlAuthorization) HandleAuthNode(ctx *sql.Context, aqs sql.AuthorizationQueryState, node sql.AuthorizationCheckerNode) error {
+// HandleAuthNode checks GRANT and REVOKE, which Guard refuses for everyone.
+func (h Authorization) HandleAuthNode(ctx *sql.Context, aqs sql.AuthorizationQueryState, node sql.AuthorizationCheckerNode) error {
 	err := h.AuthorizationHandler.HandleAuthNode(ctx, aqs, node)
 	if sql.ErrPrivilegeCheckFailed.Is(err) {
 		return errUsersInConfig()
@@ -175,15 +182,15 @@ func (h mysqlAuthorization) HandleAuthNode(ctx *sql.Context, aqs sql.Authorizati
 	return mysqlPrivilegeError(err)
 }
 
-func (h mysqlAuthorization) CheckDatabase(ctx *sql.Context, aqs sql.AuthorizationQueryState, dbName string) error {
+func (h Authorization) CheckDatabase(ctx *sql.Context, aqs sql.AuthorizationQueryState, dbName string) error {
 	return mysqlPrivilegeError(h.AuthorizationHandler.CheckDatabase(ctx, aqs, dbName))
 }
 
-func (h mysqlAuthorization) CheckSchema(ctx *sql.Context, aqs sql.AuthorizationQueryState, dbName, schemaName string) error {
+func (h Authorization) CheckSchema(ctx *sql.Context, aqs sql.AuthorizationQueryState, dbName, schemaName string) error {
 	return mysqlPrivilegeError(h.AuthorizationHandler.CheckSchema(ctx, aqs, dbName, schemaName))
 }
 
-func (h mysqlAuthorization) CheckTable(ctx *sql.Context, aqs sql.AuthorizationQueryState, dbName, schemaName, tableName string) error {
+func (h Authorization) CheckTable(ctx *sql.Context, aqs sql.AuthorizationQueryState, dbName, schemaName, tableName string) error {
 	return mysqlPrivilegeError(h.AuthorizationHandler.CheckTable(ctx, aqs, dbName, schemaName, tableName))
 }
 
@@ -214,42 +221,27 @@ func errUsersInConfig() error {
 		"Access denied; %s: add, change or remove [[users]] there", errUsersInConfigMessage)
 }
 
-// guard checks every plan just before it runs, for what the engine's privilege tables cannot
-// express; see the table at the top of this file. It is the engine's priority builder, asked
-// first for the iterator of every node: it checks a statement's whole plan at the first node of
-// the statement (checkedPlans), builds it with the engine's builder, and for every other node
-// only yields (yielder).
-type guard struct {
-	yielder yielder
-	base    *rowexec.BaseBuilder
-	s       *Server
+// Guard checks every plan just before it runs, for what the engine's privilege tables cannot
+// express; see the table at the top of this file. The server asks it once per statement, at the
+// first node of the statement's plan the engine builds (CheckedPlans.First).
+type Guard struct {
+	Accounts *Accounts
+	// Processes are the engine's connections, for KILL.
+	Processes func() []sql.Process
+	// Config is the running configuration: secure_file_priv and the constraints.
+	Config func() *config.Config
 }
 
-var _ sql.NodeExecBuilder = guard{}
-
-func (g guard) Build(ctx *sql.Context, n sql.Node, r sql.Row) (sql.RowIter, error) {
-	if !g.s.checkedPlans.first(ctx) {
-		return g.yielder.Build(ctx, n, r)
-	}
-	n, ctx, variables, err := g.check(ctx, n)
-	if err != nil {
-		return nil, err
-	}
-	ctx = checkedPlan(ctx)
-	if variables {
-		return g.s.sessionAccounts.build(ctx, n, func(n sql.Node) (sql.RowIter, error) { return g.base.Build(ctx, n, r) })
-	}
-	return g.base.Build(ctx, n, r)
-}
-
-// check checks a statement's plan, and gives the plan and the context to build it with, and
-// whether the plan sets user variables (whose memory the session's account charges).
-func (g guard) check(ctx *sql.Context, n sql.Node) (sql.Node, *sql.Context, bool, error) {
-	admin := g.s.auth.IsAdmin(ctx.Session.Client().User)
+// Check checks a statement's plan, and gives the plan to build (LOAD_FILE calls replaced by the
+// files' contents). visit, when not nil, is called for every node the check walks.
+func (g Guard) Check(ctx *sql.Context, n sql.Node, visit func(sql.Node)) (sql.Node, error) {
+	admin := g.Accounts.IsAdmin(ctx.Session.Client().User)
 	var err error
-	files, variables := false, false
+	files := false
 	engine.InspectPlan(ctx, n, func(n sql.Node) bool {
-		variables = variables || keepsSessionMemory(n)
+		if visit != nil {
+			visit(n)
+		}
 		err = g.checkNode(ctx, n, admin)
 		return err == nil
 	}, func(e sql.Expression) bool {
@@ -263,31 +255,32 @@ func (g guard) check(ctx *sql.Context, n sql.Node) (sql.Node, *sql.Context, bool
 		n, err = g.withFileContents(ctx, n)
 	}
 	if err != nil {
-		return nil, nil, false, err
+		return nil, err
 	}
 	if !admin {
 		g.warnIgnoredHints(ctx)
 	}
-	return n, ctx, variables, nil
+	return n, nil
 }
 
-// checkedPlans remembers, for each session, the statement whose plan the guard checked, by its
+// CheckedPlans remembers, for each session, the statement whose plan the guard checked, by its
 // process id (the engine gives each statement its own): the engine builds the iterators of
 // joins and subqueries again while it runs, from the statement's context. A statement of a
-// stored procedure is checked as its own (procedureRunner calls again).
-type checkedPlans struct {
+// stored procedure is checked as its own (the server's procedure runner calls Again).
+type CheckedPlans struct {
 	last sync.Map // session id -> process id
 }
 
 // checkedPlanKey marks the context the guard builds a checked plan with.
 type checkedPlanKey struct{}
 
-func checkedPlan(ctx *sql.Context) *sql.Context {
+// Checked is ctx marked as the context of a checked plan: plans built in it are not first ones.
+func Checked(ctx *sql.Context) *sql.Context {
 	return ctx.WithContext(context.WithValue(ctx.Context, checkedPlanKey{}, true))
 }
 
-// first says whether the plan built in ctx is the first of its statement, and then remembers it.
-func (c *checkedPlans) first(ctx *sql.Context) bool {
+// First says whether the plan built in ctx is the first of its statement, and then remembers it.
+func (c *CheckedPlans) First(ctx *sql.Context) bool {
 	if ctx.Value(checkedPlanKey{}) != nil {
 		return false
 	}
@@ -299,9 +292,9 @@ func (c *checkedPlans) first(ctx *sql.Context) bool {
 	return !seen || prev.(uint64) != pid
 }
 
-// again is ctx for a statement of its own inside the one ctx runs (a stored procedure's): the
+// Again is ctx for a statement of its own inside the one ctx runs (a stored procedure's): the
 // next plan built in it is a first one.
-func (c *checkedPlans) again(ctx *sql.Context) *sql.Context {
+func (c *CheckedPlans) Again(ctx *sql.Context) *sql.Context {
 	if ctx.Session != nil {
 		c.last.Delete(ctx.Session.ID())
 	}
@@ -311,11 +304,11 @@ func (c *checkedPlans) again(ctx *sql.Context) *sql.Context {
 	return ctx.WithContext(context.WithValue(ctx.Context, checkedPlanKey{}, nil))
 }
 
-// forget drops a closed connection's session.
-func (c *checkedPlans) forget(session uint32) { c.last.Delete(session) }
+// Forget drops a closed connection's session.
+func (c *CheckedPlans) Forget(session uint32) { c.last.Delete(session) }
 
 // checkNode applies the rules for one node of the plan.
-func (g guard) checkNode(ctx *sql.Context, n sql.Node, admin bool) error {
+func (g Guard) checkNode(ctx *sql.Context, n sql.Node, admin bool) error {
 	switch n := n.(type) {
 	case *plan.Set:
 		if admin {
@@ -328,16 +321,16 @@ func (g guard) checkNode(ctx *sql.Context, n sql.Node, admin bool) error {
 		}
 	case *plan.CreateDB:
 		if !admin {
-			return errDatabaseDenied(ctx, n.DbName, "")
+			return ErrDatabaseDenied(ctx, n.DbName, "")
 		}
 	case *plan.DropDB:
 		for _, p := range protectedDatabases {
 			if strings.EqualFold(n.DbName, p) {
-				return errDatabaseDenied(ctx, n.DbName, ": it cannot be dropped")
+				return ErrDatabaseDenied(ctx, n.DbName, ": it cannot be dropped")
 			}
 		}
 		if !admin {
-			return errDatabaseDenied(ctx, n.DbName, "")
+			return ErrDatabaseDenied(ctx, n.DbName, "")
 		}
 	case *plan.CreateUser, *plan.AlterUser, *plan.DropUser, *plan.RenameUser, *plan.Grant, *plan.Revoke,
 		*plan.GrantRole, *plan.RevokeRole, *plan.GrantProxy, *plan.RevokeProxy,
@@ -348,8 +341,8 @@ func (g guard) checkNode(ctx *sql.Context, n sql.Node, admin bool) error {
 			return errGlobalPrivilege("admin (stored code runs with the rights of whoever runs it, so only admins may create it)")
 		}
 	case *plan.Use:
-		if db := n.Database(); !admin && db != nil && !readable(db.Name()) {
-			return errDatabaseDenied(ctx, db.Name(), "")
+		if db := n.Database(); !admin && db != nil && !Usable(db.Name()) {
+			return ErrDatabaseDenied(ctx, db.Name(), "")
 		}
 	case *plan.CreateSpatialRefSys:
 		if !admin {
@@ -362,7 +355,7 @@ func (g guard) checkNode(ctx *sql.Context, n sql.Node, admin bool) error {
 			if err := g.fileAccessAllowed(admin); err != nil {
 				return err
 			}
-			_, err := g.s.secureFiles().writable(n.Outfile + n.Dumpfile)
+			_, err := g.SecureFiles().Writable(n.Outfile + n.Dumpfile)
 			return err
 		}
 	case *plan.LoadData:
@@ -373,15 +366,15 @@ func (g guard) checkNode(ctx *sql.Context, n sql.Node, admin bool) error {
 			return mysqlerr.New(mysqlerr.ERClientLocalFilesDisabled,
 				"Loading local data is disabled; this must be enabled on both the client and server sides")
 		}
-		_, err := g.s.secureFiles().readable(n.File)
+		_, err := g.SecureFiles().Readable(n.File)
 		return err
 	}
 	return nil
 }
 
-// readable reports whether a non-admin may use a database at all.
-func readable(db string) bool {
-	for _, d := range []string{mainDatabase, "system", "information_schema"} {
+// Usable reports whether a non-admin may use a database at all.
+func Usable(db string) bool {
+	for _, d := range []string{MainDatabase, "system", "information_schema"} {
 		if strings.EqualFold(db, d) {
 			return true
 		}
@@ -406,8 +399,8 @@ func setsGlobal(e sql.Expression) (string, bool) {
 // killable allows an admin's KILL of any connection and a non-admin's of a connection of the
 // same user only (MySQL: error 1095 for another user's thread, 1094 for an unknown one, also
 // for an admin).
-func (g guard) killable(ctx *sql.Context, id uint32, admin bool) error {
-	for _, p := range g.s.engine.ProcessList.Processes() {
+func (g Guard) killable(ctx *sql.Context, id uint32, admin bool) error {
+	for _, p := range g.Processes() {
 		if p.Connection != id {
 			continue
 		}
@@ -420,8 +413,8 @@ func (g guard) killable(ctx *sql.Context, id uint32, admin bool) error {
 }
 
 // fileAccessAllowed is the gate of every statement that reads or writes server files.
-func (g guard) fileAccessAllowed(admin bool) error {
-	if g.s.secureFiles().dir == "" {
+func (g Guard) fileAccessAllowed(admin bool) error {
+	if g.SecureFiles().Dir == "" {
 		return errSecureFilePriv()
 	}
 	if !admin {
@@ -433,7 +426,7 @@ func (g guard) fileAccessAllowed(admin bool) error {
 // checkLoadFile admits LOAD_FILE(path) for an admin when path is a constant naming a file
 // inside secure_file_priv once symbolic links and ".." are resolved. (The engine's own check
 // only compares the file's directory, and follows a link out of it.)
-func (g guard) checkLoadFile(lf *function.LoadFile, admin bool) error {
+func (g Guard) checkLoadFile(lf *function.LoadFile, admin bool) error {
 	if err := g.fileAccessAllowed(admin); err != nil {
 		return err
 	}
@@ -446,7 +439,7 @@ func (g guard) checkLoadFile(lf *function.LoadFile, admin bool) error {
 		return mysqlerr.New(mysql.EROptionPreventsStatement,
 			"The MySQL server is running with the --secure-file-priv option so it cannot execute this statement (LOAD_FILE needs a constant file name)")
 	}
-	_, err := g.s.secureFiles().readable(path)
+	_, err := g.SecureFiles().Readable(path)
 	return err
 }
 
@@ -454,7 +447,7 @@ func (g guard) checkLoadFile(lf *function.LoadFile, admin bool) error {
 // contents: the engine's own LOAD_FILE follows a link out of the directory, and fails on this
 // server's max_allowed_packet. Like MySQL's, the value is NULL for a missing file or one larger
 // than max_allowed_packet.
-func (g guard) withFileContents(ctx *sql.Context, n sql.Node) (sql.Node, error) {
+func (g Guard) withFileContents(ctx *sql.Context, n sql.Node) (sql.Node, error) {
 	n, _, err := transform.Node(ctx, n, func(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 		switch x := n.(type) {
 		case *plan.InsertInto:
@@ -487,8 +480,8 @@ func (g guard) withFileContents(ctx *sql.Context, n sql.Node) (sql.Node, error) 
 
 // readFile reads a file inside secure_file_priv; nil when it is missing, not a regular file, or
 // larger than max_allowed_packet.
-func (g guard) readFile(ctx *sql.Context, path string) ([]byte, error) {
-	resolved, err := g.s.secureFiles().readable(path)
+func (g Guard) readFile(ctx *sql.Context, path string) ([]byte, error) {
+	resolved, err := g.SecureFiles().Readable(path)
 	if err != nil {
 		var se *mysql.SQLError
 		if errors.As(err, &se) && se.Num == mysql.ERTextFileNotReadable {
@@ -513,14 +506,14 @@ func (g guard) readFile(ctx *sql.Context, path string) ([]byte, error) {
 }
 
 // warnIgnoredHints tells a non-admin which SET_VAR hints of the statement were ignored because
-// they break a constraint (the overload check ignores them; see hinted).
-func (g guard) warnIgnoredHints(ctx *sql.Context) {
+// they break a constraint (the overload check ignores them; the server's hinted).
+func (g Guard) warnIgnoredHints(ctx *sql.Context) {
 	query := ctx.Query()
 	if !strings.Contains(query, "/*+") {
 		return
 	}
 	for _, h := range statement.Hints(query) {
-		err := ignoredHint(g.s.cfg.Load().Constraints, h)
+		err := IgnoredHint(g.Config().Constraints, h)
 		if err == nil {
 			continue
 		}
@@ -540,9 +533,9 @@ func hasWarning(ctx *sql.Context, msg string) bool {
 	return false
 }
 
-// ignoredHint says why a non-admin's SET_VAR hint of a session setting is ignored: its value
+// IgnoredHint says why a non-admin's SET_VAR hint of a session setting is ignored: its value
 // breaks the setting's constraint ([constraints] hold session settings only).
-func ignoredHint(constraints map[string]config.Constraint, h statement.Hint) error {
+func IgnoredHint(constraints map[string]config.Constraint, h statement.Hint) error {
 	c, ok := constraints[h.Name]
 	if !ok {
 		return nil
@@ -550,25 +543,26 @@ func ignoredHint(constraints map[string]config.Constraint, h statement.Hint) err
 	if h.Name == config.WorkloadSetting && c.Readonly {
 		return errors.New("setting " + h.Name + " is readonly (constraints." + h.Name + ".readonly)")
 	}
-	f, err := parseHintValue(h.Value)
+	f, err := h.Number()
 	if err != nil {
 		return nil
 	}
 	return c.Check(h.Name, f)
 }
 
-// secureFiles is the directory of secure_file_priv, resolved; dir is "" when file access is off.
-type secureFiles struct {
-	dir string
+// SecureFiles is the directory of secure_file_priv; Dir is "" when file access is off.
+type SecureFiles struct {
+	Dir string
 }
 
-func (s *Server) secureFiles() secureFiles {
-	return secureFiles{dir: s.cfg.Load().SecureFilePriv}
+// SecureFiles is the running configuration's secure_file_priv.
+func (g Guard) SecureFiles() SecureFiles {
+	return SecureFiles{Dir: g.Config().SecureFilePriv}
 }
 
 // within reports a resolved path if it lies in the resolved directory.
-func (f secureFiles) within(resolved string) (string, error) {
-	dir, err := filepath.EvalSymlinks(f.dir)
+func (f SecureFiles) within(resolved string) (string, error) {
+	dir, err := filepath.EvalSymlinks(f.Dir)
 	if err != nil {
 		return "", mysqlerr.New(mysql.EROptionPreventsStatement,
 			"The MySQL server is running with the --secure-file-priv option so it cannot execute this statement (secure_file_priv: %v)", err)
@@ -590,8 +584,8 @@ func absolute(path string) (string, error) {
 	return filepath.Clean(path), nil
 }
 
-// readable resolves a file to read; it must exist and resolve inside the directory.
-func (f secureFiles) readable(path string) (string, error) {
+// Readable resolves a file to read; it must exist and resolve inside the directory.
+func (f SecureFiles) Readable(path string) (string, error) {
 	abs, err := absolute(path)
 	if err != nil {
 		return "", err
@@ -612,9 +606,9 @@ func (f secureFiles) readable(path string) (string, error) {
 	return f.within(resolved)
 }
 
-// writable resolves a file to create: its directory must resolve inside the directory, and the
+// Writable resolves a file to create: its directory must resolve inside the directory, and the
 // file must not exist (MySQL never overwrites; a dangling symbolic link counts as existing).
-func (f secureFiles) writable(path string) (string, error) {
+func (f SecureFiles) Writable(path string) (string, error) {
 	abs, err := absolute(path)
 	if err != nil {
 		return "", err
