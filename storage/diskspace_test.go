@@ -482,3 +482,41 @@ func TestFullDiskWithoutReserve(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestOpenOnFullDisk opens a store on a full disk: its own writes take the reserve, reads work,
+// writes are refused until space is back.
+func TestOpenOnFullDisk(t *testing.T) {
+	q := newQuotaFS(vfs.NewMem())
+	open := func() (*Store, error) {
+		return Open("data", Options{FS: q, CacheBytes: 1 << 20, MemTableBytes: 4 << 20, DiskReserveBytes: testReserve})
+	}
+	s, err := open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRunner(t, s, "main")
+	r.must("CREATE TABLE t (id INT PRIMARY KEY, v INT, s VARCHAR(200))")
+	r.must("INSERT INTO t VALUES (1, 1, 'a')")
+	r.close()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	q.fill(0)
+	s, err = open()
+	if err != nil {
+		t.Fatalf("open on a full disk with its reserve: %v", err)
+	}
+	r = newRunner(t, s, "main")
+	if got := diskState(t, r); got != "1 1 a\n" {
+		t.Fatalf("read on a full disk: %q", got)
+	}
+	if _, err := r.exec("INSERT INTO t VALUES (2, 2, 'b')"); errNum(err) != mysql.ERRecordFileFull {
+		t.Fatalf("a write after opening on a full disk: %v, want error 1114", err)
+	}
+	q.free()
+	r.must("INSERT INTO t VALUES (2, 2, 'b')")
+	r.close()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
