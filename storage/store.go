@@ -211,7 +211,6 @@ func Open(dir string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, dir, err)
 	}
 	s.db = db
-	s.guard.ensureReserve()
 	s.writeLock = opts.WriteLock
 	if s.writeLock == nil {
 		s.writeLock = NewWriteLock(opts.LockWaitTimeout)
@@ -224,6 +223,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		_ = s.Close()
 		return nil, err
 	}
+	s.guard.ensureReserve()
 	if opts.Sync == SyncNone {
 		s.wg.Add(1)
 		go s.syncLoop()
