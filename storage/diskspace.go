@@ -153,7 +153,7 @@ func (g *spaceGuard) allocate() error {
 
 // admit says whether a commit of n bytes may go ahead; table names the table in the error.
 func (g *spaceGuard) admit(n int64, table string) error {
-	if g.full.Load() && !g.recover() {
+	if g.full.Load() && !g.tryResume() {
 		return errDiskFull(table)
 	}
 	if g.size > 0 && n >= g.size/8 {
@@ -164,10 +164,10 @@ func (g *spaceGuard) admit(n int64, table string) error {
 	return nil
 }
 
-// recover leaves the full state when the filesystem has room for the reserve twice over (or,
+// tryResume leaves the full state when the filesystem has room for the reserve twice over (or,
 // when it does not report its free space, the reserve can be allocated), with the reserve
 // allocated again.
-func (g *spaceGuard) recover() bool {
+func (g *spaceGuard) tryResume() bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if !g.full.Load() {
