@@ -14,6 +14,7 @@ const (
 	ERMemoryLimitExceeded = 241
 
 	ERCantCreateFile                 = 1004 // ER_CANT_CREATE_FILE
+	ERErrorOnWrite                   = 1026 // ER_ERROR_ON_WRITE
 	ERHandshakeError                 = 1043 // ER_HANDSHAKE_ERROR
 	ERTableAccessDenied              = 1142 // ER_TABLEACCESS_DENIED_ERROR
 	ERTransCacheFull                 = 1197 // ER_TRANS_CACHE_FULL

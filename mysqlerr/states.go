@@ -34,6 +34,10 @@ var states = map[int]string{
 	mysql.ERTextFileNotReadable:     mysql.SSUnknownSQLState,   // 1085
 	mysql.ERFileExists:              mysql.SSUnknownSQLState,   // 1086
 
+	// Storage.
+	ERErrorOnWrite:         mysql.SSUnknownSQLState, // 1026
+	mysql.ERRecordFileFull: mysql.SSUnknownSQLState, // 1114
+
 	// Statements, schemas and data.
 	mysql.ERNoDb:                     mysql.SSNoDB,                 // 1046
 	mysql.ERBadNullError:             mysql.SSConstraintViolation,  // 1048

@@ -81,6 +81,15 @@
 // is held while waiting for the write lock; Pebble's own locks are below all of these. A
 // session is used by one goroutine at a time, so its txn needs no lock.
 //
+// # A full disk
+//
+// Pebble treats a failed write of its log as fatal, so the store keeps it from meeting a full
+// disk (diskspace.go): a space reserve file in the data directory is freed at the first ENOSPC
+// so that the write in flight completes, and from then on writes and commits fail with error
+// 1114 (their transaction rolled back) while reads go on, until the filesystem has room for the
+// reserve again. If Pebble's log fails all the same, every later write fails with error 1026
+// and Options.OnSyncError is called.
+//
 // # Memory
 //
 // The block cache (Options.CacheBytes) and the memtables (Options.MemTableBytes, up to four

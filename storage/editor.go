@@ -46,6 +46,7 @@ func (t *Table) newEditor(ctx *sql.Context) *editor {
 	e := &editor{Table: t}
 	e.tx, e.err = txnOf(ctx)
 	if e.err == nil {
+		e.tx.table = t.Name()
 		e.err = e.tx.beginWrite(ctx)
 	}
 	if e.err == nil {

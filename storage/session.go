@@ -331,6 +331,8 @@ type txn struct {
 	failed error
 
 	lockedAt time.Time
+	// table is the table the transaction's last editor wrote, for the full-disk error.
+	table string
 
 	// openIters counts the open iterators, snapIters those on the snapshot; zombies are the
 	// batches and snapshots to close when the last iterator closes. iters guards the three:
@@ -411,6 +413,15 @@ func errTooLarge(limit int64) error {
 func (t *txn) beginWrite(ctx *sql.Context) error {
 	if t.failed != nil {
 		return t.failed
+	}
+	if b := t.store.broken.Load(); b != nil {
+		return *b
+	}
+	if err := t.store.guard.admit(0, t.tableName()); err != nil {
+		// a full disk fails the statement and rolls back its transaction
+		t.failed = err
+		t.discardWrites()
+		return err
 	}
 	if t.batch != nil {
 		return nil
@@ -607,6 +618,15 @@ func (t *txn) rollbackTo(mark int) error {
 	return nil
 }
 
+// tableName names the transaction's table in an error: its last editor's, else the store's
+// directory.
+func (t *txn) tableName() string {
+	if t.table != "" {
+		return t.table
+	}
+	return t.store.dir
+}
+
 // discardWrites drops the batch and releases the lock; the transaction stays open.
 func (t *txn) discardWrites() {
 	t.endViews()
@@ -666,9 +686,17 @@ func (t *txn) commit(ctx *sql.Context) error {
 		opts = pebble.NoSync
 	}
 	if !t.batch.Empty() {
-		if err := s.db.Apply(t.batch, opts); err != nil {
+		if b := s.broken.Load(); b != nil {
 			t.rollback()
-			return fmt.Errorf("storage: commit failed, the transaction was rolled back: %w", err)
+			return *b
+		}
+		if err := s.guard.admit(int64(t.batch.Len()), t.tableName()); err != nil {
+			t.rollback()
+			return err
+		}
+		if err := s.apply(t.batch, opts); err != nil {
+			t.rollback()
+			return s.commitFailed(t.tableName(), err)
 		}
 	}
 	obsolete := t.obsolete

@@ -66,6 +66,13 @@ type Options struct {
 	// OnSyncError is called when a log sync fails after its commit became visible: the data
 	// may not be durable and the process should stop. nil panics.
 	OnSyncError func(error)
+	// DiskReserveBytes is the size of the space reserve kept in the data directory (default
+	// 64 MiB; negative: none). A write that finds the disk full frees it and the store refuses
+	// writes until the filesystem has room for the reserve twice over (diskspace.go).
+	DiskReserveBytes int64
+	// OnDiskFull is called when the store begins refusing writes for a full disk (true) and
+	// when it takes writes again (false).
+	OnDiskFull func(full bool)
 }
 
 func (o *Options) defaults() {
@@ -86,6 +93,9 @@ func (o *Options) defaults() {
 	}
 	if o.LockWaitTimeout <= 0 {
 		o.LockWaitTimeout = 50 * time.Second
+	}
+	if o.DiskReserveBytes == 0 {
+		o.DiskReserveBytes = 64 << 20
 	}
 }
 
@@ -127,6 +137,14 @@ type Store struct {
 	stop chan struct{}
 	wg   sync.WaitGroup
 
+	// guard keeps the space reserve and the disk-full state; broken is set when Pebble's log
+	// failed a commit (diskspace.go).
+	guard  *spaceGuard
+	broken atomic.Pointer[error]
+	// wedged: a panic of Pebble's commit path left its commit pipeline locked, so Close must
+	// not wait for it.
+	wedged atomic.Bool
+
 	stats Stats
 }
 
@@ -166,16 +184,17 @@ func Open(dir string, opts Options) (*Store, error) {
 	cache := pebble.NewCache(opts.CacheBytes)
 	s := &Store{lock: lock, cache: cache, opts: opts, dir: dir,
 		autoInc: map[uint32]uint64{}, rowIDs: map[uint32]uint64{}, stop: make(chan struct{})}
+	s.guard = newSpaceGuard(fs, dir, max(opts.DiskReserveBytes, 0), opts.OnDiskFull)
 	po := &pebble.Options{
 		EventListener:               stallListener(&s.stats),
-		FS:                          fs,
+		FS:                          vfs.OnDiskFull(fs, s.guard.exhausted),
 		Cache:                       cache,
 		Lock:                        lock,
 		FormatMajorVersion:          pebbleFormat,
 		ErrorIfNotExists:            exists,
 		MemTableSize:                uint64(opts.MemTableBytes),
 		MemTableStopWritesThreshold: 4,
-		Logger:                      quietLogger{},
+		Logger:                      quietLogger{s},
 	}
 	po.CompactionConcurrencyRange = func() (int, int) { return 1, 1 }
 	for i := range po.Levels {
@@ -186,7 +205,7 @@ func Open(dir string, opts Options) (*Store, error) {
 	if err != nil {
 		cache.Unref()
 		_ = lock.Close()
-		if strings.Contains(err.Error(), "permission denied") || strings.Contains(err.Error(), "read-only file system") {
+		if strings.Contains(err.Error(), "permission denied") || strings.Contains(err.Error(), "read-only file system") || isNoSpace(err) {
 			return nil, fmt.Errorf("%w: %s: %v", ErrUnwritable, dir, err)
 		}
 		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, dir, err)
@@ -204,6 +223,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		_ = s.Close()
 		return nil, err
 	}
+	s.guard.ensureReserve()
 	if opts.Sync == SyncNone {
 		s.wg.Add(1)
 		go s.syncLoop()
@@ -221,7 +241,7 @@ func isStore(fs vfs.FS, dir string) (bool, error) {
 	pebbleFiles, other := 0, ""
 	for _, n := range names {
 		switch {
-		case n == "LOCK":
+		case n == "LOCK" || n == reserveFile:
 		case n == "CURRENT" || strings.HasPrefix(n, "MANIFEST-") || strings.HasPrefix(n, "OPTIONS-") ||
 			strings.HasSuffix(n, ".sst") || strings.HasSuffix(n, ".log") || strings.HasSuffix(n, ".blob") ||
 			strings.HasPrefix(n, "marker."):
@@ -335,6 +355,9 @@ func (s *Store) removeOrphans() error {
 // deleteTableData removes a table id's rows, index entries and counters. The id is no longer
 // named by any committed descriptor.
 func (s *Store) deleteTableData(tid uint32) error {
+	if b := s.broken.Load(); b != nil {
+		return *b
+	}
 	b := s.db.NewBatch()
 	defer b.Close()
 	_ = b.DeleteRange(tablePrefix(tid), tableEnd(tid), nil)
@@ -344,18 +367,26 @@ func (s *Store) deleteTableData(tid uint32) error {
 	delete(s.autoInc, tid)
 	delete(s.rowIDs, tid)
 	s.mu.Unlock()
-	return s.db.Apply(b, pebble.NoSync)
+	return s.apply(b, pebble.NoSync)
 }
 
 func (s *Store) syncLoop() {
 	defer s.wg.Done()
 	t := time.NewTicker(s.opts.SyncInterval)
 	defer t.Stop()
+	synced := s.stats.Commits.Load()
 	for {
 		select {
 		case <-s.stop:
 			return
 		case <-t.C:
+			// a sync writes a log record: none while nothing committed, so that an idle store
+			// on a full disk writes nothing
+			n := s.stats.Commits.Load()
+			if n == synced || s.broken.Load() != nil {
+				continue
+			}
+			synced = n
 			if err := s.db.LogData(nil, pebble.Sync); err != nil {
 				s.syncFailed(err)
 				return
@@ -378,8 +409,14 @@ func (s *Store) Close() error {
 	close(s.stop)
 	s.wg.Wait()
 	var err error
+	if s.db != nil && s.wedged.Load() {
+		err = *s.broken.Load()
+		s.db = nil
+	}
 	if s.db != nil {
-		_ = s.db.LogData(nil, pebble.Sync)
+		if s.broken.Load() == nil {
+			_ = s.db.LogData(nil, pebble.Sync)
+		}
 		err = s.db.Close()
 		s.db = nil
 	}
@@ -410,10 +447,30 @@ func (s *Store) Checkpoint(dir string) error {
 	return s.db.Checkpoint(dir, pebble.WithFlushedWAL())
 }
 
-type quietLogger struct{}
+// fatalError is the message of Pebble's Fatalf, which wraps the error among its arguments.
+type fatalError struct {
+	msg   string
+	cause error
+}
+
+func (e fatalError) Error() string { return e.msg }
+func (e fatalError) Unwrap() error { return e.cause }
+
+// quietLogger drops Pebble's messages; its Fatalf, which Pebble calls when its log or
+// MANIFEST cannot be written, breaks the store (diskspace.go) and panics, as Fatalf must not
+// return.
+type quietLogger struct{ s *Store }
 
 func (quietLogger) Infof(string, ...interface{})  {}
 func (quietLogger) Errorf(string, ...interface{}) {}
-func (quietLogger) Fatalf(format string, args ...interface{}) {
-	panic(fmt.Sprintf(format, args...))
+func (l quietLogger) Fatalf(format string, args ...interface{}) {
+	err := error(fatalError{msg: fmt.Sprintf(format, args...)})
+	for _, a := range args {
+		if cause, ok := a.(error); ok {
+			err = fatalError{msg: err.Error(), cause: cause}
+			break
+		}
+	}
+	l.s.fatal(err)
+	panic(pebbleFatal{err})
 }

@@ -85,6 +85,13 @@ func Open(cfg *config.Config, fs vfs.FS, collation sql.CollationID, lock storage
 		MemTableBytes: memTableBytes,
 		Sync:          sync,
 		WriteLock:     lock,
+		OnDiskFull: func(full bool) {
+			if full {
+				logger.Error("storage: the disk of data_dir is full; writes are refused with error 1114 until space is back, reads go on", "data_dir", dir)
+			} else {
+				logger.Info("storage: space is back on the disk of data_dir; writes are taken again", "data_dir", dir)
+			}
+		},
 		OnSyncError: func(err error) {
 			// A commit is visible but may not be on disk: stopping is the only honest answer.
 			logger.Error("storage: a log sync failed after its commit; stopping so that no acknowledged commit is lost unseen",
