@@ -73,6 +73,13 @@ type Ticket struct {
 // Workload is the name of the workload the ticket's statement runs in.
 func (t *Ticket) Workload() string { return t.w.spec.Name }
 
+// Outranked says whether another running statement's workload ranks before this ticket's in
+// the order the queue hands out slots in: a better priority, or the same priority and less
+// recent CPU use per unit of weight. Such a statement should give its processor up to the
+// others when goroutines wait for one. An atomic load: safe to call from the statement's
+// goroutines at any time, also after Release (then it no longer changes).
+func (t *Ticket) Outranked() bool { return t.w.outranked.Load() }
+
 // Controller hands out CPU slots to statements; see the package comment. Safe for concurrent
 // use. Lock order: mu is a leaf lock (nothing else is locked while it is held).
 type Controller struct {
@@ -269,6 +276,9 @@ func (c *Controller) hold(w *workload) *Ticket {
 	c.running++
 	w.running++
 	w.admitted++
+	if w.running == 1 {
+		c.rank() // a workload starts running
+	}
 	return t
 }
 
@@ -288,6 +298,9 @@ func (c *Controller) Release(t *Ticket) {
 	} else {
 		c.holders.remove(t)
 		c.running--
+	}
+	if w.running == 0 {
+		c.rank() // a workload stops running; grant ranks again if it starts another
 	}
 	c.grant()
 	c.forget(w)
