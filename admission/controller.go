@@ -63,9 +63,12 @@ type Stats struct {
 
 // Ticket is one statement's admission: Release it once when the statement ends.
 type Ticket struct {
-	w          *workload
-	granted    int64 // when it took its slot (or started stalled), ns since the epoch
-	stalled    bool
+	w       *workload
+	granted int64 // when it took its slot (or started stalled), ns since the epoch
+	stalled bool
+	// borrowed: it took the slot of a holder of a worse priority beyond the slot count (see
+	// grant).
+	borrowed   bool
 	released   bool
 	prev, next *Ticket // in holders while it holds a slot
 }
@@ -299,6 +302,9 @@ func (c *Controller) Release(t *Ticket) {
 		c.holders.remove(t)
 		c.running--
 	}
+	if t.borrowed {
+		w.borrowed--
+	}
 	if w.running == 0 {
 		c.rank() // a workload stops running; grant ranks again if it starts another
 	}
@@ -326,19 +332,53 @@ func (c *Controller) leave(wt *waiter, state waiterState) {
 	c.forget(wt.w)
 }
 
-// grant hands free slots to the waiters the workloads' order picks. Called with mu held.
+// grant hands free slots to the waiters the workloads' order picks. When every slot is taken,
+// a waiter still starts if holders of a worse priority than its workload's hold slots that no
+// one borrowed: it borrows one of them (beyond the slot count), and the holder runs on beside
+// it but steps back from the processor for it (Ticket.Outranked). So a better priority never
+// waits for a worse one's statement to end, and the statements that share the CPU stay at most
+// twice the slot count. Called with mu held.
 func (c *Controller) grant() {
-	for c.running < c.slots {
+	for {
 		w := c.next()
 		if w == nil {
 			return
 		}
+		borrow := c.running >= c.slots
+		if borrow && c.borrowed() >= c.lenders(w) {
+			return // a worse workload's waiter has no more lenders
+		}
 		wt := w.queue.head
 		c.observeWait(c.dequeue(wt))
 		wt.ticket = c.hold(w)
+		if borrow {
+			wt.ticket.borrowed = true
+			w.borrowed++
+		}
 		wt.state = granted
 		close(wt.ready)
 	}
+}
+
+// lenders are the slot holders that a statement of w may borrow from: those, not stalled and
+// not borrowers themselves, of workloads of a worse priority than w's. Called with mu held.
+func (c *Controller) lenders(w *workload) int {
+	n := 0
+	for _, o := range c.order {
+		if o.spec.Priority > w.spec.Priority {
+			n += o.running - o.stalled - o.borrowed
+		}
+	}
+	return n
+}
+
+// borrowed counts the holders that borrowed their slot. Called with mu held.
+func (c *Controller) borrowed() int {
+	n := 0
+	for _, o := range c.order {
+		n += o.borrowed
+	}
+	return n
 }
 
 // dequeue takes wt out of its queue and accounts its wait; it returns the wait (ns). Called

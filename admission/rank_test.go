@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"testing"
@@ -142,10 +143,15 @@ func TestStalledStatementsRank(t *testing.T) {
 		{Name: "batch", Priority: 1}, {Name: "web"},
 	}})
 	long := g.take("batch")
-	g.queuedIn("web")
+	web, ok := g.arrive("web") // borrows batch's slot
+	if !ok {
+		t.Fatalf("web waits behind batch; state %+v", g.c.State())
+	}
 	g.clock.Advance(ms(500))
 	g.c.Tick(Load{})
-	web := g.next()
+	if s := g.c.State(); s.Stalled != 2 {
+		t.Fatalf("state %+v, want both stalled", s)
+	}
 	if !long.Outranked() || web.Outranked() {
 		t.Errorf("stalled batch outranked %v, web %v; want true, false", long.Outranked(), web.Outranked())
 	}
@@ -154,4 +160,120 @@ func TestStalledStatementsRank(t *testing.T) {
 		t.Error("batch alone is outranked")
 	}
 	g.c.Release(long)
+}
+
+// arrive starts a statement of the workload (waiting an hour at most) and returns its ticket
+// when it started at once, or false once it waits in the queue.
+func (g *grants) arrive(name string) (*Ticket, bool) {
+	g.t.Helper()
+	before := g.c.State().Queued
+	done := make(chan *Ticket, 1)
+	go func() {
+		tk, err := g.c.Acquire(context.Background(), name, time.Hour)
+		if err != nil {
+			g.t.Errorf("%s: %v", name, err)
+		}
+		done <- tk
+	}()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case tk := <-done:
+			return tk, tk != nil
+		default:
+		}
+		if g.c.State().Queued > before {
+			go func() { g.got <- <-done }() // served later through next
+			return nil, false
+		}
+		time.Sleep(time.Millisecond)
+	}
+	g.t.Fatalf("%s neither started nor queued within 5 s; state %+v", name, g.c.State())
+	return nil, false
+}
+
+// TestBetterPriorityBorrows: with every slot taken, a statement of a better priority than a
+// holder's starts at once on that holder's slot, one per lender; a statement of the same
+// priority (whatever the fair share) or a worse one waits.
+func TestBetterPriorityBorrows(t *testing.T) {
+	workloads := []Workload{{Name: "batch", Priority: 1}, {Name: "web"}, {Name: "api"}, {Name: "urgent", Priority: -1}}
+	for _, tc := range []struct {
+		name     string
+		slots    int
+		holders  []string
+		arrivals []string
+		started  []bool // whether each arrival started at once
+	}{
+		{"one lender, one borrower", 1, []string{"batch"}, []string{"web", "web"}, []bool{true, false}},
+		{"two lenders", 2, []string{"batch", "batch"}, []string{"web", "api", "urgent"}, []bool{true, true, false}},
+		{"a borrower lends to nobody", 1, []string{"batch"}, []string{"web", "urgent"}, []bool{true, false}},
+		{"a better holder lends to nobody", 1, []string{"web"}, []string{"batch", "web"}, []bool{false, false}},
+		{"same priority, less CPU: the fair share waits", 1, []string{"web"}, []string{"api"}, []bool{false}},
+		// Borrowers are counted over all priorities: urgent's borrow leaves api none.
+		{"two levels", 2, []string{"batch", "web"}, []string{"urgent", "api", "urgent"}, []bool{true, false, true}},
+		{"two levels, the better one last", 2, []string{"batch", "web"}, []string{"api", "urgent", "urgent"}, []bool{true, true, false}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := newGrants(t, tc.slots, Limits{MaxQueued: 10, Workloads: workloads})
+			used(t, g, time.Second, []use{{"web", ms(50)}})
+			var tickets []*Ticket
+			for _, h := range tc.holders {
+				tickets = append(tickets, g.take(h))
+			}
+			for i, a := range tc.arrivals {
+				tk, ok := g.arrive(a)
+				if ok != tc.started[i] {
+					t.Fatalf("arrival %d (%s) started %v, want %v; state %+v", i, a, ok, tc.started[i], g.c.State())
+				}
+				if ok {
+					tickets = append(tickets, tk)
+				}
+			}
+			if s := g.c.State(); s.Running > 2*tc.slots {
+				t.Errorf("state %+v: more than twice the slots run", s)
+			}
+			// Every one ends, the waiters get in as slots come free.
+			queued := g.c.State().Queued
+			for _, tk := range tickets {
+				g.c.Release(tk)
+			}
+			for range queued {
+				g.c.Release(g.next())
+			}
+			if s := g.c.State(); s != (State{Slots: tc.slots}) {
+				t.Errorf("after all ended: state %+v", s)
+			}
+		})
+	}
+}
+
+// TestBorrowedSlotAfterTheLenderEnds: when the lender ends, its borrower keeps running on
+// the slot, and no one borrows beyond the count for it.
+func TestBorrowedSlotAfterTheLenderEnds(t *testing.T) {
+	g := newGrants(t, 1, Limits{MaxQueued: 10, Workloads: []Workload{{Name: "batch", Priority: 1}, {Name: "web"}}})
+	batch := g.take("batch")
+	web, ok := g.arrive("web")
+	if !ok {
+		t.Fatal("web waits behind batch")
+	}
+	if !batch.Outranked() || web.Outranked() {
+		t.Errorf("batch outranked %v, web %v", batch.Outranked(), web.Outranked())
+	}
+	g.c.Release(batch)
+	if _, ok := g.arrive("web"); ok {
+		t.Fatalf("a second web started with no lender; state %+v", g.c.State())
+	}
+	if _, ok := g.arrive("batch"); ok {
+		t.Fatalf("batch started; state %+v", g.c.State())
+	}
+	g.c.Release(web)
+	next := g.next()
+	if next.Workload() != "web" {
+		t.Fatalf("got %s, want the waiting web", next.Workload())
+	}
+	g.c.Release(next)
+	g.c.Release(g.next())
+	if s := g.c.State(); s != (State{Slots: 1}) {
+		t.Errorf("state %+v", s)
+	}
 }

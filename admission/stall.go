@@ -73,6 +73,10 @@ func (c *Controller) stall(now int64) {
 		t.stalled = true
 		c.stalled++
 		t.w.stalled++
+		if t.borrowed { // it holds no slot now, borrowed or not
+			t.borrowed = false
+			t.w.borrowed--
+		}
 		c.stats.Stalled++
 	}
 	c.grant()

@@ -62,6 +62,8 @@ type workload struct {
 	queue   queue
 	running int // tickets, stalled ones included
 	stalled int
+	// borrowed counts its holders that took a worse priority's slot (grant); not stalled.
+	borrowed int
 	// used is the decayed CPU time (ns) the fair share compares.
 	used float64
 	// ran is its share of the Controller's ran: each tick's length times the share of the
