@@ -70,6 +70,13 @@
 // crosses. The ranking is refreshed when a workload starts or stops running and at every Tick
 // (the CPU use changes).
 //
+// Priority is also kept when every slot is taken: a waiter of a better priority than some
+// holder's does not wait for that holder's statement to end. It borrows the slot (it starts
+// beyond the slot count), and the holder runs on but steps back from the processor for it, as
+// above. Each holder of a worse priority lends at most once, borrowers lend to nobody, and so at
+// most twice the slot count share the CPU. Among equal priorities nothing is borrowed: the fair
+// share orders the queue and the processors only.
+//
 // # Stall limit
 //
 // A slot bounds how many statements share the CPU, so that each runs as fast as alone; a
