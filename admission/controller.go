@@ -63,15 +63,25 @@ type Stats struct {
 
 // Ticket is one statement's admission: Release it once when the statement ends.
 type Ticket struct {
-	w          *workload
-	granted    int64 // when it took its slot (or started stalled), ns since the epoch
-	stalled    bool
+	w       *workload
+	granted int64 // when it took its slot (or started stalled), ns since the epoch
+	stalled bool
+	// borrowed: it took the slot of a holder of a worse priority beyond the slot count (see
+	// grant).
+	borrowed   bool
 	released   bool
 	prev, next *Ticket // in holders while it holds a slot
 }
 
 // Workload is the name of the workload the ticket's statement runs in.
 func (t *Ticket) Workload() string { return t.w.spec.Name }
+
+// Outranked says whether another running statement's workload ranks before this ticket's in
+// the order the queue hands out slots in: a better priority, or the same priority and less
+// recent CPU use per unit of weight. Such a statement should give its processor up to the
+// others when goroutines wait for one. An atomic load: safe to call from the statement's
+// goroutines at any time, also after Release (then it no longer changes).
+func (t *Ticket) Outranked() bool { return t.w.outranked.Load() }
 
 // Controller hands out CPU slots to statements; see the package comment. Safe for concurrent
 // use. Lock order: mu is a leaf lock (nothing else is locked while it is held).
@@ -269,6 +279,9 @@ func (c *Controller) hold(w *workload) *Ticket {
 	c.running++
 	w.running++
 	w.admitted++
+	if w.running == 1 {
+		c.rank() // a workload starts running
+	}
 	return t
 }
 
@@ -288,6 +301,12 @@ func (c *Controller) Release(t *Ticket) {
 	} else {
 		c.holders.remove(t)
 		c.running--
+	}
+	if t.borrowed {
+		w.borrowed--
+	}
+	if w.running == 0 {
+		c.rank() // a workload stops running; grant ranks again if it starts another
 	}
 	c.grant()
 	c.forget(w)
@@ -313,19 +332,53 @@ func (c *Controller) leave(wt *waiter, state waiterState) {
 	c.forget(wt.w)
 }
 
-// grant hands free slots to the waiters the workloads' order picks. Called with mu held.
+// grant hands free slots to the waiters the workloads' order picks. When every slot is taken,
+// a waiter still starts if holders of a worse priority than its workload's hold slots that no
+// one borrowed: it borrows one of them (beyond the slot count), and the holder runs on beside
+// it but steps back from the processor for it (Ticket.Outranked). So a better priority never
+// waits for a worse one's statement to end, and the statements that share the CPU stay at most
+// twice the slot count. Called with mu held.
 func (c *Controller) grant() {
-	for c.running < c.slots {
+	for {
 		w := c.next()
 		if w == nil {
 			return
 		}
+		borrow := c.running >= c.slots
+		if borrow && c.borrowed() >= c.lenders(w) {
+			return // a worse workload's waiter has no more lenders
+		}
 		wt := w.queue.head
 		c.observeWait(c.dequeue(wt))
 		wt.ticket = c.hold(w)
+		if borrow {
+			wt.ticket.borrowed = true
+			w.borrowed++
+		}
 		wt.state = granted
 		close(wt.ready)
 	}
+}
+
+// lenders are the slot holders that a statement of w may borrow from: those, not stalled and
+// not borrowers themselves, of workloads of a worse priority than w's. Called with mu held.
+func (c *Controller) lenders(w *workload) int {
+	n := 0
+	for _, o := range c.order {
+		if o.spec.Priority > w.spec.Priority {
+			n += o.running - o.stalled - o.borrowed
+		}
+	}
+	return n
+}
+
+// borrowed counts the holders that borrowed their slot. Called with mu held.
+func (c *Controller) borrowed() int {
+	n := 0
+	for _, o := range c.order {
+		n += o.borrowed
+	}
+	return n
 }
 
 // dequeue takes wt out of its queue and accounts its wait; it returns the wait (ns). Called

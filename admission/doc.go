@@ -59,6 +59,24 @@
 // their statements ran at each tick. A workload removed from the configuration takes no new statements; those it
 // runs and queues finish, then it is gone.
 //
+// The same order holds between statements that already run: a slot lets a statement share the
+// processors, but the Go scheduler knows no workloads and gives every runnable goroutine a
+// 10 ms turn. So the Controller keeps, for each workload with running statements, whether
+// another workload with running statements ranks before it (1 and 2 above; ties outrank
+// nobody), and a running statement reads that with one atomic load (Ticket.Outranked). The
+// server has an outranked statement give its processor up when goroutines wait for one
+// (server/yield.go): a better priority always runs first, and among equal priorities the one
+// under its weighted fair share runs before the one over it, until their CPU use per weight
+// crosses. The ranking is refreshed when a workload starts or stops running and at every Tick
+// (the CPU use changes).
+//
+// Priority is also kept when every slot is taken: a waiter of a better priority than some
+// holder's does not wait for that holder's statement to end. It borrows the slot (it starts
+// beyond the slot count), and the holder runs on but steps back from the processor for it, as
+// above. Each holder of a worse priority lends at most once, borrowers lend to nobody, and so at
+// most twice the slot count share the CPU. Among equal priorities nothing is borrowed: the fair
+// share orders the queue and the processors only.
+//
 // # Stall limit
 //
 // A slot bounds how many statements share the CPU, so that each runs as fast as alone; a

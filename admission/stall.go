@@ -13,6 +13,8 @@ import "time"
 //     a waiter that has waited StallLimit starts too, stalled, if its workload's own bound
 //     allows.
 //   - Adaptation: the slot count moves by at most one (Adjust), when l is known (Procs > 0).
+//   - Rank: which running workloads are outranked by another running one (Ticket.Outranked),
+//     on the CPU use just accounted.
 func (c *Controller) Tick(l Load) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -43,6 +45,7 @@ func (c *Controller) Tick(l Load) {
 	if l.Procs > 0 {
 		c.adjust(l)
 	}
+	c.rank() // the CPU use changed, and stalled waiters may have started
 }
 
 // CPUReadEvery is how often, in ticks, Run reads the process's CPU time (a system call) while
@@ -70,6 +73,10 @@ func (c *Controller) stall(now int64) {
 		t.stalled = true
 		c.stalled++
 		t.w.stalled++
+		if t.borrowed { // it holds no slot now, borrowed or not
+			t.borrowed = false
+			t.w.borrowed--
+		}
 		c.stats.Stalled++
 	}
 	c.grant()

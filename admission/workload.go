@@ -2,6 +2,7 @@ package admission
 
 import (
 	"math"
+	"sync/atomic"
 	"time"
 )
 
@@ -61,6 +62,8 @@ type workload struct {
 	queue   queue
 	running int // tickets, stalled ones included
 	stalled int
+	// borrowed counts its holders that took a worse priority's slot (grant); not stalled.
+	borrowed int
 	// used is the decayed CPU time (ns) the fair share compares.
 	used float64
 	// ran is its share of the Controller's ran: each tick's length times the share of the
@@ -71,6 +74,9 @@ type workload struct {
 	enqueued                      int64
 	cpu                           float64 // cumulative CPU time, ns
 	admitted, refused, overloaded uint64
+	// outranked: another workload with running statements ranks before this one (see rank);
+	// its running statements read it without the Controller's mutex.
+	outranked atomic.Bool
 }
 
 // capped says whether the workload runs as many statements as its own bound allows.
@@ -122,6 +128,7 @@ func (c *Controller) setWorkloads(specs []Workload) {
 		}
 	}
 	c.workloads, c.order = next, order
+	c.rank() // priorities and weights may have changed
 }
 
 // forget drops a removed workload once it has no statements left. Called with mu held.
@@ -156,14 +163,45 @@ func (c *Controller) next() *workload {
 	return best
 }
 
+// better says whether a's head waiter comes before b's: a ranks before b, or neither ranks
+// before the other and a's head has waited longer.
 func better(a, b *workload) bool {
+	if ranksBefore(a, b) || ranksBefore(b, a) {
+		return ranksBefore(a, b)
+	}
+	return a.queue.head.at < b.queue.head.at
+}
+
+// ranksBefore is the order of workloads for the CPU: a lower priority value first, whatever
+// the CPU use; among equal priorities, the one that used less CPU per unit of weight recently
+// (under its weighted fair share beside the other).
+func ranksBefore(a, b *workload) bool {
 	if a.spec.Priority != b.spec.Priority {
 		return a.spec.Priority < b.spec.Priority
 	}
-	if sa, sb := a.share(), b.share(); sa != sb {
-		return sa < sb
+	return a.share() < b.share()
+}
+
+// rank marks each workload that has running statements (stalled ones included) as outranked
+// when another workload with running statements ranks before it: the first among them in
+// ranksBefore's order outranks every one it ranks before, and nothing outranks the first (nor
+// the ones tied with it). The running statements of an outranked workload give their processor
+// up to the others when goroutines wait for one (Ticket.Outranked), so the order the queue
+// keeps for slots also holds between statements that already have one. Called with mu held,
+// whenever the set of workloads with running statements or their CPU use changes; O(workloads).
+func (c *Controller) rank() {
+	var first *workload
+	for _, w := range c.order {
+		if w.running > 0 && (first == nil || ranksBefore(w, first)) {
+			first = w
+		}
 	}
-	return a.queue.head.at < b.queue.head.at
+	for _, w := range c.order {
+		v := first != nil && w.running > 0 && ranksBefore(first, w)
+		if w.outranked.Load() != v {
+			w.outranked.Store(v)
+		}
+	}
 }
 
 // account decays every workload's recent CPU use by dt and notes each running workload's share

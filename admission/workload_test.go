@@ -230,10 +230,13 @@ func TestPriorityOrder(t *testing.T) {
 		{Name: "batch", Priority: 1}, {Name: "web", Priority: 0}, {Name: "urgent", Priority: -1},
 	}})
 	// web has used far more CPU than batch: priority still wins over the fair share.
-	holder := g.take("web")
+	web := g.take("web")
 	g.clock.Advance(time.Second)
 	g.c.Tick(Load{CPU: time.Second})
 	g.c.Tick(Load{CPU: 2 * time.Second})
+	g.c.Release(web)
+	// The best priority holds the slot, so nobody borrows it (TestBetterPriorityBorrows).
+	holder := g.take("urgent")
 	for _, name := range []string{"batch", "web", "batch", "urgent", "web"} {
 		g.queuedIn(name)
 	}

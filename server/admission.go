@@ -64,6 +64,25 @@ func (i *interceptor) takeSlot(ctx context.Context, c *mysql.Conn, stmt *stateme
 	return nil, mysqlerr.New(mysql.ERQueryInterrupted, "Query execution was interrupted while waiting for a CPU slot: %v", err)
 }
 
+// ticketKey is the context key of a running statement's admission ticket.
+type ticketKey struct{}
+
+// withTicket is ctx for a statement that runs with the admission ticket t (nil: none), so that
+// the yielder finds the statement's workload standing (ticketOf).
+func withTicket(ctx context.Context, t *admission.Ticket) context.Context {
+	if t == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, ticketKey{}, t)
+}
+
+// ticketOf is the admission ticket of the statement ctx runs, nil when it took none (admin
+// sessions, exempt statements, admission off).
+func ticketOf(ctx context.Context) *admission.Ticket {
+	t, _ := ctx.Value(ticketKey{}).(*admission.Ticket)
+	return t
+}
+
 // admissionMessage is the text of error 202, in ClickHouse's words with the counts and the
 // settings that decide them.
 func admissionMessage(e *admission.RejectedError) string {

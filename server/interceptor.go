@@ -85,6 +85,7 @@ func (i *interceptor) serve(ctx context.Context, c *mysql.Conn, stmt *statement.
 	}
 	if ticket != nil {
 		defer i.s.admission.Release(ticket)
+		ctx = withTicket(ctx, ticket)
 	}
 	// The waits for the write lock and for a slot watch the socket themselves; the engine
 	// watches it while the statement runs.

@@ -11,8 +11,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 )
 
-// yieldEvery is how often, at most, a running statement looks whether goroutines other than
-// statements wait for a processor (see yielder).
+// yieldEvery is how often, at most, a running statement looks whether it should give its
+// processor up (see yielder).
 const yieldEvery = time.Millisecond
 
 // yielder lets goroutines that are not statements (an operator's SELECT 1 and the goroutines the
@@ -32,16 +32,29 @@ const yieldEvery = time.Millisecond
 // statement gives its processor up (runtime.Gosched): it goes to the back of the run queue,
 // behind the waiting goroutines, and goes on after them. Otherwise it goes on at once.
 //
+// Between statements the admission queue's order holds too (package admission, "Workloads"):
+// a statement whose workload another running statement's workload outranks (a better
+// priority, or the same priority and under its weighted fair share where this one is over) also
+// gives its processor up whenever any goroutine waits for one. The Go scheduler would share the
+// processor between the two in 10 ms turns, so a short statement of a better workload, given
+// a slot beside a long one, would take up to a turn longer than alone; after the yield it takes
+// at most about yieldEvery longer. The standing is an atomic load on the statement's admission
+// ticket, read only at a look; when it is not outranked, or took no ticket, only the rule above
+// holds.
+//
 // What it cannot shorten: the runtime notices a packet on a busy processor only from its
 // monitor thread, every 10 ms; and a heavy statement that builds nothing while it runs (one
 // table read to its end) keeps the runtime's slice.
 type yielder struct {
 	statements func() int // statements running now
 	// load reads the Go scheduler: runnable goroutines and GOMAXPROCS.
-	load  func() (admission.Load, error)
-	now   func() int64 // monotonic time, ns
-	yield func()
-	last  *atomic.Int64 // when a statement last looked, by now
+	load func() (admission.Load, error)
+	// outranked says whether the statement of ctx (nil in tests) runs in a workload that
+	// another running statement's workload outranks.
+	outranked func(ctx *sql.Context) bool
+	now       func() int64 // monotonic time, ns
+	yield     func()
+	last      *atomic.Int64 // when a statement last looked, by now
 }
 
 func newYielder(statements func() int) yielder {
@@ -57,6 +70,13 @@ func newYielder(statements func() int) yielder {
 			defer schedulers.Put(g)
 			return g.RunQueue()
 		},
+		outranked: func(ctx *sql.Context) bool {
+			if ctx == nil {
+				return false
+			}
+			t := ticketOf(ctx)
+			return t != nil && t.Outranked()
+		},
 		now:   func() int64 { return int64(time.Since(epoch)) },
 		yield: runtime.Gosched,
 		last:  new(atomic.Int64),
@@ -66,20 +86,25 @@ func newYielder(statements func() int) yielder {
 var _ sql.NodeExecBuilder = yielder{}
 
 // Build implements sql.NodeExecBuilder: it builds nothing (the engine's builder does); it only
-// yields when others wait. Between looks it costs a clock read and an atomic load.
-func (y yielder) Build(*sql.Context, sql.Node, sql.Row) (sql.RowIter, error) {
+// yields when others should run first. Between looks it costs a clock read and an atomic load.
+func (y yielder) Build(ctx *sql.Context, _ sql.Node, _ sql.Row) (sql.RowIter, error) {
 	now, last := y.now(), y.last.Load()
-	if now-last >= int64(yieldEvery) && y.last.CompareAndSwap(last, now) && y.othersWait() {
+	if now-last >= int64(yieldEvery) && y.last.CompareAndSwap(last, now) && y.shouldYield(ctx) {
 		y.yield()
 	}
 	return nil, nil
 }
 
-// othersWait says whether more goroutines wait for a processor than statements could.
-func (y yielder) othersWait() bool {
+// shouldYield says whether the statement of ctx should give its processor up: more goroutines
+// wait for a processor than statements could, or any goroutine waits and the statement's
+// workload is outranked.
+func (y yielder) shouldYield(ctx *sql.Context) bool {
 	l, err := y.load()
 	if err != nil {
 		return true // unknown: yield, as the runtime would at the end of the slice
 	}
-	return l.Runnable > max(0, y.statements()-l.Procs)
+	if l.Runnable > max(0, y.statements()-l.Procs) {
+		return true
+	}
+	return l.Runnable > 0 && y.outranked(ctx)
 }

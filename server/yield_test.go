@@ -1,12 +1,15 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"overloadsql/admission"
+
+	"github.com/dolthub/go-mysql-server/sql"
 )
 
 func TestYielderYieldsOnlyWhenOthersWait(t *testing.T) {
@@ -14,14 +17,20 @@ func TestYielderYieldsOnlyWhenOthersWait(t *testing.T) {
 		name                      string
 		statements, procs, others int
 		known                     bool
+		outranked                 bool // the statement's workload is outranked by a running one
 		want                      bool
 	}{
-		{"nobody waits", 1, 1, 0, true, false},
-		{"only statements wait: 8 on one processor, 7 waiting", 8, 1, 7, true, false},
-		{"one more than the statements: someone else waits", 8, 1, 8, true, true},
-		{"statements fit the processors, one goroutine waits", 2, 2, 1, true, true},
-		{"fewer statements than processors, nothing waits", 1, 2, 0, true, false},
-		{"unknown count: yield, as the runtime would", 1, 1, 0, false, true},
+		{"nobody waits", 1, 1, 0, true, false, false},
+		{"only statements wait: 8 on one processor, 7 waiting", 8, 1, 7, true, false, false},
+		{"one more than the statements: someone else waits", 8, 1, 8, true, false, true},
+		{"statements fit the processors, one goroutine waits", 2, 2, 1, true, false, true},
+		{"fewer statements than processors, nothing waits", 1, 2, 0, true, false, false},
+		{"unknown count: yield, as the runtime would", 1, 1, 0, false, false, true},
+		{"outranked, the other statement waits", 2, 1, 1, true, true, true},
+		{"outranked, 12 statements on one processor, 11 waiting", 12, 1, 11, true, true, true},
+		{"outranked, on two processors, one goroutine waits", 3, 2, 1, true, true, true},
+		{"outranked, nobody waits: the better one runs elsewhere", 2, 2, 0, true, true, false},
+		{"outranked, one processor, nothing waits", 1, 1, 0, true, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var clock atomic.Int64
@@ -34,9 +43,10 @@ func TestYielderYieldsOnlyWhenOthersWait(t *testing.T) {
 					}
 					return admission.Load{Runnable: tc.others, Procs: tc.procs}, nil
 				},
-				now:   clock.Load,
-				yield: func() { yields++ },
-				last:  new(atomic.Int64),
+				outranked: func(*sql.Context) bool { return tc.outranked },
+				now:       clock.Load,
+				yield:     func() { yields++ },
+				last:      new(atomic.Int64),
 			}
 			clock.Store(int64(yieldEvery))
 			if _, err := y.Build(nil, nil, nil); err != nil {
@@ -55,6 +65,7 @@ func TestYielderLooksOncePerInterval(t *testing.T) {
 	y := yielder{
 		statements: func() int { return 1 },
 		load:       func() (admission.Load, error) { looks++; return admission.Load{Runnable: 1, Procs: 1}, nil },
+		outranked:  func(*sql.Context) bool { return false },
 		now:        clock.Load,
 		yield:      func() { yields++ },
 		last:       new(atomic.Int64),
@@ -86,11 +97,65 @@ func TestYielderReadsTheScheduler(t *testing.T) {
 	}
 }
 
+// TestYielderReadsTheTicket: the yielder's outranked reads the admission ticket the statement's
+// context carries; a statement without one (admin, exempt, admission off) is never outranked.
+func TestYielderReadsTheTicket(t *testing.T) {
+	c := admission.New(admission.Limits{Workloads: []admission.Workload{{Name: "a"}, {Name: "urgent", Priority: -1}}},
+		admission.Options{InitialSlots: 2})
+	a, ok := c.TryAcquire("a")
+	if !ok {
+		t.Fatal("no slot")
+	}
+	defer c.Release(a)
+	y := newYielder(func() int { return 1 })
+	ctxA := sql.NewContext(withTicket(context.Background(), a))
+	plain := sql.NewContext(context.Background())
+	if y.outranked(ctxA) || y.outranked(plain) || y.outranked(nil) {
+		t.Fatal("outranked while nothing better runs")
+	}
+	urgent, ok := c.TryAcquire("urgent")
+	if !ok {
+		t.Fatal("no slot")
+	}
+	if !y.outranked(ctxA) {
+		t.Error("a is not outranked while urgent runs")
+	}
+	if y.outranked(plain) || y.outranked(sql.NewContext(withTicket(context.Background(), urgent))) {
+		t.Error("a statement without a ticket, or the better one, is outranked")
+	}
+	c.Release(urgent)
+	if y.outranked(ctxA) {
+		t.Error("a is outranked after urgent ended")
+	}
+}
+
 // BenchmarkYielderLook is one look of a running statement at the Go scheduler (once per
-// yieldEvery across all statements, on the statement's goroutine).
+// yieldEvery across all statements, on the statement's goroutine), with an admission ticket
+// in its context.
 func BenchmarkYielderLook(b *testing.B) {
+	c := admission.New(admission.Limits{}, admission.Options{InitialSlots: 1})
+	t, _ := c.TryAcquire(admission.DefaultWorkload)
+	defer c.Release(t)
+	ctx := sql.NewContext(withTicket(context.Background(), t))
+	y := newYielder(func() int { return 1 })
+	b.Run("scheduler", func(b *testing.B) {
+		for b.Loop() {
+			_ = y.shouldYield(ctx)
+		}
+	})
+	b.Run("ticket", func(b *testing.B) { // read when goroutines wait
+		for b.Loop() {
+			_ = y.outranked(ctx)
+		}
+	})
+}
+
+// BenchmarkYielderBuild is the yielder's cost per iterator the engine builds, mostly between
+// looks.
+func BenchmarkYielderBuild(b *testing.B) {
+	ctx := sql.NewContext(context.Background())
 	y := newYielder(func() int { return 1 })
 	for b.Loop() {
-		_ = y.othersWait()
+		_, _ = y.Build(ctx, nil, nil)
 	}
 }

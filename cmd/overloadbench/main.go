@@ -42,6 +42,8 @@
 //     the default workload, one FIFO queue). B's steady-state p99 and goodput against B alone,
 //     A's goodput against what the CPU left it; targets: equal weights B p99 <= 3x and goodput
 //     >= 0.9x alone, B first p99 <= 1.5x alone, A >= 0.85x of what was left in both.
+//     --tenants-b-think pauses B's clients after each statement (not the specified scenario:
+//     a B that does not keep the core busy alone, so that it stays under its fair share).
 //
 // Why side by side: this machine is shared, and a neighbour's load moves every absolute number.
 // Each comparison is made inside one invocation against one server, with the two modes
@@ -82,6 +84,9 @@ type options struct {
 	serverBinary  string
 	json          bool
 	scrape        time.Duration // /metrics scrape interval in the overhead scenario, 0 = none
+	// tenantsBThink is the pause of B's clients after each statement in the tenants scenario
+	// (0 = closed loop, as the scenario specifies).
+	tenantsBThink time.Duration
 }
 
 var allScenarios = []string{"overhead", "shed", "storm", "reaction", "sleepers", "tenants"}
@@ -99,6 +104,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	flags.StringVar(&o.serverBinary, "server-binary", "", "overloadsql binary (default: go build ./cmd/overloadsql of this module)")
 	flags.BoolVar(&o.json, "json", false, "print the results as JSON instead of a table")
 	flags.DurationVar(&o.scrape, "scrape-metrics", 0, "in the overhead scenario, GET /metrics at this interval throughout, 100ms..1m (0 = no HTTP listener)")
+	flags.DurationVar(&o.tenantsBThink, "tenants-b-think", 0, "in the tenants scenario, B's clients pause this long after each statement, 0..1s (0 = closed loop, as specified)")
 	if err := flags.Parse(args); err != nil {
 		return o, err
 	}
@@ -124,6 +130,9 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	}
 	if o.scrape != 0 && (o.scrape < 100*time.Millisecond || o.scrape > time.Minute) {
 		return o, fmt.Errorf("--scrape-metrics %v: want 100ms..1m, or 0", o.scrape)
+	}
+	if o.tenantsBThink < 0 || o.tenantsBThink > time.Second {
+		return o, fmt.Errorf("--tenants-b-think %v: want 0..1s", o.tenantsBThink)
 	}
 	if o.stormAttempts < 1 || o.stormAttempts > 200000 {
 		return o, fmt.Errorf("--storm-attempts %d: want 1..200000", o.stormAttempts)

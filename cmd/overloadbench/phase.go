@@ -16,7 +16,9 @@ type closedLoop struct {
 	statement string
 	// backoff is the pause after an error, as a connection pool would retry.
 	backoff time.Duration
-	conns   []*sql.Conn
+	// think is the pause after each successful statement (0: the next starts at once).
+	think time.Duration
+	conns []*sql.Conn
 	// latency holds the successful statements, one recorder per session; steady those of them
 	// that started settleAfter or later into their phase.
 	latency, steady []*latencyRecorder
@@ -116,6 +118,9 @@ func (m *closedLoop) work(ctx context.Context, i int, begin, deadline time.Time,
 			rec.add(time.Since(start))
 			if start.Sub(begin) >= settleAfter {
 				steady.add(time.Since(start))
+			}
+			if m.think > 0 {
+				pause(ctx, min(m.think, time.Until(deadline)))
 			}
 			continue
 		}

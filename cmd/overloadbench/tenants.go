@@ -48,12 +48,15 @@ var tenantsSettings = []tenantsSetting{
 }
 
 type tenantsResult struct {
-	PinnedCPU    string        `json:"pinned_cpu"`
-	Heavy        string        `json:"heavy_statement"`
-	Light        string        `json:"light_statement"`
-	HeavyClients int           `json:"heavy_clients"`
-	LightClients int           `json:"light_clients"`
-	LightAlone   summary       `json:"light_statement_alone"`
+	PinnedCPU    string  `json:"pinned_cpu"`
+	Heavy        string  `json:"heavy_statement"`
+	Light        string  `json:"light_statement"`
+	HeavyClients int     `json:"heavy_clients"`
+	LightClients int     `json:"light_clients"`
+	LightAlone   summary `json:"light_statement_alone"`
+	// LightThinkMs is the pause of B's clients after each statement (--tenants-b-think; 0 =
+	// closed loop, as the scenario specifies).
+	LightThinkMs float64       `json:"light_think_ms"`
 	Rounds       int           `json:"rounds"`
 	PhaseSeconds float64       `json:"phase_seconds"`
 	Modes        []tenantsMode `json:"modes"`
@@ -124,6 +127,7 @@ func (b *bench) runTenants(ctx context.Context, s *benchServer, admin *adminSess
 			return nil, err
 		}
 		if bl != nil {
+			bl.think = b.opts.tenantsBThink
 			defer bl.close()
 		}
 		modes[i] = pair{a, bl}
@@ -150,7 +154,8 @@ func (b *bench) runTenants(ctx context.Context, s *benchServer, admin *adminSess
 	}
 	res := &tenantsResult{PinnedCPU: b.opts.pinCPU, Heavy: heavyStatement, Light: lightStatement,
 		HeavyClients: tenantsHeavyClients, LightClients: tenantsLightClients, LightAlone: light,
-		Rounds: rounds, PhaseSeconds: b.opts.phase.Seconds()}
+		LightThinkMs: float64(b.opts.tenantsBThink) / float64(time.Millisecond),
+		Rounds:       rounds, PhaseSeconds: b.opts.phase.Seconds()}
 	for i, p := range modes {
 		m := tenantsMode{Settings: tenantsSettings[i].name, AGoodput: measure(0), BGoodput: measure(0)}
 		var elapsed time.Duration
@@ -207,8 +212,12 @@ func runTogether(ctx context.Context, b *bench, label string, s *benchServer, ad
 }
 
 func writeTenants(w io.Writer, t *tenantsResult) {
-	fmt.Fprintf(w, "\nTENANTS  A: %d clients of the heavy statement, B: %d clients of %s (alone p50 %.1f ms); server pinned to CPU %q, %d rounds x %.0f s per mode (rotating); latencies steady state (each phase's first 500 ms left out)\n",
-		t.HeavyClients, t.LightClients, t.Light, t.LightAlone.P50, t.PinnedCPU, t.Rounds, t.PhaseSeconds)
+	think := "closed loop"
+	if t.LightThinkMs > 0 {
+		think = fmt.Sprintf("each pausing %.0f ms after a statement (--tenants-b-think; the scenario specifies a closed loop)", t.LightThinkMs)
+	}
+	fmt.Fprintf(w, "\nTENANTS  A: %d clients of the heavy statement, B: %d clients of %s (alone p50 %.1f ms), %s; server pinned to CPU %q, %d rounds x %.0f s per mode (rotating); latencies steady state (each phase's first 500 ms left out)\n",
+		t.HeavyClients, t.LightClients, t.Light, t.LightAlone.P50, think, t.PinnedCPU, t.Rounds, t.PhaseSeconds)
 	fmt.Fprintf(w, "mode\tA goodput/s\tA p99 ms\tB goodput/s\tB p50 ms\tB p99 ms\terrors\tserver CPU cores\tB p99 / alone\tB goodput / alone\tA left/s\tA goodput / left\n")
 	for _, m := range t.Modes {
 		fmt.Fprintf(w, "%s\t%s\t%.1f\t%s\t%.1f\t%.1f\t%d\t%s\t%s\t%s\t%s\t%s\n",
