@@ -1,6 +1,10 @@
 package mysqlerr
 
-import "github.com/dolthub/vitess/go/mysql"
+import (
+	"errors"
+
+	"github.com/dolthub/vitess/go/mysql"
+)
 
 // states is every error number overloadsql sends (its own errors and the engine's, as
 // ForClient leaves them), with MySQL 8's SQLSTATE for it.
@@ -105,4 +109,16 @@ func State(num int) string {
 // fmt.Sprintf).
 func New(num int, format string, args ...any) *mysql.SQLError {
 	return mysql.NewSQLError(num, State(num), format, args...)
+}
+
+// Number is the MySQL error number err carries: 0 for nil, -1 for an error that carries none.
+func Number(err error) int {
+	if err == nil {
+		return 0
+	}
+	var se *mysql.SQLError
+	if errors.As(err, &se) {
+		return se.Num
+	}
+	return -1
 }

@@ -1,25 +1,12 @@
 package server
 
 import (
-	"errors"
 	"testing"
 
 	"overloadsql/mysqlerr"
 
 	"github.com/dolthub/vitess/go/mysql"
 )
-
-// sqlErrorNum is the MySQL error number of err, 0 for nil, -1 for another error.
-func sqlErrorNum(err error) int {
-	if err == nil {
-		return 0
-	}
-	var se *mysql.SQLError
-	if errors.As(err, &se) {
-		return se.Num
-	}
-	return -1
-}
 
 func TestMySQLErrorNumbers(t *testing.T) {
 	unknown := func(msg string) error {
@@ -39,7 +26,7 @@ func TestMySQLErrorNumbers(t *testing.T) {
 		{nil, 0},
 	}
 	for _, tt := range tests {
-		if got := sqlErrorNum(errorOrNil(mysqlerr.ForClient(tt.err))); got != tt.want {
+		if got := mysqlerr.Number(errorOrNil(mysqlerr.ForClient(tt.err))); got != tt.want {
 			t.Errorf("mysqlerr.ForClient(%v) = %d, want %d", tt.err, got, tt.want)
 		}
 	}

@@ -208,7 +208,7 @@ func TestPanicBecomesTheStatementsError(t *testing.T) {
 		m["x"] = 1
 		return nil
 	}()
-	if sqlErrorNum(err) != mysql.ERUnknownError {
+	if mysqlerr.Number(err) != mysql.ERUnknownError {
 		t.Fatalf("err = %v, want 1105", err)
 	}
 	if n := strings.Count(log.String(), "statement panicked"); n != 1 || !strings.Contains(log.String(), "interceptor_test.go") {

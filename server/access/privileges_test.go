@@ -15,18 +15,6 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 )
 
-// sqlErrorNum is the MySQL error number of err, 0 for nil, -1 for another error.
-func sqlErrorNum(err error) int {
-	if err == nil {
-		return 0
-	}
-	var se *mysql.SQLError
-	if errors.As(err, &se) {
-		return se.Num
-	}
-	return -1
-}
-
 // secureFixture builds root/files (the secure directory) with a file, a subdirectory, a link to
 // a file outside, a link to a directory outside, and a secret beside it.
 func secureFixture(t *testing.T) (root, files string) {
@@ -79,7 +67,7 @@ func TestSecureFilesReadable(t *testing.T) {
 		{filepath.Join(root, "nowhere"), mysql.EROptionPreventsStatement},
 	}
 	for _, tt := range tests {
-		if _, err := f.Readable(tt.path); sqlErrorNum(err) != tt.want {
+		if _, err := f.Readable(tt.path); mysqlerr.Number(err) != tt.want {
 			t.Errorf("Readable(%s) = %v, want error %d", tt.path, err, tt.want)
 		}
 	}
@@ -104,7 +92,7 @@ func TestSecureFilesWritable(t *testing.T) {
 		{"new.txt", mysql.EROptionPreventsStatement},
 	}
 	for _, tt := range tests {
-		if _, err := f.Writable(tt.path); sqlErrorNum(err) != tt.want {
+		if _, err := f.Writable(tt.path); mysqlerr.Number(err) != tt.want {
 			t.Errorf("Writable(%s) = %v, want error %d", tt.path, err, tt.want)
 		}
 	}
@@ -112,7 +100,7 @@ func TestSecureFilesWritable(t *testing.T) {
 
 func TestSecureFilesMissingDirectory(t *testing.T) {
 	f := SecureFiles{Dir: filepath.Join(t.TempDir(), "gone")}
-	if _, err := f.Readable("/etc/hostname"); sqlErrorNum(err) != mysql.EROptionPreventsStatement {
+	if _, err := f.Readable("/etc/hostname"); mysqlerr.Number(err) != mysql.EROptionPreventsStatement {
 		t.Errorf("Readable with a missing secure_file_priv = %v, want 1290", err)
 	}
 }
@@ -151,7 +139,7 @@ func TestPrivilegeErrorNumbers(t *testing.T) {
 		{mysqlPrivilegeError(nil), 0},
 	}
 	for _, tt := range tests {
-		if got := sqlErrorNum(tt.err); got != tt.want {
+		if got := mysqlerr.Number(tt.err); got != tt.want {
 			t.Errorf("mysqlPrivilegeError: %v = %d, want %d", tt.err, got, tt.want)
 		}
 		var se *mysql.SQLError
