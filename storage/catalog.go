@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 
+	"overloadsql/storage/rowcodec"
+
 	"github.com/cespare/xxhash/v2"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
@@ -128,7 +130,7 @@ func encodeDesc(d *tableDesc) ([]byte, error) {
 type table struct {
 	desc   *tableDesc
 	schema sql.PrimaryKeySchema
-	codec  *rowCodec
+	codec  *rowcodec.Codec
 	// pkPos are the schema positions of the primary key, in key order.
 	pkPos []int
 	// indexes are the secondary indexes with their schema positions.
@@ -193,9 +195,18 @@ func errCorruptCatalog(what string) error {
 	return fmt.Errorf("storage: corrupt catalog: %s", what)
 }
 
+// columnTags are the tags of cols, in schema order.
+func columnTags(cols []columnDesc) []uint32 {
+	tags := make([]uint32, len(cols))
+	for i, c := range cols {
+		tags[i] = c.Tag
+	}
+	return tags
+}
+
 // buildTable turns a descriptor into the engine's schema and the codec.
 func buildTable(ctx context.Context, dbName string, d *tableDesc) (*table, error) {
-	t := &table{desc: d, codec: newRowCodec(d.Columns), autoInc: -1}
+	t := &table{desc: d, codec: rowcodec.New(columnTags(d.Columns)), autoInc: -1}
 	sch := make(sql.Schema, len(d.Columns))
 	for i, c := range d.Columns {
 		typ, err := planbuilder.ParseColumnTypeString(ctx, c.Type)

@@ -39,7 +39,7 @@
 // INSERT ... ON DUPLICATE KEY UPDATE use. Tables without a primary key get a hidden row id;
 // the engine deletes their rows by value, which a hash index (xxh64 of the stored row) finds.
 //
-// ALTER: columns have stable tags (the row codec stores tag, kind, value), so a rename, a
+// ALTER: columns have stable tags (package rowcodec stores tag, kind, value), so a rename, a
 // move, a new nullable column, a comment or a default change only rewrites the descriptor. A
 // change of type, nullability, primary key or a dropped column rewrites the table: the engine
 // streams the rows in the new schema into RewriteInserter, which writes them with their
@@ -67,7 +67,7 @@
 //	02 db 'Q' / 'R' seq             next trigger number / trigger, in creation order
 //	02 db 'P' lower(procedure)      stored procedure
 //	03 tid 'a' / 'c'                AUTO_INCREMENT next value / committed row count
-//	10 tid 0000 pk                  row (row codec, every column)
+//	10 tid 0000 pk                  row (package rowcodec, every column)
 //	10 tid iid enc(cols) [pk]       secondary index entry → pk; a unique entry without NULL
 //	                                ends after its columns, so a duplicate is one point read
 //	10 tid FFFF xxh64(row) rowid    keyless tables: the row's hash → its row id

@@ -313,7 +313,7 @@ func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 	if err := e.uniqueConflict(ctx, row, pk, nil); err != nil {
 		return err
 	}
-	enc, err := e.t.codec.encode(ctx, nil, row)
+	enc, err := e.t.codec.Encode(ctx, nil, row)
 	if err != nil {
 		return err
 	}
@@ -391,7 +391,7 @@ func (e *editor) buildEntry(ctx *sql.Context, row sql.Row) error {
 
 // findKeyless finds the row id of a stored row equal to row in a keyless table (nil if none).
 func (e *editor) findKeyless(ctx *sql.Context, row sql.Row) ([]byte, error) {
-	enc, err := e.t.codec.encode(ctx, nil, row)
+	enc, err := e.t.codec.Encode(ctx, nil, row)
 	if err != nil {
 		return nil, err
 	}
@@ -540,7 +540,7 @@ func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
 	if err := e.uniqueConflict(ctx, new, newPK, pk); err != nil {
 		return err
 	}
-	enc, err := e.t.codec.encode(ctx, nil, new)
+	enc, err := e.t.codec.Encode(ctx, nil, new)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,8 @@ package storage
 import (
 	"io"
 
+	"overloadsql/storage/rowcodec"
+
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/dolthub/go-mysql-server/sql"
 )
@@ -187,7 +189,7 @@ func (r *rowIter) Next(ctx *sql.Context) (sql.Row, error) {
 				return nil, err
 			}
 			if !ok {
-				return nil, errCorruptRow("an index entry names a missing row")
+				return nil, rowcodec.Corrupt("an index entry names a missing row")
 			}
 			v = raw
 		}

@@ -164,7 +164,7 @@ func (t *Table) pkSuffix(row sql.Row) ([]byte, error) {
 // the engine computes them) or the projected columns.
 func (t *Table) decodeRow(raw []byte) (sql.Row, error) {
 	row := make(sql.Row, len(t.t.schema.Schema))
-	if err := t.t.codec.decode(raw, row, nil); err != nil {
+	if err := t.t.codec.Decode(raw, row, nil); err != nil {
 		return nil, err
 	}
 	if t.projPos == nil {
@@ -180,7 +180,7 @@ func (t *Table) decodeRow(raw []byte) (sql.Row, error) {
 // fullRow decodes a stored row over the whole schema, whatever the projection.
 func (t *Table) fullRow(raw []byte) (sql.Row, error) {
 	row := make(sql.Row, len(t.t.schema.Schema))
-	err := t.t.codec.decode(raw, row, nil)
+	err := t.t.codec.Decode(raw, row, nil)
 	return row, err
 }
 

@@ -1,4 +1,13 @@
-package storage
+// Package rowcodec is the stored form of a table row: its columns as (tag, kind, payload) triples
+// in ascending tag order; a NULL column is absent. Tags are stable per column (the storage's
+// catalog gives them), so a renamed or moved column is read from old rows unchanged, a dropped
+// column's value is skipped and a column added without a rewrite reads as NULL. The kind is the
+// Go type the engine handed the storage, and decoding gives back exactly that Go type: the
+// engine's comparisons and hash joins depend on the Go types of values. Payloads are
+// self-delimiting so that a reader decodes only the columns it projects. The encoding is
+// canonical: equal rows give equal bytes, which keyless tables rely on to find a row by its
+// value.
+package rowcodec
 
 import (
 	"context"
@@ -12,16 +21,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 )
 
-// The row codec stores the columns of a row as (tag, kind, payload) triples in
-// ascending tag order; a NULL column is absent. Tags are stable per column (see catalog.go), so
-// a renamed or moved column is read from old rows unchanged, a dropped column's value is skipped
-// and a column added without a rewrite reads as NULL. The kind is the Go type the engine handed
-// the storage, and decoding gives back exactly that Go type: the engine's comparisons and hash
-// joins depend on the Go types of values. Payloads are self-delimiting so that a reader decodes
-// only the columns it projects. The encoding is canonical: equal rows give equal bytes, which
-// keyless tables rely on to find a row by its value.
-
-const rowCodecVersion = 1
+const version = 1
 
 // Value kinds.
 const (
@@ -46,26 +46,23 @@ const (
 	kInt
 )
 
-// rowCodec maps schema positions to tags for one descriptor version.
-type rowCodec struct {
-	// tags[i] is the tag of schema column i; stored[i] says whether it is stored.
-	tags   []uint32
-	stored []bool
-	// order lists the stored schema positions in ascending tag order.
+// Codec maps schema positions to tags for one version of a table's schema.
+type Codec struct {
+	// tags[i] is the tag of schema column i.
+	tags []uint32
+	// order lists the schema positions in ascending tag order.
 	order []int
 	// pos maps a tag to its schema position.
 	pos map[uint32]int
 }
 
-func newRowCodec(cols []columnDesc) *rowCodec {
-	c := &rowCodec{tags: make([]uint32, len(cols)), stored: make([]bool, len(cols)), pos: make(map[uint32]int, len(cols))}
-	for i, col := range cols {
-		c.tags[i] = col.Tag
-		// virtual columns are stored too: their values are what the indexes over them were
-		// built from, so a row's entries can always be found again (the engine recomputes
-		// them on read)
-		c.stored[i] = true
-		c.pos[col.Tag] = i
+// New is the codec of a schema whose column i has tag tags[i]. Every column is stored, virtual
+// ones too: their values are what the indexes over them were built from, so a row's entries
+// can always be found again (the engine recomputes them on read).
+func New(tags []uint32) *Codec {
+	c := &Codec{tags: append([]uint32(nil), tags...), pos: make(map[uint32]int, len(tags))}
+	for i, tag := range tags {
+		c.pos[tag] = i
 		c.order = append(c.order, i)
 	}
 	// insertion sort by tag: schemas are small
@@ -77,9 +74,9 @@ func newRowCodec(cols []columnDesc) *rowCodec {
 	return c
 }
 
-// encode appends the stored form of row to dst.
-func (c *rowCodec) encode(ctx context.Context, dst []byte, row sql.Row) ([]byte, error) {
-	dst = append(dst, rowCodecVersion)
+// Encode appends the stored form of row to dst.
+func (c *Codec) Encode(ctx context.Context, dst []byte, row sql.Row) ([]byte, error) {
+	dst = append(dst, version)
 	for _, i := range c.order {
 		if i >= len(row) || row[i] == nil {
 			continue
@@ -94,21 +91,21 @@ func (c *rowCodec) encode(ctx context.Context, dst []byte, row sql.Row) ([]byte,
 	return dst, nil
 }
 
-// decode fills row (len = schema width) from the stored form. want, when not nil, says which
+// Decode fills row (len = schema width) from the stored form. want, when not nil, says which
 // schema positions to decode; the others stay nil.
-func (c *rowCodec) decode(src []byte, row sql.Row, want []bool) error {
-	if len(src) == 0 || src[0] != rowCodecVersion {
-		return errCorruptRow("unknown row codec version")
+func (c *Codec) Decode(src []byte, row sql.Row, want []bool) error {
+	if len(src) == 0 || src[0] != version {
+		return Corrupt("unknown row codec version")
 	}
 	src = src[1:]
 	for len(src) > 0 {
 		tag, n := binary.Uvarint(src)
 		if n <= 0 {
-			return errCorruptRow("bad tag")
+			return Corrupt("bad tag")
 		}
 		src = src[n:]
 		i, ok := c.pos[uint32(tag)]
-		if !ok || (want != nil && !want[i]) || !c.stored[i] {
+		if !ok || (want != nil && !want[i]) {
 			var err error
 			if src, err = skipValue(src); err != nil {
 				return err
@@ -125,7 +122,8 @@ func (c *rowCodec) decode(src []byte, row sql.Row, want []bool) error {
 	return nil
 }
 
-func errCorruptRow(what string) error {
+// Corrupt is the error of a stored row that cannot be read.
+func Corrupt(what string) error {
 	return fmt.Errorf("storage: corrupt row: %s", what)
 }
 
@@ -213,32 +211,32 @@ func fixedSize(kind byte) int {
 
 func skipValue(src []byte) ([]byte, error) {
 	if len(src) == 0 {
-		return nil, errCorruptRow("missing kind")
+		return nil, Corrupt("missing kind")
 	}
 	kind := src[0]
 	src = src[1:]
 	if n := fixedSize(kind); n >= 0 {
 		if len(src) < n {
-			return nil, errCorruptRow("short value")
+			return nil, Corrupt("short value")
 		}
 		return src[n:], nil
 	}
 	l, n := binary.Uvarint(src)
 	if n <= 0 || uint64(len(src)-n) < l {
-		return nil, errCorruptRow("bad length")
+		return nil, Corrupt("bad length")
 	}
 	return src[n+int(l):], nil
 }
 
 func decodeValue(src []byte) (any, []byte, error) {
 	if len(src) == 0 {
-		return nil, nil, errCorruptRow("missing kind")
+		return nil, nil, Corrupt("missing kind")
 	}
 	kind := src[0]
 	src = src[1:]
 	if n := fixedSize(kind); n >= 0 {
 		if len(src) < n {
-			return nil, nil, errCorruptRow("short value")
+			return nil, nil, Corrupt("short value")
 		}
 		b, rest := src[:n], src[n:]
 		switch kind {
@@ -276,7 +274,7 @@ func decodeValue(src []byte) (any, []byte, error) {
 	}
 	l, n := binary.Uvarint(src)
 	if n <= 0 || uint64(len(src)-n) < l {
-		return nil, nil, errCorruptRow("bad length")
+		return nil, nil, Corrupt("bad length")
 	}
 	b, rest := src[n:n+int(l)], src[n+int(l):]
 	switch kind {
@@ -287,7 +285,7 @@ func decodeValue(src []byte) (any, []byte, error) {
 	case kDecimal:
 		d, _, err := apd.NewFromString(string(b))
 		if err != nil {
-			return nil, nil, errCorruptRow("bad decimal")
+			return nil, nil, Corrupt("bad decimal")
 		}
 		return d, rest, nil
 	case kJSON:
@@ -295,9 +293,9 @@ func decodeValue(src []byte) (any, []byte, error) {
 	case kGeometry:
 		g, _, err := types.GeometryType{}.Convert(context.Background(), append([]byte{}, b...))
 		if err != nil {
-			return nil, nil, errCorruptRow("bad geometry")
+			return nil, nil, Corrupt("bad geometry")
 		}
 		return g, rest, nil
 	}
-	return nil, nil, errCorruptRow(fmt.Sprintf("unknown kind %d", kind))
+	return nil, nil, Corrupt(fmt.Sprintf("unknown kind %d", kind))
 }
