@@ -4,7 +4,6 @@ import (
 	"overloadsql/engine"
 
 	sqle "github.com/dolthub/go-mysql-server"
-	"github.com/dolthub/go-mysql-server/sql"
 )
 
 // Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): user-level locks are
@@ -13,10 +12,5 @@ import (
 // session's memory account).
 // Test: TestUserLocks and TestLockNames/LockNamesAreBounded fail without it.
 func (s *Server) useUserLocks(e *sqle.Engine) {
-	engine.OverrideFunctions(e, s.userLocks.Functions(s.chargeUserLock))
-}
-
-// chargeUserLock charges a lock the session of ctx holds to its memory account.
-func (s *Server) chargeUserLock(ctx *sql.Context, key string, size int64) error {
-	return s.sessionAccounts.Keep(ctx, "(user-level lock '"+key+"')", size)
+	engine.OverrideFunctions(e, s.userLocks.Functions(s.sessionAccounts.KeepLock))
 }

@@ -138,6 +138,7 @@ func (a *Accounts) begin(sess sql.Session, user string, operator bool) *sessionM
 		account:  quota.New("for session", a.server, a.sessionLimit.Load),
 		charged:  map[string]int64{},
 		protocol: map[string]int64{},
+		locks:    map[string]int64{},
 	}
 	a.mu.Lock()
 	a.bySession[sess] = m
@@ -156,19 +157,20 @@ func (a *Accounts) End(sess sql.Session) {
 	}
 }
 
-// of is the account of the session of ctx, nil for a session the server did not open (the
-// event scheduler's).
-// Keep charges what the session of ctx holds under key (a user-level lock, "(user-level lock
-// 'name')") as size bytes from now on: growth that does not fit is error 241 and changes
-// nothing; size 0 gives the bytes back. A session the server did not open is not counted.
-func (a *Accounts) Keep(ctx *sql.Context, key string, size int64) error {
+// KeepLock charges the user-level lock the session of ctx holds under the lock table's key as
+// size bytes from now on: growth that does not fit is error 241 and changes nothing; size 0
+// gives the bytes back. Locks are counted apart from variables, so that no variable's name can
+// stand for a lock's charge. A session the server did not open is not counted.
+func (a *Accounts) KeepLock(ctx *sql.Context, key string, size int64) error {
 	m := a.of(ctx)
 	if m == nil {
 		return nil
 	}
-	return m.keep(key, size, size > 0)
+	return m.keepIn(m.locks, "(user-level lock '"+key+"')", key, size, size > 0)
 }
 
+// of is the account of the session of ctx, nil for a session the server did not open (the
+// event scheduler's).
 func (a *Accounts) of(ctx *sql.Context) *sessionMemory {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -186,6 +188,7 @@ type sessionMemory struct {
 	mu       sync.Mutex
 	charged  map[string]int64 // by lower-case name; prepared statements by preparedKey
 	protocol map[string]int64 // statements prepared with COM_STMT_PREPARE, by text
+	locks    map[string]int64 // held user-level locks, by the lock table's key
 	// chosen is the session's SET workload ("" = its user's); want is the workload whose
 	// account its account should be under ("" = none: the server's), under the one it is
 	// under now (nil: the server's). They differ after a reload until the session's next
@@ -199,13 +202,18 @@ type sessionMemory struct {
 // does not fit leaves the charge as it was and returns the session's error 241 (counted in
 // MemoryQuotaExceededQueries); without, it is charged anyway.
 func (m *sessionMemory) keep(name string, size int64, refuse bool) error {
+	return m.keepIn(m.charged, name, name, size, refuse)
+}
+
+// keepIn is keep for key of charged, one of the session's maps; a refusal names what.
+func (m *sessionMemory) keepIn(charged map[string]int64, what, name string, size int64, refuse bool) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	delta := size - m.charged[name]
+	delta := size - charged[name]
 	switch {
 	case delta > 0 && refuse:
 		if err := m.reserve(delta); err != nil {
-			return m.accounts.refusal(name, size, err)
+			return m.accounts.refusal(what, size, err)
 		}
 	case delta > 0:
 		m.account.Charge(delta)
@@ -213,9 +221,9 @@ func (m *sessionMemory) keep(name string, size int64, refuse bool) error {
 		m.account.Release(-delta)
 	}
 	if size == 0 {
-		delete(m.charged, name)
+		delete(charged, name)
 	} else {
-		m.charged[name] = size
+		charged[name] = size
 	}
 	return nil
 }
@@ -242,9 +250,13 @@ func (m *sessionMemory) close() {
 	for _, n := range m.protocol {
 		total += n
 	}
+	for _, n := range m.locks {
+		total += n
+	}
 	m.account.Release(total)
 	clear(m.charged)
 	clear(m.protocol)
+	clear(m.locks)
 }
 
 // savedVariable is a user variable's value before a statement.

@@ -555,3 +555,33 @@ func TestMemoryQuotaAllowanceAndOperators(t *testing.T) {
 		t.Errorf("the server's account holds %d bytes, want what all three keep (over 4200)", used)
 	}
 }
+
+// Held user-level locks are counted apart from variables: a lock given back never gives back a
+// variable's bytes, whatever the variable is named, and the session's end gives back both.
+func TestLocksAreChargedApartFromVariables(t *testing.T) {
+	f := newQuotaFixture(t, 1000, 0)
+	ctx := f.session()
+	m := f.accounts.of(ctx)
+	if err := m.keep("(user-level lock 'a')", 600, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.accounts.KeepLock(ctx, "a", 300); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.accounts.KeepLock(ctx, "b", 300); quotaRefusal(err) != "for session" {
+		t.Fatalf("a second lock past the quota: %v, want 241 for the session", err)
+	}
+	if err := f.accounts.KeepLock(ctx, "a", 0); err != nil {
+		t.Fatal(err)
+	}
+	if used := m.account.Used(); used != 600 {
+		t.Fatalf("after the lock was given back the session counts %d bytes, want the variable's 600", used)
+	}
+	if err := f.accounts.KeepLock(ctx, "a", 300); err != nil {
+		t.Fatal(err)
+	}
+	f.accounts.End(ctx.Session)
+	if used := m.account.Used(); used != 0 {
+		t.Fatalf("after the session ended its account counts %d bytes", used)
+	}
+}
