@@ -75,9 +75,14 @@ func isNoSpace(err error) bool {
 func newSpaceGuard(fs vfs.FS, dir string, size int64, onChange func(bool)) *spaceGuard {
 	g := &spaceGuard{fs: fs, dir: dir, path: fs.PathJoin(dir, reserveFile), size: size,
 		onChange: onChange, pause: 100 * time.Millisecond}
-	if size > 0 {
-		if _, err := fs.Stat(g.path); err == nil {
+	// A reserve is whole once it has its name (allocate renames it last); a half-made one
+	// from a crash is dropped, and so is a reserve this configuration does not keep.
+	_ = fs.Remove(g.path + ".tmp")
+	if _, err := fs.Stat(g.path); err == nil {
+		if size > 0 {
 			g.reserve = true
+		} else {
+			_ = fs.Remove(g.path)
 		}
 	}
 	return g
@@ -123,9 +128,12 @@ func (g *spaceGuard) ensureReserve() {
 	g.reserve = true
 }
 
-// allocate creates the reserve file. g.mu is held.
+// allocate creates the reserve file: under a temporary name, renamed once its space is
+// allocated and synced, so that a crash never leaves a reserve that reserves nothing. g.mu is
+// held.
 func (g *spaceGuard) allocate() error {
-	f, err := g.fs.Create(g.path, vfs.WriteCategoryUnspecified)
+	tmp := g.path + ".tmp"
+	f, err := g.fs.Create(tmp, vfs.WriteCategoryUnspecified)
 	if err != nil {
 		return err
 	}
@@ -145,8 +153,11 @@ func (g *spaceGuard) allocate() error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
+	if err == nil {
+		err = g.fs.Rename(tmp, g.path)
+	}
 	if err != nil {
-		_ = g.fs.Remove(g.path)
+		_ = g.fs.Remove(tmp)
 	}
 	return err
 }
