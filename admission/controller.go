@@ -305,11 +305,27 @@ func (c *Controller) Release(t *Ticket) {
 	if t.borrowed {
 		w.borrowed--
 	}
+	c.settleBorrowers()
 	if w.running == 0 {
 		c.rank() // a workload stops running; grant ranks again if it starts another
 	}
 	c.grant()
 	c.forget(w)
+}
+
+// settleBorrowers keeps the borrowers no more than the holders beyond the slot count: when a
+// slot comes free, a borrower takes it as its own (oldest first), and so becomes a lender
+// again and counts no more against the borrowing of others. Called with mu held.
+func (c *Controller) settleBorrowers() {
+	excess := max(c.running-c.slots, 0)
+	n := c.borrowed()
+	for t := c.holders.head; t != nil && n > excess; t = t.next {
+		if t.borrowed {
+			t.borrowed = false
+			t.w.borrowed--
+			n--
+		}
+	}
 }
 
 // leave takes wt out of the queue with the given state, if it is still waiting.
@@ -335,9 +351,9 @@ func (c *Controller) leave(wt *waiter, state waiterState) {
 // grant hands free slots to the waiters the workloads' order picks. When every slot is taken,
 // a waiter still starts if holders of a worse priority than its workload's hold slots that no
 // one borrowed: it borrows one of them (beyond the slot count), and the holder runs on beside
-// it but steps back from the processor for it (Ticket.Outranked). So a better priority never
-// waits for a worse one's statement to end, and the statements that share the CPU stay at most
-// twice the slot count. Called with mu held.
+// it but steps back from the processor for it (Ticket.Outranked). So a better priority waits
+// for a worse one's statement only when every slot is lent, and the statements that share the
+// CPU stay at most twice the slot count. Called with mu held.
 func (c *Controller) grant() {
 	for {
 		w := c.next()

@@ -74,8 +74,10 @@
 // holder's does not wait for that holder's statement to end. It borrows the slot (it starts
 // beyond the slot count), and the holder runs on but steps back from the processor for it, as
 // above. Each holder of a worse priority lends at most once, borrowers lend to nobody, and so at
-// most twice the slot count share the CPU. Among equal priorities nothing is borrowed: the fair
-// share orders the queue and the processors only.
+// most twice the slot count share the CPU: when every slot is lent, even a better priority waits
+// for the first statement to end. A borrower whose slot comes free (a holder ended) holds it as
+// its own and may lend it in turn. Among equal priorities nothing is borrowed: the fair share
+// orders the queue and the processors only.
 //
 // # Stall limit
 //

@@ -277,3 +277,27 @@ func TestBorrowedSlotAfterTheLenderEnds(t *testing.T) {
 		t.Errorf("state %+v", s)
 	}
 }
+
+// TestBorrowerWhoseLenderEndedLends: a borrower whose lender ended holds the slot as its own,
+// so a still better priority may borrow it in turn.
+func TestBorrowerWhoseLenderEndedLends(t *testing.T) {
+	g := newGrants(t, 1, Limits{MaxQueued: 10, Workloads: []Workload{{Name: "batch", Priority: 1}, {Name: "web"}, {Name: "urgent", Priority: -1}}})
+	batch := g.take("batch")
+	web, ok := g.arrive("web")
+	if !ok {
+		t.Fatal("web waits behind batch")
+	}
+	g.c.Release(batch)
+	urgent, ok := g.arrive("urgent")
+	if !ok {
+		t.Fatalf("urgent waits behind web, whose lender ended; state %+v", g.c.State())
+	}
+	if s := g.c.State(); s.Running > 2 {
+		t.Errorf("state %+v: more than twice the slots run", s)
+	}
+	g.c.Release(web)
+	g.c.Release(urgent)
+	if s := g.c.State(); s != (State{Slots: 1}) {
+		t.Errorf("state %+v", s)
+	}
+}
