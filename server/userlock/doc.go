@@ -9,7 +9,8 @@
 //     for the lock and 0 when the time ran out. The wait ends at once when the statement is
 //     killed, the client goes away or the statement's time runs out: the statement fails as
 //     any interrupted statement does. A wait that would close a cycle of sessions each waiting
-//     for a lock the next holds is error 3058 (ER_USER_LOCK_DEADLOCK) instead.
+//     for a lock the next holds is error 3058 (ER_USER_LOCK_DEADLOCK) instead. A released
+//     lock goes to the session that has waited longest, as MySQL's metadata locks grant it.
 //
 // The table holds only names that are held or waited for: a name is forgotten when its last
 // holder and waiter are gone, so what it keeps is bounded by the locks held now, and each held

@@ -1,6 +1,7 @@
 package userlock
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -24,11 +25,18 @@ type Table struct {
 
 // lock is one name's state.
 type lock struct {
-	owner   uint32 // session holding it, 0 when free
-	count   int    // times the owner took it
-	waiters int
-	// free is closed when the lock comes free; a new one is made for the next holder.
-	free chan struct{}
+	// owner is the session holding it, 0 when free; count the times it took it. A lock handed
+	// to a waiter has its owner set and count 0 until the waiter takes it.
+	owner uint32
+	count int
+	// waiters wait for it, oldest first: a released lock goes to the first.
+	waiters []*waiter
+}
+
+// waiter is a session waiting for a lock; granted is closed when the lock is handed to it.
+type waiter struct {
+	session uint32
+	granted chan struct{}
 }
 
 // New returns an empty table.
@@ -44,9 +52,9 @@ func New() *Table {
 func Key(name string) string { return strings.ToLower(name) }
 
 // Get takes the lock for session, waiting up to timeout (negative: without end) while another
-// session holds it. It returns false when the time ran out, the error of cause when done closes
-// first (a nil done never closes), and error 3058 when waiting would deadlock. first: the
-// session did not hold the lock before.
+// session holds it; a released lock goes to its oldest waiter. It returns false when the time
+// ran out, the error of cause when done closes first (a nil done never closes), and error 3058
+// when waiting would deadlock. first: the session did not hold the lock before.
 func (t *Table) Get(session uint32, name string, timeout time.Duration, done <-chan struct{}, cause func() error) (acquired, first bool, err error) {
 	key := Key(name)
 	var expired <-chan time.Time
@@ -56,39 +64,41 @@ func (t *Table) Get(session uint32, name string, timeout time.Duration, done <-c
 		expired = timer.C
 	}
 	t.mu.Lock()
+	defer t.mu.Unlock()
 	l := t.locks[key]
 	if l == nil {
-		l = &lock{free: make(chan struct{})}
+		l = &lock{}
 		t.locks[key] = l
 	}
-	for l.owner != 0 && l.owner != session {
+	if l.owner != 0 && l.owner != session {
 		if timeout == 0 {
-			t.mu.Unlock()
 			return false, false, nil
 		}
 		if t.closesCycle(session, l.owner) {
-			t.mu.Unlock()
 			return false, false, mysqlerr.New(mysqlerr.ERUserLockDeadlock,
 				"Deadlock found when trying to get user-level lock; try rolling back transaction/releasing locks and restarting lock acquisition.")
 		}
-		l.waiters++
+		w := &waiter{session: session, granted: make(chan struct{})}
+		l.waiters = append(l.waiters, w)
 		t.waitsFor[session] = key
-		free := l.free
 		t.mu.Unlock()
-		timedOut := false
 		select {
-		case <-free:
+		case <-w.granted:
 		case <-expired:
-			timedOut = true
 		case <-done:
 			err = cause()
 		}
 		t.mu.Lock()
-		l.waiters--
 		delete(t.waitsFor, session)
-		if err != nil || (timedOut && l.owner != 0) {
+		if l.owner != session {
+			// not handed over: the time ran out or the statement ended
+			l.waiters = slices.DeleteFunc(l.waiters, func(o *waiter) bool { return o == w })
 			t.forgetIfUnused(key, l)
-			t.mu.Unlock()
+			return false, false, err
+		}
+		if err != nil {
+			// handed over as the statement ended: to the next waiter
+			t.free(session, key, l)
 			return false, false, err
 		}
 	}
@@ -103,7 +113,6 @@ func (t *Table) Get(session uint32, name string, timeout time.Duration, done <-c
 		}
 		names[key] = struct{}{}
 	}
-	t.mu.Unlock()
 	return true, first, nil
 }
 
@@ -128,7 +137,7 @@ func (t *Table) closesCycle(session, owner uint32) bool {
 
 // forgetIfUnused drops key when nobody holds or waits for it. Called with t.mu held.
 func (t *Table) forgetIfUnused(key string, l *lock) {
-	if l.owner == 0 && l.waiters == 0 {
+	if l.owner == 0 && len(l.waiters) == 0 {
 		delete(t.locks, key)
 	}
 }
@@ -155,16 +164,21 @@ func (t *Table) Release(session uint32, name string) (released, exists, freed bo
 	return true, true, false
 }
 
-// free makes l free and wakes its waiters. Called with t.mu held.
+// free takes l from session and hands it to its oldest waiter, if any. Called with t.mu held.
 func (t *Table) free(session uint32, key string, l *lock) {
 	l.owner, l.count = 0, 0
-	close(l.free)
-	l.free = make(chan struct{})
 	if names := t.held[session]; names != nil {
 		delete(names, key)
 		if len(names) == 0 {
 			delete(t.held, session)
 		}
+	}
+	if len(l.waiters) > 0 {
+		w := l.waiters[0]
+		l.waiters = l.waiters[1:]
+		l.owner = w.session
+		close(w.granted)
+		return
 	}
 	t.forgetIfUnused(key, l)
 }

@@ -97,7 +97,7 @@ func (t *Table) waitersOf(key string) int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if l := t.locks[key]; l != nil {
-		return l.waiters
+		return len(l.waiters)
 	}
 	return 0
 }
@@ -182,5 +182,36 @@ func TestDeadlockIsRefused(t *testing.T) {
 	tbl.ReleaseAll(1)
 	if !<-res {
 		t.Fatal("session 4 did not get a")
+	}
+}
+
+// TestReleasedLockGoesToTheOldestWaiter: a released lock goes to the session that waited
+// longest, even when its holder asks for it again at once.
+func TestReleasedLockGoesToTheOldestWaiter(t *testing.T) {
+	tbl := New()
+	tbl.Get(1, "a", 0, never, noCause)
+	got := make(chan uint32, 2)
+	for _, s := range []uint32{2, 3} {
+		go func() {
+			if ok, _, _ := tbl.Get(s, "a", -1, never, noCause); ok {
+				got <- s
+			}
+		}()
+		waitFor(t, "the waiter queues", func() bool { return tbl.waitersOf("a") == int(s-1) })
+	}
+	tbl.Release(1, "a")
+	if ok, _, _ := tbl.Get(1, "a", 0, never, noCause); ok {
+		t.Fatal("the releasing session took the lock back before its waiters")
+	}
+	if s := <-got; s != 2 {
+		t.Fatalf("session %d got the lock, want the oldest waiter 2", s)
+	}
+	tbl.Release(2, "a")
+	if s := <-got; s != 3 {
+		t.Fatalf("session %d got the lock, want 3", s)
+	}
+	tbl.Release(3, "a")
+	if n := tbl.Names(); n != 0 {
+		t.Fatalf("names kept: %d", n)
 	}
 }
