@@ -19,7 +19,7 @@ func boundaryValues() []any {
 	return []any{
 		int8(math.MinInt8), int8(math.MaxInt8), int16(math.MinInt16), int32(math.MaxInt32),
 		int64(math.MinInt64), int64(math.MaxInt64), int(-1), uint8(255), uint16(65535),
-		uint32(math.MaxUint32), uint64(math.MaxUint64), float32(-0.0), math.Copysign(0, -1),
+		uint32(math.MaxUint32), uint64(math.MaxUint64), float32(math.Copysign(0, -1)), math.Copysign(0, -1),
 		math.Inf(1), math.SmallestNonzeroFloat64, true, false, "", "\x00", "trailing  ", "Ω≠é",
 		[]byte{}, []byte{0, 255}, time.Date(1000, 1, 1, 0, 0, 0, 1, time.UTC),
 		time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC), types.Timespan(-838 * 3600 * 1000000),
