@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -81,26 +82,53 @@ func TestUserLocks(t *testing.T) {
 	})
 
 	t.Run("a wait that closes a cycle is 3058", func(t *testing.T) {
+		// a holds first and waits for second; b holds second and asks for first. Whichever of
+		// the two waits comes second closes the cycle and fails at once with 3058 (a's wait may
+		// not have begun when b asks); the other gets its lock once the failed one's session
+		// releases the lock it holds.
 		a, b := session(t, db), session(t, db)
 		aID := intOn(t, a, "SELECT CONNECTION_ID()")
 		intOn(t, a, "SELECT GET_LOCK('first', 0)")
 		intOn(t, b, "SELECT GET_LOCK('second', 0)")
-		done := running(t, db, a, aID, "SELECT GET_LOCK('second', 60)")
-		began := time.Now()
-		var n int
-		err := b.QueryRowContext(context.Background(), "SELECT GET_LOCK('first', 60)").Scan(&n)
-		var me *mysql.MySQLError
-		if !errors.As(err, &me) || me.Number != 3058 || string(me.SQLState[:]) != "40001" {
-			t.Fatalf("closing the cycle: %d, %v; want 3058 (40001)", n, err)
+		aDone := running(t, db, a, aID, "SELECT GET_LOCK('second', 60)")
+		bDone := make(chan error, 1)
+		go func() {
+			var n int
+			err := b.QueryRowContext(context.Background(), "SELECT GET_LOCK('first', 60)").Scan(&n)
+			if err == nil && n != 1 {
+				err = fmt.Errorf("GET_LOCK('first', 60) = %d", n)
+			}
+			bDone <- err
+		}()
+		isDeadlock := func(err error) bool {
+			var me *mysql.MySQLError
+			return errors.As(err, &me) && me.Number == 3058 && string(me.SQLState[:]) == "40001"
 		}
-		if d := time.Since(began); d > 30*time.Second {
-			t.Fatalf("the deadlock was found after %v, not at once", d)
+		var failed, other *sql.Conn
+		var otherDone <-chan error
+		var held string
+		select {
+		case err := <-aDone:
+			if !isDeadlock(err) {
+				t.Fatalf("a's wait ended with %v, want 3058 (40001) or to wait", err)
+			}
+			failed, other, otherDone, held = a, b, bDone, "first"
+		case err := <-bDone:
+			if !isDeadlock(err) {
+				t.Fatalf("b's wait ended with %v, want 3058 (40001) or to wait", err)
+			}
+			failed, other, otherDone, held = b, a, aDone, "second"
+		case <-time.After(30 * time.Second):
+			t.Fatal("neither wait found the deadlock within 30 s")
 		}
-		intOn(t, b, "SELECT RELEASE_LOCK('second')")
-		if err := <-done; err != nil {
-			t.Fatalf("a's wait for second: %v", err)
+		if got := intOn(t, failed, "SELECT RELEASE_LOCK('"+held+"')"); got != 1 {
+			t.Fatalf("RELEASE_LOCK('%s') of the failed session: %d", held, got)
+		}
+		if err := <-otherDone; err != nil {
+			t.Fatalf("the other wait, after the release: %v", err)
 		}
 		intOn(t, a, "SELECT RELEASE_ALL_LOCKS()")
+		intOn(t, other, "SELECT RELEASE_ALL_LOCKS()")
 	})
 
 	t.Run("names compare without case", func(t *testing.T) {
