@@ -101,14 +101,13 @@ func (c *client) forgetStaleTransaction(autocommit bool) {
 
 // commitsImplicitly reports whether the statement commits implicitly (statement.CommitsImplicitly),
 // also when it is EXECUTE of a statement prepared with PREPARE that does, as in MySQL: the
-// engine keeps that statement parsed, under its name, for the session. Before, EXECUTE of a
-// prepared ALTER TABLE ran inside the open transaction: when it failed, the rows written before
-// it were lost with the transaction, and its half-done column changes left for the next COMMIT.
+// engine keeps that statement parsed, under its name, for the session, so EXECUTE of a prepared
+// ALTER TABLE commits the open transaction first, as a plain ALTER TABLE does.
 //
 // A statement the engine cannot parse never runs, and commits nothing, as in MySQL, where a
-// syntax error ends the statement before its implicit commit: before, BEGIN; INSERT ...; a
-// mistyped ALTER TABLE (or OPTIMIZE TABLE, which the engine's grammar lacks); ROLLBACK kept the
-// row. DDL is rare enough to be parsed twice.
+// syntax error ends the statement before its implicit commit: BEGIN; INSERT ...; a mistyped
+// ALTER TABLE (or OPTIMIZE TABLE, which the engine's grammar lacks); ROLLBACK keeps no row.
+// DDL is rare enough to be parsed twice.
 func (s *Server) commitsImplicitly(cl *client, stmt *statement.Summary) bool {
 	if stmt.CommitsImplicitly() {
 		return s.engine == nil || s.parses(cl, stmt.Text())

@@ -23,8 +23,8 @@ const yieldEvery = time.Millisecond
 // The Go runtime preempts a goroutine only after it ran 10 ms. Admission control keeps
 // ordinary statements from crowding the run queue, but the ones it lets run hold their
 // processors for whole slices, and the engine answers even SELECT 1 with four goroutines of its
-// own, each of which can wait a slice behind a heavy statement: an operator's SELECT 1 on the
-// admin listener took 50-70 ms at p99 on one core. The engine's executor asks its override
+// own, each of which can wait a slice behind a heavy statement, so an operator's SELECT 1 could
+// take several slices. The engine's executor asks its override
 // builder first whenever it builds a node's iterator, which joins and correlated subqueries do
 // for every outer row. There, once per yieldEvery across all statements, the yielder reads how
 // many goroutines wait for a processor (runtime/metrics). When more wait than statements could

@@ -22,7 +22,7 @@ const (
 	// XOR, LIKE, REGEXP) and the unary ones (NOT, !, BINARY, signs, ~, IS, CASE).
 	MaxOperators = 2000
 	// MaxAlterClauses bounds the clauses of one ALTER statement: the engine plans each added
-	// column with a copy of the table's columns so far (2000 ADD COLUMN clauses planned for 3 s).
+	// column with a copy of the table's columns so far, so planning is quadratic in the clauses.
 	MaxAlterClauses = 1024
 	// MaxSubqueryDepth bounds how deep subqueries nest in one another (MySQL's bound is 63).
 	MaxSubqueryDepth = 16
