@@ -80,10 +80,11 @@ func TestTableRules(t *testing.T) {
 	}
 }
 
-// waitFor polls until cond holds (a bound on the polls, not on time).
+// waitFor polls until cond holds, for at most a minute (a busy machine may be slow to run the
+// waiting goroutine).
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for range 100_000 {
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); {
 		if cond() {
 			return
 		}
