@@ -67,12 +67,9 @@ func (i *interceptor) takeSlot(ctx context.Context, c *mysql.Conn, stmt *stateme
 // ticketKey is the context key of a running statement's admission ticket.
 type ticketKey struct{}
 
-// withTicket is ctx for a statement that runs with the admission ticket t (nil: none), so that
+// withTicket is ctx for a statement that runs with the admission ticket t, so that
 // the yielder finds the statement's workload standing (ticketOf).
 func withTicket(ctx context.Context, t *admission.Ticket) context.Context {
-	if t == nil {
-		return ctx
-	}
 	return context.WithValue(ctx, ticketKey{}, t)
 }
 

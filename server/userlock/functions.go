@@ -186,9 +186,9 @@ func (c *call) IsNonDeterministic() bool   { return true }
 func (c *call) Resolved() bool             { return expressionsResolved(c.args) }
 func (c *call) Children() []sql.Expression { return c.args }
 func (c *call) Type(*sql.Context) sql.Type { return c.typ }
-func (c *call) IsNullable(*sql.Context) bool {
-	return c.name == "release_lock" || c.name == "is_used_lock" || c.name == "get_lock"
-}
+
+// IsNullable: every function of a lock name is NULL for a NULL name.
+func (c *call) IsNullable(*sql.Context) bool { return len(c.args) > 0 }
 
 func (c *call) String() string {
 	parts := make([]string, len(c.args))
