@@ -7,8 +7,11 @@
 #   SCALE_SIZES="10000 100000" scripts/scale.sh
 #
 # For each size: the time of `sysbench oltp_common prepare` of one table (create and load), then
-# the median of 200 single-row UPDATEs by primary key and of 20 INSERTs of 1,000 rows (each its
-# own autocommit statement), then the server's resident memory and the data directory's size.
+# the median of 200 single-row UPDATEs by primary key right after the load, then the same once
+# the server is quiet (steady state: its process used under 5% of a core over 2 s, which is
+# when the load's background work, such as compactions, is done; at most 300 s), and the median
+# of 20 INSERTs of 1,000 rows (each its own autocommit statement), then the server's resident
+# memory and the data directory's size.
 # Needs sysbench, MariaDB's server (Debian `sysbench`, `mariadb-server`), python3-pymysql and Go.
 # Prints one Markdown table on stdout; progress goes to stderr.
 set -euo pipefail
@@ -81,7 +84,23 @@ def timed(q, args=None):
     t = time.perf_counter()
     cur.execute(q, args)
     return (time.perf_counter() - t) * 1000
-updates = [timed("UPDATE sbtest1 SET k = k + 1 WHERE id = %s", (rng.randint(1, n),)) for _ in range(200)]
+def update_median():
+    return statistics.median(timed("UPDATE sbtest1 SET k = k + 1 WHERE id = %s", (rng.randint(1, n),)) for _ in range(200))
+def cpu_seconds():
+    with open("/proc/%s/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+def wait_quiet():
+    start = time.monotonic()
+    while time.monotonic() - start < 300:
+        before = cpu_seconds()
+        time.sleep(2)
+        if cpu_seconds() - before < 0.1:
+            break
+    return time.monotonic() - start
+update_after_load = update_median()
+settle_s = wait_quiet()
+update_steady = update_median()
 base = n + 1
 inserts = []
 for i in range(20):
@@ -94,7 +113,7 @@ with open("/proc/%s/status" % pid) as f:
         if line.startswith("VmRSS:"):
             rss = int(line.split()[1]) // 1024
 disk = int(subprocess.check_output(["du", "-sm", datadir]).split()[0])
-print("| %s | %d | %s | %.2f | %.1f | %d | %d |" % (name, n, prepare_s, statistics.median(updates), statistics.median(inserts), rss, disk))
+print("| %s | %d | %s | %.2f | %.2f (%.0f s) | %.1f | %d | %d |" % (name, n, prepare_s, update_after_load, update_steady, settle_s, statistics.median(inserts), rss, disk))
 PY
 }
 
@@ -110,6 +129,6 @@ done
 
 echo "scale.sh: overloadsql $(git describe --always --dirty 2>/dev/null || echo '?') vs MariaDB $(mariadbd --version | awk '{print $3}'); $(nproc) CPUs; sync per commit on both; load average $(cut -d' ' -f1-3 /proc/loadavg) at the end."
 echo
-echo "| server | rows | prepare s | UPDATE by PK, median ms | INSERT of 1,000 rows, median ms | RSS MiB | data dir MiB |"
-echo "|---|---|---|---|---|---|---|"
+echo "| server | rows | prepare s | UPDATE by PK after the load, median ms | UPDATE by PK in steady state, median ms (time to quiet) | INSERT of 1,000 rows, median ms | RSS MiB | data dir MiB |"
+echo "|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"
