@@ -77,9 +77,17 @@
 // # Locks
 //
 // Lock order: the write lock (WriteLock: the store's own, or the server's through
-// Options.WriteLock), then Store.mu (counters; a leaf), then descCache.mu (a leaf). No lock
-// is held while waiting for the write lock; Pebble's own locks are below all of these. A
-// session is used by one goroutine at a time, so its txn needs no lock.
+// Options.WriteLock), then Store.mu (counters; a leaf), then descCache.mu and catalogCache.mu
+// (leaves). No lock is held while waiting for the write lock; Pebble's own locks are below all
+// of these. A session is used by one goroutine at a time, so its txn needs no lock.
+//
+// # The catalog cache
+//
+// Planning a statement reads the same few catalog keys many times (the database, the table's
+// name and descriptor, whether the name is a view). A snapshot reader takes them from a cache
+// of the committed catalog (catalogcache.go), which a commit that changes the catalog
+// invalidates: a sequence count around the apply tells a reader whether its snapshot holds
+// exactly the cached generation. Writers read their batch.
 //
 // # A full disk
 //

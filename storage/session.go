@@ -330,6 +330,11 @@ type txn struct {
 	// rolled back.
 	failed error
 
+	// catalogGen is the catalog generation the snapshot holds; catalogCached says whether
+	// the snapshot's catalog reads may use the catalog cache (see catalogCache).
+	catalogGen    uint64
+	catalogCached bool
+
 	lockedAt time.Time
 	// table is the table the transaction's last editor wrote, for the full-disk error.
 	table string
@@ -398,7 +403,9 @@ func (t *txn) reader() pebble.Reader {
 	}
 	if t.snap == nil {
 		t.snapCommits = t.store.stats.Commits.Load()
+		before := t.store.catalog.gen.Load()
 		t.snap = t.store.db.NewSnapshot()
+		t.catalogGen, t.catalogCached = t.store.catalog.generation(before)
 	}
 	return t.snap
 }
@@ -478,8 +485,18 @@ func (t *txn) checkSize() error {
 
 // get reads key in the transaction's view; nil, false when absent. The value is a copy.
 func (t *txn) get(key []byte) ([]byte, bool, error) {
-	v, closer, err := t.reader().Get(key)
+	r := t.reader()
+	cached := t.catalogCached && t.batch == nil && len(key) > 0 && key[0] == spaceCatalog
+	if cached {
+		if e, ok := t.store.catalog.get(t.catalogGen, key); ok {
+			return append([]byte(nil), e.val...), e.found, nil
+		}
+	}
+	v, closer, err := r.Get(key)
 	if errors.Is(err, pebble.ErrNotFound) {
+		if cached {
+			t.store.catalog.put(t.catalogGen, key, catalogEntry{})
+		}
 		return nil, false, nil
 	}
 	if err != nil {
@@ -487,6 +504,9 @@ func (t *txn) get(key []byte) ([]byte, bool, error) {
 	}
 	out := append([]byte(nil), v...)
 	_ = closer.Close()
+	if cached {
+		t.store.catalog.put(t.catalogGen, key, catalogEntry{val: append([]byte(nil), out...), found: true})
+	}
 	return out, true, nil
 }
 
@@ -657,6 +677,15 @@ func (t *txn) rollback() {
 	}
 }
 
+// apply applies the batch; a change of the catalog is bracketed for the catalog cache.
+func (t *txn) apply(opts *pebble.WriteOptions) error {
+	if t.ddl {
+		t.store.catalog.beginChange()
+		defer t.store.catalog.endChange()
+	}
+	return t.store.apply(t.batch, opts)
+}
+
 // commit applies the batch with the store's durability, then deletes obsolete table data.
 func (t *txn) commit(ctx *sql.Context) error {
 	if t.done {
@@ -694,7 +723,7 @@ func (t *txn) commit(ctx *sql.Context) error {
 			t.rollback()
 			return err
 		}
-		if err := s.apply(t.batch, opts); err != nil {
+		if err := t.apply(opts); err != nil {
 			t.rollback()
 			return s.commitFailed(t.tableName(), err)
 		}

@@ -123,6 +123,8 @@ type Store struct {
 
 	writeLock WriteLock
 	descs     descCache
+	// catalog: the committed catalog's point reads, for snapshot readers.
+	catalog catalogCache
 	// dbDescs: database id → the last decoded database descriptor with its stored bytes
 	// (*dbDescEntry), reused only while the stored bytes are the same.
 	dbDescs sync.Map
