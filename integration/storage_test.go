@@ -70,7 +70,7 @@ func TestNewerFormatDataDir(t *testing.T) {
 	mustExec(t, s.db(), "CREATE TABLE kept (id INT PRIMARY KEY)")
 	s.stop()
 
-	// The format record is the key 01 'f' (storage/doc.go): a JSON object with "version".
+	// The format record is the key 01 'f' (storage/kv/doc.go): a JSON object with "version".
 	data := filepath.Join(s.dir, "data")
 	key := []byte{0x01, 'f'}
 	pdb, err := pebble.Open(data, &pebble.Options{ErrorIfNotExists: true})

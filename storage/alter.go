@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"overloadsql/mysqlerr"
+	"overloadsql/storage/kv"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/plan"
@@ -255,7 +256,7 @@ func (t *Table) RewriteInserter(ctx *sql.Context, oldSchema, newSchema sql.Prima
 	if err := checkKeyTypes(ctx, d); err != nil {
 		return nil, err
 	}
-	tid, err := tx.nextCounter(keyNextTable)
+	tid, err := tx.nextCounter(kv.KeyNextTable)
 	if err != nil {
 		return nil, err
 	}
@@ -285,10 +286,10 @@ func (r *rewrite) finish(ctx *sql.Context, e *editor) error {
 	if err := db.writeDesc(ctx, tx, r.new, nil); err != nil {
 		return err
 	}
-	if err := tx.delKnown(tableDescKey(db.desc.ID, r.old.ID)); err != nil {
+	if err := tx.delKnown(kv.TableDescKey(db.desc.ID, r.old.ID)); err != nil {
 		return err
 	}
-	if err := tx.putKnown(tableNameKey(db.desc.ID, strings.ToLower(r.new.Name)), beU32(r.new.ID)); err != nil {
+	if err := tx.putKnown(kv.TableNameKey(db.desc.ID, strings.ToLower(r.new.Name)), beU32(r.new.ID)); err != nil {
 		return err
 	}
 	if err := tx.markObsolete(r.old.ID); err != nil {
@@ -327,7 +328,7 @@ func (t *Table) CreateIndex(ctx *sql.Context, def sql.IndexDef) error {
 			return sql.ErrDuplicateKey.New(def.Name)
 		}
 		idx := indexDesc{ID: d.NextIndex, Name: def.Name, Unique: def.IsUnique(), Comment: def.Comment}
-		if d.NextIndex == iidRowHash-1 {
+		if d.NextIndex == kv.IIDRowHash-1 {
 			return mysqlerr.New(mysql.ERTooManyKeys, "Too many keys specified; max 64 keys allowed")
 		}
 		d.NextIndex++
@@ -362,11 +363,11 @@ func (t *Table) DropIndex(ctx *sql.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	prefix := indexPrefix(t.tid(), iid)
-	type kv struct{ k, v []byte }
-	var entries []kv
+	prefix := kv.IndexPrefix(t.tid(), iid)
+	type entry struct{ k, v []byte }
+	var entries []entry
 	if err := scanPrefix(tx.reader(), prefix, func(k, v []byte) error {
-		entries = append(entries, kv{append([]byte(nil), k...), append([]byte(nil), v...)})
+		entries = append(entries, entry{append([]byte(nil), k...), append([]byte(nil), v...)})
 		return nil
 	}); err != nil {
 		return err

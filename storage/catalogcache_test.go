@@ -3,11 +3,13 @@ package storage
 import (
 	"strings"
 	"testing"
+
+	"overloadsql/storage/kv"
 )
 
 func TestCatalogCacheGenerations(t *testing.T) {
 	var c catalogCache
-	key := []byte{spaceCatalog, 'x'}
+	key := []byte{kv.SpaceCatalog, 'x'}
 
 	before := c.gen.Load()
 	gen, ok := c.generation(before)
@@ -53,9 +55,9 @@ func TestCatalogCacheGenerations(t *testing.T) {
 
 	// the cache holds at most catalogCacheBytes
 	big := make([]byte, catalogCacheBytes/2)
-	c.put(2, []byte{spaceCatalog, 'a'}, catalogEntry{val: big, found: true})
-	c.put(2, []byte{spaceCatalog, 'b'}, catalogEntry{val: big, found: true})
-	if _, ok := c.get(2, []byte{spaceCatalog, 'b'}); ok {
+	c.put(2, []byte{kv.SpaceCatalog, 'a'}, catalogEntry{val: big, found: true})
+	c.put(2, []byte{kv.SpaceCatalog, 'b'}, catalogEntry{val: big, found: true})
+	if _, ok := c.get(2, []byte{kv.SpaceCatalog, 'b'}); ok {
 		t.Fatal("the cache went over its bound")
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"overloadsql/storage/kv"
+
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
@@ -57,7 +59,7 @@ func checkIntegrity(t *testing.T, r *runner) {
 		for _, tb := range tables {
 			live[tb.desc.ID] = true
 			rows := 0
-			_ = scanPrefix(tx.reader(), indexPrefix(tb.desc.ID, iidRows), func(k, v []byte) error { rows++; return nil })
+			_ = scanPrefix(tx.reader(), kv.IndexPrefix(tb.desc.ID, kv.IIDRows), func(k, v []byte) error { rows++; return nil })
 			n, err := tx.rowCount(tb.desc.ID)
 			if err != nil {
 				t.Fatal(err)
@@ -67,9 +69,9 @@ func checkIntegrity(t *testing.T, r *runner) {
 			}
 			check := func(name string, iid uint16) {
 				entries := 0
-				_ = scanPrefix(tx.reader(), indexPrefix(tb.desc.ID, iid), func(k, v []byte) error {
+				_ = scanPrefix(tx.reader(), kv.IndexPrefix(tb.desc.ID, iid), func(k, v []byte) error {
 					entries++
-					if _, ok, _ := tx.get(append(indexPrefix(tb.desc.ID, iidRows), v...)); !ok {
+					if _, ok, _ := tx.get(append(kv.IndexPrefix(tb.desc.ID, kv.IIDRows), v...)); !ok {
 						t.Fatalf("table %s index %s: an entry names no row", tb.desc.Name, name)
 					}
 					return nil
@@ -82,11 +84,11 @@ func checkIntegrity(t *testing.T, r *runner) {
 				check(idx.Name, idx.ID)
 			}
 			if len(tb.desc.PK) == 0 {
-				check("row hash", iidRowHash)
+				check("row hash", kv.IIDRowHash)
 			}
 		}
 	}
-	_ = scanPrefix(tx.reader(), []byte{spaceData}, func(k, v []byte) error {
+	_ = scanPrefix(tx.reader(), []byte{kv.SpaceData}, func(k, v []byte) error {
 		if tid := binary.BigEndian.Uint32(k[1:5]); !live[tid] {
 			t.Fatalf("data of table id %d, which no descriptor names", tid)
 		}
@@ -171,12 +173,12 @@ func (w *crashWorkload) step() (stmts []string, ddl bool) {
 
 func TestCrashRecovery(t *testing.T) {
 	for seed := int64(1); seed <= 6; seed++ {
-		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) { crashRun(t, seed, SyncCommit) })
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) { crashRun(t, seed, kv.SyncCommit) })
 	}
-	t.Run("sync-none", func(t *testing.T) { crashRun(t, 100, SyncNone) })
+	t.Run("sync-none", func(t *testing.T) { crashRun(t, 100, kv.SyncNone) })
 }
 
-func crashRun(t *testing.T, seed int64, mode SyncMode) {
+func crashRun(t *testing.T, seed int64, mode kv.SyncMode) {
 	rng := rand.New(rand.NewSource(seed))
 	fs := vfs.NewCrashableMem()
 	open := func(fs vfs.FS) *Store {
@@ -197,7 +199,7 @@ func crashRun(t *testing.T, seed int64, mode SyncMode) {
 	midCrashes := 0
 	for i := 0; i < 400; i++ {
 		stmts, ddl := w.step()
-		if ddl && len(stmts) == 1 && mode == SyncCommit && rng.Intn(2) == 0 {
+		if ddl && len(stmts) == 1 && mode == kv.SyncCommit && rng.Intn(2) == 0 {
 			// crash while the DDL runs: the clone has the state before it or after it
 			before := acked
 			done := make(chan error, 1)
@@ -249,7 +251,7 @@ func crashRun(t *testing.T, seed int64, mode SyncMode) {
 			s = open(fs)
 			r = newRunner(t, s, "main")
 			got := state(r)
-			if mode == SyncCommit {
+			if mode == kv.SyncCommit {
 				if got != acked {
 					t.Fatalf("step %d: after the crash\n%s\nwant the last acknowledged state\n%s", i, got, acked)
 				}

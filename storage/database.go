@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"overloadsql/mysqlerr"
+	"overloadsql/storage/kv"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/dolthub/go-mysql-server/sql"
@@ -36,12 +37,12 @@ func (p *Provider) lookup(ctx *sql.Context, name string) (*Database, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, ok, err := tx.get(dbNameKey(strings.ToLower(name)))
+	v, ok, err := tx.get(kv.DBNameKey(strings.ToLower(name)))
 	if err != nil || !ok {
 		return nil, err
 	}
 	id := binary.BigEndian.Uint32(v)
-	raw, ok, err := tx.get(dbDescKey(id))
+	raw, ok, err := tx.get(kv.DBDescKey(id))
 	if err != nil {
 		return nil, err
 	}
@@ -98,8 +99,8 @@ func (p *Provider) AllDatabases(ctx *sql.Context) []sql.Database {
 		return nil
 	}
 	var names []string
-	_ = scanPrefix(tx.reader(), dbNamePrefix(), func(k, v []byte) error {
-		names = append(names, string(k[len(dbNamePrefix()):]))
+	_ = scanPrefix(tx.reader(), kv.DBNamePrefix(), func(k, v []byte) error {
+		names = append(names, string(k[len(kv.DBNamePrefix()):]))
 		return nil
 	})
 	var out []sql.Database
@@ -129,16 +130,16 @@ func (p *Provider) CreateCollatedDatabase(ctx *sql.Context, name string, collati
 	} else if db != nil {
 		return sql.ErrDatabaseExists.New(name)
 	}
-	id, err := tx.nextCounter(keyNextDB)
+	id, err := tx.nextCounter(kv.KeyNextDB)
 	if err != nil {
 		return err
 	}
 	d := dbDesc{ID: uint32(id), Name: name, Collation: collation}
 	raw, _ := json.Marshal(d)
-	if err := tx.put(dbDescKey(d.ID), raw, nil, false, 0, 0); err != nil {
+	if err := tx.put(kv.DBDescKey(d.ID), raw, nil, false, 0, 0); err != nil {
 		return err
 	}
-	return tx.put(dbNameKey(strings.ToLower(name)), binary.BigEndian.AppendUint32(nil, d.ID), nil, false, 0, 0)
+	return tx.put(kv.DBNameKey(strings.ToLower(name)), binary.BigEndian.AppendUint32(nil, d.ID), nil, false, 0, 0)
 }
 
 func (p *Provider) DropDatabase(ctx *sql.Context, name string) error {
@@ -153,16 +154,16 @@ func (p *Provider) DropDatabase(ctx *sql.Context, name string) error {
 	if err := tx.beginWrite(ctx); err != nil {
 		return err
 	}
-	type kv struct{ k, v []byte }
-	var keys []kv
-	if err := scanPrefix(tx.reader(), dbPrefix(db.desc.ID), func(k, v []byte) error {
-		keys = append(keys, kv{append([]byte(nil), k...), append([]byte(nil), v...)})
+	type entry struct{ k, v []byte }
+	var keys []entry
+	if err := scanPrefix(tx.reader(), kv.DBPrefix(db.desc.ID), func(k, v []byte) error {
+		keys = append(keys, entry{append([]byte(nil), k...), append([]byte(nil), v...)})
 		return nil
 	}); err != nil {
 		return err
 	}
 	for _, e := range keys {
-		if len(e.k) == 10 && e.k[5] == catTable {
+		if len(e.k) == 10 && e.k[5] == kv.CatTable {
 			if err := tx.markObsolete(binary.BigEndian.Uint32(e.k[6:])); err != nil {
 				return err
 			}
@@ -171,7 +172,7 @@ func (p *Provider) DropDatabase(ctx *sql.Context, name string) error {
 			return err
 		}
 	}
-	return tx.delKnown(dbNameKey(strings.ToLower(name)))
+	return tx.delKnown(kv.DBNameKey(strings.ToLower(name)))
 }
 
 // nextCounter advances a store-wide id counter inside the transaction.
@@ -193,7 +194,7 @@ func (t *txn) nextCounter(key []byte) (uint64, error) {
 // scanPrefix calls f for every key that starts with prefix, in order. k and v are valid only
 // during the call.
 func scanPrefix(r pebble.Reader, prefix []byte, f func(k, v []byte) error) error {
-	it, err := r.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: prefixEnd(prefix)})
+	it, err := r.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: kv.PrefixEnd(prefix)})
 	if err != nil {
 		return err
 	}
@@ -246,7 +247,7 @@ func (d *Database) SetCollation(ctx *sql.Context, collation sql.CollationID) err
 	nd := d.desc
 	nd.Collation = collation
 	raw, _ := json.Marshal(nd)
-	if err := tx.putKnown(dbDescKey(d.desc.ID), raw); err != nil {
+	if err := tx.putKnown(kv.DBDescKey(d.desc.ID), raw); err != nil {
 		return err
 	}
 	d.desc = nd
@@ -263,7 +264,7 @@ func (d *Database) writer(ctx *sql.Context) (*txn, error) {
 
 // tableID is the id of the table named name (any case), 0 when there is none.
 func (d *Database) tableID(tx *txn, name string) (uint32, error) {
-	v, ok, err := tx.get(tableNameKey(d.desc.ID, strings.ToLower(name)))
+	v, ok, err := tx.get(kv.TableNameKey(d.desc.ID, strings.ToLower(name)))
 	if err != nil || !ok {
 		return 0, err
 	}
@@ -272,7 +273,7 @@ func (d *Database) tableID(tx *txn, name string) (uint32, error) {
 
 // loadTable reads the descriptor of table tid.
 func (d *Database) loadTable(ctx *sql.Context, tx *txn, tid uint32) (*table, error) {
-	raw, ok, err := tx.get(tableDescKey(d.desc.ID, tid))
+	raw, ok, err := tx.get(kv.TableDescKey(d.desc.ID, tid))
 	if err != nil {
 		return nil, err
 	}
@@ -317,7 +318,7 @@ func (d *Database) tables(ctx *sql.Context) ([]*table, error) {
 		return nil, err
 	}
 	var ids []uint32
-	if err := scanPrefix(tx.reader(), dbKey(d.desc.ID, catTableName, nil), func(k, v []byte) error {
+	if err := scanPrefix(tx.reader(), kv.DBKey(d.desc.ID, kv.CatTableName, nil), func(k, v []byte) error {
 		ids = append(ids, binary.BigEndian.Uint32(v))
 		return nil
 	}); err != nil {
@@ -363,14 +364,14 @@ func (d *Database) createTable(ctx *sql.Context, name string, schema sql.Primary
 			}
 		}
 	}
-	tid64, err := tx.nextCounter(keyNextTable)
+	tid64, err := tx.nextCounter(kv.KeyNextTable)
 	if err != nil {
 		return nil, err
 	}
 	if collation == sql.Collation_Unspecified {
 		collation = d.GetCollation(ctx)
 	}
-	desc := &tableDesc{ID: uint32(tid64), DB: d.desc.ID, Name: name, Version: 1, Collation: collation, Comment: comment, NextIndex: iidFirstSec}
+	desc := &tableDesc{ID: uint32(tid64), DB: d.desc.ID, Name: name, Version: 1, Collation: collation, Comment: comment, NextIndex: kv.IIDFirstSec}
 	for _, c := range schema.Schema {
 		desc.NextTag++
 		desc.Columns = append(desc.Columns, columnDescOf(c, desc.NextTag))
@@ -384,7 +385,7 @@ func (d *Database) createTable(ctx *sql.Context, name string, schema sql.Primary
 	if err := d.writeDesc(ctx, tx, desc, nil); err != nil {
 		return nil, err
 	}
-	return desc, tx.put(tableNameKey(d.desc.ID, strings.ToLower(name)), binary.BigEndian.AppendUint32(nil, desc.ID), nil, false, 0, 0)
+	return desc, tx.put(kv.TableNameKey(d.desc.ID, strings.ToLower(name)), binary.BigEndian.AppendUint32(nil, desc.ID), nil, false, 0, 0)
 }
 
 // writeDesc stores desc (under its id) in the transaction; old is the descriptor it replaces
@@ -397,7 +398,7 @@ func (d *Database) writeDesc(ctx *sql.Context, tx *txn, desc *tableDesc, old []b
 	if err != nil {
 		return err
 	}
-	key := tableDescKey(d.desc.ID, desc.ID)
+	key := kv.TableDescKey(d.desc.ID, desc.ID)
 	if old == nil {
 		var ok bool
 		old, ok, err = tx.get(key)
@@ -421,10 +422,10 @@ func (d *Database) DropTable(ctx *sql.Context, name string) error {
 	if tid == 0 {
 		return sql.ErrTableNotFound.New(name)
 	}
-	if err := tx.delKnown(tableDescKey(d.desc.ID, tid)); err != nil {
+	if err := tx.delKnown(kv.TableDescKey(d.desc.ID, tid)); err != nil {
 		return err
 	}
-	if err := tx.delKnown(tableNameKey(d.desc.ID, strings.ToLower(name))); err != nil {
+	if err := tx.delKnown(kv.TableNameKey(d.desc.ID, strings.ToLower(name))); err != nil {
 		return err
 	}
 	return tx.markObsolete(tid)
@@ -459,10 +460,10 @@ func (d *Database) RenameTable(ctx *sql.Context, oldName, newName string) error 
 	if err := d.writeDesc(ctx, tx, desc, nil); err != nil {
 		return err
 	}
-	if err := tx.delKnown(tableNameKey(d.desc.ID, strings.ToLower(oldName))); err != nil {
+	if err := tx.delKnown(kv.TableNameKey(d.desc.ID, strings.ToLower(oldName))); err != nil {
 		return err
 	}
-	if err := tx.putKnown(tableNameKey(d.desc.ID, strings.ToLower(newName)), binary.BigEndian.AppendUint32(nil, tid)); err != nil {
+	if err := tx.putKnown(kv.TableNameKey(d.desc.ID, strings.ToLower(newName)), binary.BigEndian.AppendUint32(nil, tid)); err != nil {
 		return err
 	}
 	// foreign keys that name the table, in this table and in the others of the database
@@ -505,7 +506,7 @@ func (d *Database) CreateView(ctx *sql.Context, name string, selectStatement, cr
 	if err != nil {
 		return err
 	}
-	key := dbKey(d.desc.ID, catView, []byte(strings.ToLower(name)))
+	key := kv.DBKey(d.desc.ID, kv.CatView, []byte(strings.ToLower(name)))
 	if _, ok, err := tx.get(key); err != nil {
 		return err
 	} else if ok {
@@ -525,7 +526,7 @@ func (d *Database) DropView(ctx *sql.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	key := dbKey(d.desc.ID, catView, []byte(strings.ToLower(name)))
+	key := kv.DBKey(d.desc.ID, kv.CatView, []byte(strings.ToLower(name)))
 	old, ok, err := tx.get(key)
 	if err != nil {
 		return err
@@ -541,7 +542,7 @@ func (d *Database) GetViewDefinition(ctx *sql.Context, name string) (sql.ViewDef
 	if err != nil {
 		return sql.ViewDefinition{}, false, err
 	}
-	raw, ok, err := tx.get(dbKey(d.desc.ID, catView, []byte(strings.ToLower(name))))
+	raw, ok, err := tx.get(kv.DBKey(d.desc.ID, kv.CatView, []byte(strings.ToLower(name))))
 	if err != nil || !ok {
 		return sql.ViewDefinition{}, false, err
 	}
@@ -556,7 +557,7 @@ func (d *Database) AllViews(ctx *sql.Context) ([]sql.ViewDefinition, error) {
 		return nil, err
 	}
 	var out []sql.ViewDefinition
-	err = scanPrefix(tx.reader(), dbKey(d.desc.ID, catView, nil), func(k, v []byte) error {
+	err = scanPrefix(tx.reader(), kv.DBKey(d.desc.ID, kv.CatView, nil), func(k, v []byte) error {
 		var vd sql.ViewDefinition
 		if err := json.Unmarshal(v, &vd); err != nil {
 			return errCorruptCatalog(err.Error())
@@ -573,7 +574,7 @@ func (d *Database) GetTriggers(ctx *sql.Context) ([]sql.TriggerDefinition, error
 		return nil, err
 	}
 	var out []sql.TriggerDefinition
-	err = scanPrefix(tx.reader(), dbKey(d.desc.ID, catTrigger, nil), func(k, v []byte) error {
+	err = scanPrefix(tx.reader(), kv.DBKey(d.desc.ID, kv.CatTrigger, nil), func(k, v []byte) error {
 		var td sql.TriggerDefinition
 		if err := json.Unmarshal(v, &td); err != nil {
 			return errCorruptCatalog(err.Error())
@@ -589,12 +590,12 @@ func (d *Database) CreateTrigger(ctx *sql.Context, def sql.TriggerDefinition) er
 	if err != nil {
 		return err
 	}
-	seq, err := tx.nextCounter(dbKey(d.desc.ID, catTriggerSeq, nil))
+	seq, err := tx.nextCounter(kv.DBKey(d.desc.ID, kv.CatTriggerSeq, nil))
 	if err != nil {
 		return err
 	}
 	raw, _ := json.Marshal(def)
-	return tx.put(dbKey(d.desc.ID, catTrigger, binary.BigEndian.AppendUint64(nil, seq)), raw, nil, false, 0, 0)
+	return tx.put(kv.DBKey(d.desc.ID, kv.CatTrigger, binary.BigEndian.AppendUint64(nil, seq)), raw, nil, false, 0, 0)
 }
 
 func (d *Database) DropTrigger(ctx *sql.Context, name string) error {
@@ -603,7 +604,7 @@ func (d *Database) DropTrigger(ctx *sql.Context, name string) error {
 		return err
 	}
 	var key, old []byte
-	err = scanPrefix(tx.reader(), dbKey(d.desc.ID, catTrigger, nil), func(k, v []byte) error {
+	err = scanPrefix(tx.reader(), kv.DBKey(d.desc.ID, kv.CatTrigger, nil), func(k, v []byte) error {
 		var td sql.TriggerDefinition
 		if json.Unmarshal(v, &td) == nil && strings.EqualFold(td.Name, name) {
 			key, old = append([]byte(nil), k...), append([]byte(nil), v...)
@@ -624,7 +625,7 @@ func (d *Database) GetStoredProcedure(ctx *sql.Context, name string) (sql.Stored
 	if err != nil {
 		return sql.StoredProcedureDetails{}, false, err
 	}
-	raw, ok, err := tx.get(dbKey(d.desc.ID, catProcedure, []byte(strings.ToLower(name))))
+	raw, ok, err := tx.get(kv.DBKey(d.desc.ID, kv.CatProcedure, []byte(strings.ToLower(name))))
 	if err != nil || !ok {
 		return sql.StoredProcedureDetails{}, false, err
 	}
@@ -639,7 +640,7 @@ func (d *Database) GetStoredProcedures(ctx *sql.Context) ([]sql.StoredProcedureD
 		return nil, err
 	}
 	var out []sql.StoredProcedureDetails
-	err = scanPrefix(tx.reader(), dbKey(d.desc.ID, catProcedure, nil), func(k, v []byte) error {
+	err = scanPrefix(tx.reader(), kv.DBKey(d.desc.ID, kv.CatProcedure, nil), func(k, v []byte) error {
 		var p sql.StoredProcedureDetails
 		if err := json.Unmarshal(v, &p); err != nil {
 			return errCorruptCatalog(err.Error())
@@ -655,7 +656,7 @@ func (d *Database) SaveStoredProcedure(ctx *sql.Context, spd sql.StoredProcedure
 	if err != nil {
 		return err
 	}
-	key := dbKey(d.desc.ID, catProcedure, []byte(strings.ToLower(spd.Name)))
+	key := kv.DBKey(d.desc.ID, kv.CatProcedure, []byte(strings.ToLower(spd.Name)))
 	if _, ok, err := tx.get(key); err != nil {
 		return err
 	} else if ok {
@@ -670,7 +671,7 @@ func (d *Database) DropStoredProcedure(ctx *sql.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	key := dbKey(d.desc.ID, catProcedure, []byte(strings.ToLower(name)))
+	key := kv.DBKey(d.desc.ID, kv.CatProcedure, []byte(strings.ToLower(name)))
 	old, ok, err := tx.get(key)
 	if err != nil {
 		return err

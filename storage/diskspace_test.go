@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"errors"
 	"fmt"
 	"math/rand"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"overloadsql/mysqlerr"
+	"overloadsql/storage/kv"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/dolthub/vitess/go/mysql"
@@ -290,7 +292,7 @@ func TestFullDisk(t *testing.T) {
 			}},
 		{name: "flush-meets-it", flush: true, full: func(i int) step { return insert(10300+i, 3, strings.Repeat("c", 150)) }},
 	}
-	for _, mode := range []SyncMode{SyncCommit, SyncNone} {
+	for _, mode := range []kv.SyncMode{kv.SyncCommit, kv.SyncNone} {
 		for ci, c := range cases {
 			t.Run(fmt.Sprintf("%s/sync%d", c.name, mode), func(t *testing.T) {
 				rng := rand.New(rand.NewSource(int64(ci*10 + int(mode))))
@@ -356,7 +358,7 @@ func TestFullDisk(t *testing.T) {
 					}
 				}
 				// the step is retried until the disk refuses it: the first write that meets the
-				// full disk completes in the freed reserve; under SyncNone the log is written
+				// full disk completes in the freed reserve; under kv.SyncNone the log is written
 				// when one of its 32 KiB blocks is full
 				refused := false
 				attempt := 0
@@ -437,12 +439,11 @@ func TestFullDiskWithoutReserve(t *testing.T) {
 	q := newQuotaFS(vfs.NewMem())
 	stop := make(chan error, 1)
 	open := func() *Store {
-		s, err := Open("data", Options{FS: q, Sync: SyncCommit, CacheBytes: 1 << 20, MemTableBytes: 4 << 20,
+		s, err := Open("data", Options{FS: q, Sync: kv.SyncCommit, CacheBytes: 1 << 20, MemTableBytes: 4 << 20,
 			DiskReserveBytes: -1, OnSyncError: func(err error) { stop <- err }})
 		if err != nil {
 			t.Fatal(err)
 		}
-		s.guard.pause = 0
 		return s
 	}
 	s := open()
@@ -458,7 +459,7 @@ func TestFullDiskWithoutReserve(t *testing.T) {
 	if errNum(err) != mysql.ERRecordFileFull {
 		t.Fatalf("the commit on the full disk: %v (error %d), want error 1114", err, errNum(err))
 	}
-	if err := <-stop; err == nil || !isNoSpace(err) {
+	if err := <-stop; err == nil || !errors.Is(err, syscall.ENOSPC) {
 		t.Fatalf("OnSyncError got %v, want the log's ENOSPC", err)
 	}
 	q.free()
@@ -518,46 +519,5 @@ func TestOpenOnFullDisk(t *testing.T) {
 	r.close()
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
-	}
-}
-
-// TestReserveFileIsWholeOrAbsent: a half-made reserve from a crash (its temporary name) is
-// dropped and made again whole, and a reserve the configuration no longer keeps is removed.
-func TestReserveFileIsWholeOrAbsent(t *testing.T) {
-	fs := vfs.NewMem()
-	open := func(reserve int64) *Store {
-		s, err := Open("data", Options{FS: fs, DiskReserveBytes: reserve})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
-	exists := func(name string) bool {
-		_, err := fs.Stat(fs.PathJoin("data", name))
-		return err == nil
-	}
-	s := open(testReserve)
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := fs.Remove(fs.PathJoin("data", reserveFile)); err != nil {
-		t.Fatal(err)
-	}
-	f, err := fs.Create(fs.PathJoin("data", reserveFile+".tmp"), vfs.WriteCategoryUnspecified)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = f.Close() // a crash before the space was allocated
-	s = open(testReserve)
-	if exists(reserveFile+".tmp") || !exists(reserveFile) {
-		t.Fatalf("after a half-made reserve: tmp %v, reserve %v; want the reserve only", exists(reserveFile+".tmp"), exists(reserveFile))
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s = open(-1)
-	defer s.Close()
-	if exists(reserveFile) {
-		t.Fatal("a reserve the configuration does not keep was left on disk")
 	}
 }

@@ -1,10 +1,11 @@
 // Package storage keeps the engine's (go-mysql-server's) databases on disk, in one Pebble
-// store: a provider, databases, tables, indexes and sessions with transactions, over
-// github.com/cockroachdb/pebble/v2. It imports nothing of the server.
+// store: a provider, databases, tables, indexes and sessions with transactions. The Pebble
+// store itself (the data directory, its format, key layout, durability and full disk) is
+// package storage/kv; storage imports kv, never the reverse. It imports nothing of the server.
 //
 // # Data flow
 //
-// A server opens one Store (Open) on its data directory and hands the engine the store's
+// A server opens one Store (Open, which opens kv.Store) on its data directory and hands the engine the store's
 // Provider; each connection gets a Session (Store.NewSession). The engine asks the session for
 // a transaction at the start of a statement (StartTransaction) and commits it at the end in
 // autocommit mode; around every statement the server calls Session.BeginStatement and
@@ -53,33 +54,15 @@
 // false), so a range may be read wider than asked (after a prefix column), and overlapping
 // widened ranges are merged so that no row comes twice.
 //
-// # Key layout
-//
-// Every key starts with a space byte; integers are big-endian.
-//
-//	01 'f'                          format record (FormatVersion, Pebble format)
-//	01 'n' / 01 'd'                 next table id / next database id
-//	02 00000000 'd' lower(db)       database name → database id
-//	02 db 'D'                       database descriptor (JSON)
-//	02 db 'N' lower(table)          table name → table id
-//	02 db 'T' tid                   table descriptor: version (u64), JSON (catalog.go)
-//	02 db 'V' lower(view)           view definition
-//	02 db 'Q' / 'R' seq             next trigger number / trigger, in creation order
-//	02 db 'P' lower(procedure)      stored procedure
-//	03 tid 'a' / 'c'                AUTO_INCREMENT next value / committed row count
-//	10 tid 0000 pk                  row (package rowcodec, every column)
-//	10 tid iid enc(cols) [pk]       secondary index entry → pk; a unique entry without NULL
-//	                                ends after its columns, so a duplicate is one point read
-//	10 tid FFFF xxh64(row) rowid    keyless tables: the row's hash → its row id
-//
-// pk is the primary key's columns encoded by storage/keys, or the 8-byte hidden row id.
+// The key layout is kv's (storage/kv/doc.go); pk is the primary key's columns encoded by
+// storage/keys, or the 8-byte hidden row id.
 //
 // # Locks
 //
 // Lock order: the write lock (WriteLock: the store's own, or the server's through
 // Options.WriteLock), then Store.mu (counters; a leaf), then descCache.mu and catalogCache.mu
-// (leaves). No lock is held while waiting for the write lock; Pebble's own locks are below all
-// of these. A session is used by one goroutine at a time, so its txn needs no lock.
+// (leaves). No lock is held while waiting for the write lock; kv's and Pebble's own locks
+// are below all of these. A session is used by one goroutine at a time, so its txn needs no lock.
 //
 // # The catalog cache
 //
@@ -91,18 +74,12 @@
 //
 // # A full disk
 //
-// Pebble treats a failed write of its log as fatal, so the store keeps it from meeting a full
-// disk (diskspace.go): a space reserve file in the data directory is freed at the first ENOSPC
-// so that the write in flight completes, and from then on writes and commits fail with error
-// 1114 (their transaction rolled back) while reads go on, until the filesystem has room for the
-// reserve again. If Pebble's log fails all the same, every later write fails with error 1026
-// and Options.OnSyncError is called.
+// The store (kv) refuses writes and commits on a full disk with error 1114; a transaction
+// checks kv.Store.Admit at its first write and at its commit, and is rolled back when refused.
 //
 // # Memory
 //
-// The block cache (Options.CacheBytes) and the memtables (Options.MemTableBytes, up to four
-// queued) are allocated by Pebble with C malloc in a cgo build, outside the Go heap (Go heap
-// memory without cgo); Store.Metrics reports what they hold. A writer's batch plus undo log
-// (bounded by Options.MaxTransactionBytes; a transaction over it fails with error 1197 and is
-// rolled back) is Go heap memory.
+// A writer's batch plus undo log (bounded by Options.MaxTransactionBytes; a transaction over it
+// fails with error 1197 and is rolled back) is Go heap memory. The block cache and memtables
+// are kv's (storage/kv/doc.go).
 package storage

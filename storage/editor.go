@@ -12,6 +12,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 
 	"overloadsql/storage/keys"
+	"overloadsql/storage/kv"
 )
 
 // editor is every row editor of a table: inserter, updater, deleter, replacer, the foreign-key
@@ -156,8 +157,8 @@ func (e *editor) nextRowID() (uint64, error) {
 	next, ok := s.rowIDs[tid]
 	s.mu.Unlock()
 	if !ok {
-		prefix := indexPrefix(tid, iidRows)
-		it, err := e.tx.openIter(e.tid(), prefix, prefixEnd(prefix), true)
+		prefix := kv.IndexPrefix(tid, kv.IIDRows)
+		it, err := e.tx.openIter(e.tid(), prefix, kv.PrefixEnd(prefix), true)
 		if err != nil {
 			return 0, err
 		}
@@ -182,7 +183,7 @@ func (e *editor) nextRowID() (uint64, error) {
 // index are keyed by the columns alone (so that a duplicate is one Get), the others end with
 // the row key suffix pk.
 func (e *editor) indexKey(idx *indexInfo, row sql.Row, pk []byte) (key []byte, uniqueKey bool, err error) {
-	k := indexPrefix(e.tid(), idx.desc.ID)
+	k := kv.IndexPrefix(e.tid(), idx.desc.ID)
 	hasNull := false
 	for j, pos := range idx.pos {
 		v := row[pos]
@@ -206,7 +207,7 @@ func (e *editor) indexKey(idx *indexInfo, row sql.Row, pk []byte) (key []byte, u
 }
 
 func (e *editor) hashKey(enc, pk []byte) []byte {
-	k := indexPrefix(e.tid(), iidRowHash)
+	k := kv.IndexPrefix(e.tid(), kv.IIDRowHash)
 	k = binary.BigEndian.AppendUint64(k, xxhash.Sum64(enc))
 	return append(k, pk...)
 }
@@ -395,9 +396,9 @@ func (e *editor) findKeyless(ctx *sql.Context, row sql.Row) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	prefix := indexPrefix(e.tid(), iidRowHash)
+	prefix := kv.IndexPrefix(e.tid(), kv.IIDRowHash)
 	prefix = binary.BigEndian.AppendUint64(prefix, xxhash.Sum64(enc))
-	it, err := e.tx.openIter(e.tid(), prefix, prefixEnd(prefix), true)
+	it, err := e.tx.openIter(e.tid(), prefix, kv.PrefixEnd(prefix), true)
 	if err != nil {
 		return nil, err
 	}

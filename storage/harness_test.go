@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"overloadsql/storage/kv"
+
 	"github.com/cockroachdb/pebble/v2/vfs"
 	sqle "github.com/dolthub/go-mysql-server"
 	"github.com/dolthub/go-mysql-server/enginetest"
@@ -59,7 +61,7 @@ func (h *harness) openStore() *Store {
 	if h.store != nil {
 		_ = h.store.Close()
 	}
-	s, err := Open("data", Options{FS: vfs.NewMem(), Sync: SyncNone, NoMainDatabase: true, CacheBytes: 8 << 20, MemTableBytes: 4 << 20})
+	s, err := Open("data", Options{FS: vfs.NewMem(), Sync: kv.SyncNone, NoMainDatabase: true, CacheBytes: 8 << 20, MemTableBytes: 4 << 20})
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 
 	"overloadsql/storage/keys"
+	"overloadsql/storage/kv"
 )
 
 // Index is the primary key (PRIMARY) or a secondary index of a table. Its entries are ordered
@@ -166,9 +167,9 @@ func (i *Index) prefixOf(j int) int {
 
 func (i *Index) keyPrefix() []byte {
 	if i.primary() {
-		return indexPrefix(i.tbl.tid(), iidRows)
+		return kv.IndexPrefix(i.tbl.tid(), kv.IIDRows)
 	}
-	return indexPrefix(i.tbl.tid(), i.info.desc.ID)
+	return kv.IndexPrefix(i.tbl.tid(), i.info.desc.ID)
 }
 
 // GetIndexes implements sql.IndexAddressable: PRIMARY when there is a primary key, then the
@@ -318,7 +319,7 @@ func (i *Index) bounds(ctx *sql.Context, r sql.MySQLRange) (lo, hi []byte, ok, e
 			}
 			if plen > 0 {
 				k := append(prefix, enc...)
-				return k, prefixEnd(k), true, false, nil
+				return k, kv.PrefixEnd(k), true, false, nil
 			}
 			prefix = append(prefix, enc...)
 			points++
@@ -327,7 +328,7 @@ func (i *Index) bounds(ctx *sql.Context, r sql.MySQLRange) (lo, hi []byte, ok, e
 		lo, hi, ok := cutBounds(ctx, prefix, ce, typ, plen)
 		return lo, hi, ok, false, nil
 	}
-	return prefix, prefixEnd(prefix), true, len(pos) > 0 && points == len(pos), nil
+	return prefix, kv.PrefixEnd(prefix), true, len(pos) > 0 && points == len(pos), nil
 }
 
 // pointOf says whether a column range is one value (or IS NULL).
@@ -372,7 +373,7 @@ func encodeBound(ctx *sql.Context, typ sql.Type, v any, plen int) ([]byte, bool)
 
 // cutBounds bounds the first column whose range is not a point.
 func cutBounds(ctx *sql.Context, prefix []byte, ce sql.MySQLRangeColumnExpr, typ sql.Type, plen int) (lo, hi []byte, ok bool) {
-	all := func() ([]byte, []byte, bool) { return prefix, prefixEnd(prefix), true }
+	all := func() ([]byte, []byte, bool) { return prefix, kv.PrefixEnd(prefix), true }
 	cat := func(b []byte) []byte { return append(append([]byte(nil), prefix...), b...) }
 	switch lb := ce.LowerBound.(type) {
 	case sql.BelowNull:
@@ -395,14 +396,14 @@ func cutBounds(ctx *sql.Context, prefix []byte, ce sql.MySQLRangeColumnExpr, typ
 		if plen > 0 {
 			lo = cat(enc)
 		} else {
-			lo = prefixEnd(cat(enc))
+			lo = kv.PrefixEnd(cat(enc))
 		}
 	default:
 		return all()
 	}
 	switch ub := ce.UpperBound.(type) {
 	case sql.AboveAll:
-		hi = prefixEnd(prefix)
+		hi = kv.PrefixEnd(prefix)
 	case sql.AboveNull:
 		hi = cat([]byte{0x01})
 	case sql.BelowNull:
@@ -410,23 +411,23 @@ func cutBounds(ctx *sql.Context, prefix []byte, ce sql.MySQLRangeColumnExpr, typ
 	case sql.Above:
 		enc, ok := encodeBound(ctx, typ, ub.Key, plen)
 		if !ok {
-			hi = prefixEnd(prefix)
+			hi = kv.PrefixEnd(prefix)
 			break
 		}
-		hi = prefixEnd(cat(enc))
+		hi = kv.PrefixEnd(cat(enc))
 	case sql.Below:
 		enc, ok := encodeBound(ctx, typ, ub.Key, plen)
 		if !ok {
-			hi = prefixEnd(prefix)
+			hi = kv.PrefixEnd(prefix)
 			break
 		}
 		if plen > 0 {
-			hi = prefixEnd(cat(enc))
+			hi = kv.PrefixEnd(cat(enc))
 		} else {
 			hi = cat(enc)
 		}
 	default:
-		hi = prefixEnd(prefix)
+		hi = kv.PrefixEnd(prefix)
 	}
 	return lo, hi, true
 }

@@ -2,12 +2,14 @@ package storage
 
 import (
 	"testing"
+
+	"overloadsql/storage/kv"
 )
 
 // TestPointReadMatchesScan: a lookup that names every primary-key column is a point read;
 // its rows are those of the same filter over a full scan.
 func TestPointReadMatchesScan(t *testing.T) {
-	_, r := memStore(t, Options{Sync: SyncNone})
+	_, r := memStore(t, Options{Sync: kv.SyncNone})
 	r.must("CREATE TABLE p (a INT, b VARCHAR(10) COLLATE utf8mb4_0900_ai_ci, v INT, PRIMARY KEY (a, b))")
 	r.must("INSERT INTO p VALUES (1, 'x', 1), (1, 'xy', 2), (2, 'X', 3), (2, 'y', 4), (3, '', 5)")
 	r.must("CREATE TABLE q (id BIGINT PRIMARY KEY, v INT)")

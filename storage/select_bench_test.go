@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"overloadsql/storage/kv"
 )
 
 // benchRows is the row count of the benchmark table, sysbench's table size.
@@ -13,7 +15,7 @@ const benchRows = 10000
 // benchRows rows.
 func newBenchRunner(b *testing.B) *runner {
 	b.Helper()
-	s, err := Open(b.TempDir(), Options{Sync: SyncNone})
+	s, err := Open(b.TempDir(), Options{Sync: kv.SyncNone})
 	if err != nil {
 		b.Fatal(err)
 	}

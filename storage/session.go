@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"overloadsql/mysqlerr"
+	"overloadsql/storage/kv"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/dolthub/go-mysql-server/sql"
@@ -140,7 +141,7 @@ func (s *Session) RollbackToSavepoint(ctx *sql.Context, t sql.Transaction, name 
 		return err
 	}
 	tx.savepoints = tx.savepoints[:i+1]
-	s.store.stats.SavepointRollbacks.Add(1)
+	s.store.kv.Stats().SavepointRollbacks.Add(1)
 	return nil
 }
 
@@ -214,7 +215,7 @@ func (s *Session) EndStatement(ctx *sql.Context, failed bool, explicit bool) {
 			return
 		}
 		_ = tx.rollbackTo(tx.stmtMark)
-		s.store.stats.StatementRollbacks.Add(1)
+		s.store.kv.Stats().StatementRollbacks.Add(1)
 	}
 	tx.inStmt = false
 }
@@ -324,7 +325,7 @@ type txn struct {
 	// editors counts the open row editors: a COMMIT while a statement writes (a procedure
 	// called by a trigger) leaves the transaction open for the statement to finish.
 	editors int
-	// ddl: the transaction changed the catalog; its commit is synced under SyncNone too.
+	// ddl: the transaction changed the catalog; its commit is synced under kv.SyncNone too.
 	ddl bool
 	// failed makes every later write fail: the transaction went over its byte limit and was
 	// rolled back.
@@ -402,9 +403,9 @@ func (t *txn) reader() pebble.Reader {
 		return t.batch
 	}
 	if t.snap == nil {
-		t.snapCommits = t.store.stats.Commits.Load()
+		t.snapCommits = t.store.kv.Stats().Commits.Load()
 		before := t.store.catalog.gen.Load()
-		t.snap = t.store.db.NewSnapshot()
+		t.snap = t.store.kv.DB().NewSnapshot()
 		t.catalogGen, t.catalogCached = t.store.catalog.generation(before)
 	}
 	return t.snap
@@ -421,10 +422,10 @@ func (t *txn) beginWrite(ctx *sql.Context) error {
 	if t.failed != nil {
 		return t.failed
 	}
-	if b := t.store.broken.Load(); b != nil {
-		return *b
+	if err := t.store.kv.Broken(); err != nil {
+		return err
 	}
-	if err := t.store.guard.admit(0, t.tableName()); err != nil {
+	if err := t.store.kv.Admit(0, t.tableName()); err != nil {
 		// a full disk fails the statement and rolls back its transaction
 		t.failed = err
 		t.discardWrites()
@@ -441,12 +442,12 @@ func (t *txn) beginWrite(ctx *sql.Context) error {
 		return err
 	}
 	t.lockedAt = time.Now()
-	t.store.stats.LockWaitNanos.Add(int64(t.lockedAt.Sub(start)))
+	t.store.kv.Stats().LockWaitNanos.Add(int64(t.lockedAt.Sub(start)))
 	if t.snap != nil {
 		t.iters.Lock()
 		onSnapshot := t.snapIters > 0
 		t.iters.Unlock()
-		if onSnapshot && t.store.stats.Commits.Load() != t.snapCommits {
+		if onSnapshot && t.store.kv.Stats().Commits.Load() != t.snapCommits {
 			// a scan of this statement reads a snapshot that another commit has made stale:
 			// writing from it could undo that commit
 			t.store.writeLock.Release(t.sess)
@@ -455,7 +456,7 @@ func (t *txn) beginWrite(ctx *sql.Context) error {
 		t.retire(t.snap)
 		t.snap = nil
 	}
-	t.batch = t.store.db.NewIndexedBatch()
+	t.batch = t.store.kv.DB().NewIndexedBatch()
 	return nil
 }
 
@@ -486,7 +487,7 @@ func (t *txn) checkSize() error {
 // get reads key in the transaction's view; nil, false when absent. The value is a copy.
 func (t *txn) get(key []byte) ([]byte, bool, error) {
 	r := t.reader()
-	cached := t.catalogCached && t.batch == nil && len(key) > 0 && key[0] == spaceCatalog
+	cached := t.catalogCached && t.batch == nil && len(key) > 0 && key[0] == kv.SpaceCatalog
 	if cached {
 		if e, ok := t.store.catalog.get(t.catalogGen, key); ok {
 			return append([]byte(nil), e.val...), e.found, nil
@@ -512,7 +513,7 @@ func (t *txn) get(key []byte) ([]byte, bool, error) {
 
 // forgetCounts drops the cached committed row counts if key is a counter key.
 func (t *txn) forgetCounts(key []byte) {
-	if len(key) > 0 && key[0] == spaceCounter {
+	if len(key) > 0 && key[0] == kv.SpaceCounter {
 		t.countsMu.Lock()
 		t.counts = nil
 		t.countsMu.Unlock()
@@ -532,7 +533,7 @@ func (t *txn) put(key, val, old []byte, existed bool, tid uint32, rowDelta int8)
 	}
 	t.undo = append(t.undo, undoRec{key: key, old: old, existed: existed, tid: tid, rowDelta: rowDelta, obsolete: len(t.obsolete)})
 	t.undoBytes += len(key) + len(old) + 64
-	t.ddl = t.ddl || key[0] == spaceCatalog
+	t.ddl = t.ddl || key[0] == kv.SpaceCatalog
 	t.forgetCounts(key)
 	if err := t.batch.Set(key, val, nil); err != nil {
 		return err
@@ -551,7 +552,7 @@ func (t *txn) del(key, old []byte, existed bool, tid uint32, rowDelta int8) erro
 	}
 	t.undo = append(t.undo, undoRec{key: key, old: old, existed: existed, tid: tid, rowDelta: rowDelta, obsolete: len(t.obsolete)})
 	t.undoBytes += len(key) + len(old) + 64
-	t.ddl = t.ddl || key[0] == spaceCatalog
+	t.ddl = t.ddl || key[0] == kv.SpaceCatalog
 	t.forgetCounts(key)
 	if err := t.batch.Delete(key, nil); err != nil {
 		return err
@@ -644,7 +645,7 @@ func (t *txn) tableName() string {
 	if t.table != "" {
 		return t.table
 	}
-	return t.store.dir
+	return t.store.kv.Dir()
 }
 
 // discardWrites drops the batch and releases the lock; the transaction stays open.
@@ -653,7 +654,7 @@ func (t *txn) discardWrites() {
 	if t.batch != nil {
 		t.retire(t.batch)
 		t.batch = nil
-		t.store.stats.LockHoldNanos.Add(int64(time.Since(t.lockedAt)))
+		t.store.kv.Stats().LockHoldNanos.Add(int64(time.Since(t.lockedAt)))
 		t.store.writeLock.Release(t.sess)
 	}
 	t.undo, t.undoBytes, t.savepoints, t.deltas, t.obsolete, t.ddl = nil, 0, nil, nil, nil, false
@@ -673,7 +674,7 @@ func (t *txn) rollback() {
 	}
 	t.done = true
 	if wrote {
-		t.store.stats.Rollbacks.Add(1)
+		t.store.kv.Stats().Rollbacks.Add(1)
 	}
 }
 
@@ -683,7 +684,7 @@ func (t *txn) apply(opts *pebble.WriteOptions) error {
 		t.store.catalog.beginChange()
 		defer t.store.catalog.endChange()
 	}
-	return t.store.apply(t.batch, opts)
+	return t.store.kv.Apply(t.batch, opts)
 }
 
 // commit applies the batch with the store's durability, then deletes obsolete table data.
@@ -711,21 +712,21 @@ func (t *txn) commit(ctx *sql.Context) error {
 		return err
 	}
 	opts := pebble.Sync
-	if s.opts.Sync == SyncNone && !t.ddl {
+	if s.opts.Sync == kv.SyncNone && !t.ddl {
 		opts = pebble.NoSync
 	}
 	if !t.batch.Empty() {
-		if b := s.broken.Load(); b != nil {
+		if err := s.kv.Broken(); err != nil {
 			t.rollback()
-			return *b
+			return err
 		}
-		if err := s.guard.admit(int64(t.batch.Len()), t.tableName()); err != nil {
+		if err := s.kv.Admit(int64(t.batch.Len()), t.tableName()); err != nil {
 			t.rollback()
 			return err
 		}
 		if err := t.apply(opts); err != nil {
 			t.rollback()
-			return s.commitFailed(t.tableName(), err)
+			return s.kv.CommitFailed(t.tableName(), err)
 		}
 	}
 	obsolete := t.obsolete
@@ -738,8 +739,8 @@ func (t *txn) commit(ctx *sql.Context) error {
 			break // removeOrphans finishes it at the next start
 		}
 	}
-	s.stats.LockHoldNanos.Add(int64(time.Since(t.lockedAt)))
+	s.kv.Stats().LockHoldNanos.Add(int64(time.Since(t.lockedAt)))
 	s.writeLock.Release(t.sess)
-	s.stats.Commits.Add(1)
+	s.kv.Stats().Commits.Add(1)
 	return nil
 }

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"overloadsql/storage/kv"
+
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/dolthub/go-mysql-server/sql"
 )
@@ -19,14 +21,14 @@ func TestOpenErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open(dir, Options{}); !errors.Is(err, ErrLocked) {
-		t.Fatalf("second opener: %v, want ErrLocked", err)
+	if _, err := Open(dir, Options{}); !errors.Is(err, kv.ErrLocked) {
+		t.Fatalf("second opener: %v, want kv.ErrLocked", err)
 	}
 	// a newer format is refused
 	r := newRunner(t, s, "main")
 	tx, _ := txnOf(r.ctx)
 	_ = tx.beginWrite(r.ctx)
-	_ = tx.putKnown(keyFormat, []byte(`{"version": 99}`))
+	_ = tx.putKnown(kv.KeyFormat, []byte(`{"version": 99}`))
 	if err := tx.commit(r.ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -34,14 +36,14 @@ func TestOpenErrors(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open(dir, Options{}); !errors.Is(err, ErrNewerFormat) {
+	if _, err := Open(dir, Options{}); !errors.Is(err, kv.ErrNewerFormat) {
 		t.Fatalf("newer format: %v", err)
 	}
 
 	// a directory with other files is not taken over
 	other := t.TempDir()
 	_ = os.WriteFile(filepath.Join(other, "notes.txt"), []byte("x"), 0o644)
-	if _, err := Open(other, Options{}); !errors.Is(err, ErrNotDataDir) {
+	if _, err := Open(other, Options{}); !errors.Is(err, kv.ErrNotDataDir) {
 		t.Fatalf("foreign directory: %v", err)
 	}
 	// a store whose manifest is gone is corrupt, never re-initialised
@@ -57,13 +59,13 @@ func TestOpenErrors(t *testing.T) {
 			_ = os.WriteFile(filepath.Join(broken, n.Name()), []byte("garbage"), 0o644)
 		}
 	}
-	if _, err := Open(broken, Options{}); !errors.Is(err, ErrCorrupt) {
+	if _, err := Open(broken, Options{}); !errors.Is(err, kv.ErrCorrupt) {
 		t.Fatalf("corrupt manifest: %v", err)
 	}
 	if os.Getuid() != 0 {
 		ro := filepath.Join(t.TempDir(), "ro")
 		_ = os.Mkdir(ro, 0o500)
-		if _, err := Open(filepath.Join(ro, "data"), Options{}); !errors.Is(err, ErrUnwritable) {
+		if _, err := Open(filepath.Join(ro, "data"), Options{}); !errors.Is(err, kv.ErrUnwritable) {
 			t.Fatalf("unwritable: %v", err)
 		}
 	}
@@ -170,7 +172,7 @@ func TestRowCountsFromManyGoroutines(t *testing.T) {
 					errs[i] = err
 					return
 				}
-				tx.forgetCounts([]byte{spaceCounter})
+				tx.forgetCounts([]byte{kv.SpaceCounter})
 				counts[i], _, errs[i] = counted.RowCount(r.ctx)
 			}
 		}()

@@ -13,6 +13,7 @@ import (
 
 	"overloadsql/mysqlerr"
 	"overloadsql/storage/keys"
+	"overloadsql/storage/kv"
 )
 
 // Table is a stored table as one statement sees it: its decoded descriptor and, for a
@@ -121,7 +122,7 @@ func (t *Table) replace(ctx *sql.Context, desc *tableDesc) error {
 // current is the table's descriptor in the transaction: under its id, or, when a rewrite or
 // TRUNCATE of this statement moved it, under its name.
 func (t *Table) current(ctx *sql.Context, tx *txn) (*table, error) {
-	if _, ok, err := tx.get(tableDescKey(t.db.desc.ID, t.tid())); err != nil {
+	if _, ok, err := tx.get(kv.TableDescKey(t.db.desc.ID, t.tid())); err != nil {
 		return nil, err
 	} else if ok {
 		return t.db.loadTable(ctx, tx, t.tid())
@@ -143,7 +144,7 @@ func (t *Table) current(ctx *sql.Context, tx *txn) (*table, error) {
 
 // rowKey is the key of the row whose key suffix is pk.
 func (t *Table) rowKey(pk []byte) []byte {
-	k := indexPrefix(t.tid(), iidRows)
+	k := kv.IndexPrefix(t.tid(), kv.IIDRows)
 	return append(k, pk...)
 }
 
@@ -205,7 +206,7 @@ func (p *partitionIter) Next(*sql.Context) (sql.Partition, error) {
 func (p *partitionIter) Close(*sql.Context) error { return nil }
 
 func (t *Table) Partitions(ctx *sql.Context) (sql.PartitionIter, error) {
-	return &partitionIter{parts: []sql.Partition{partition{key: tablePrefix(t.tid())}}}, nil
+	return &partitionIter{parts: []sql.Partition{partition{key: kv.TablePrefix(t.tid())}}}, nil
 }
 
 func (t *Table) PartitionRows(ctx *sql.Context, p sql.Partition) (sql.RowIter, error) {
@@ -216,8 +217,8 @@ func (t *Table) PartitionRows(ctx *sql.Context, p sql.Partition) (sql.RowIter, e
 	if ip, ok := p.(*indexPartition); ok {
 		return &rowIter{tbl: t, tx: tx, ranges: ip.ranges, secondary: ip.secondary, latest: ip.latest}, nil
 	}
-	prefix := indexPrefix(t.tid(), iidRows)
-	return &rowIter{tbl: t, tx: tx, ranges: []rangeSpec{{lower: prefix, upper: prefixEnd(prefix)}}}, nil
+	prefix := kv.IndexPrefix(t.tid(), kv.IIDRows)
+	return &rowIter{tbl: t, tx: tx, ranges: []rangeSpec{{lower: prefix, upper: kv.PrefixEnd(prefix)}}}, nil
 }
 
 // RowCount is exact: the committed count plus the transaction's changes.
@@ -244,7 +245,7 @@ func (t *txn) rowCount(tid uint32) (int64, error) {
 	}
 	n, ok := t.counts[tid]
 	if !ok {
-		v, found, err := t.get(counterKey(tid, ctrRowCount))
+		v, found, err := t.get(kv.CounterKey(tid, kv.CtrRowCount))
 		if err != nil {
 			return 0, err
 		}
@@ -269,7 +270,7 @@ func (t *txn) writeCounters() error {
 		if d == 0 {
 			continue
 		}
-		v, ok, err := t.get(counterKey(tid, ctrRowCount))
+		v, ok, err := t.get(kv.CounterKey(tid, kv.CtrRowCount))
 		if err != nil {
 			return err
 		}
@@ -277,7 +278,7 @@ func (t *txn) writeCounters() error {
 		if ok && len(v) == 8 {
 			n = int64(binary.BigEndian.Uint64(v))
 		}
-		if err := t.batch.Set(counterKey(tid, ctrRowCount), binary.BigEndian.AppendUint64(nil, uint64(n+d)), nil); err != nil {
+		if err := t.batch.Set(kv.CounterKey(tid, kv.CtrRowCount), binary.BigEndian.AppendUint64(nil, uint64(n+d)), nil); err != nil {
 			return err
 		}
 	}
@@ -288,7 +289,7 @@ func (t *txn) writeCounters() error {
 		next, ok := s.autoInc[tid]
 		s.mu.Unlock()
 		if ok {
-			if err := t.batch.Set(counterKey(tid, ctrAutoInc), binary.BigEndian.AppendUint64(nil, next), nil); err != nil {
+			if err := t.batch.Set(kv.CounterKey(tid, kv.CtrAutoInc), binary.BigEndian.AppendUint64(nil, next), nil); err != nil {
 				return err
 			}
 		}
@@ -303,8 +304,8 @@ func (t *txn) writeCounters() error {
 // average is sampled once per table id from its first rows.
 func (t *Table) DataLength(ctx *sql.Context) (uint64, error) {
 	s := t.db.p.store
-	prefix := indexPrefix(t.tid(), iidRows)
-	disk, err := s.db.EstimateDiskUsage(prefix, prefixEnd(prefix))
+	prefix := kv.IndexPrefix(t.tid(), kv.IIDRows)
+	disk, err := s.kv.DB().EstimateDiskUsage(prefix, kv.PrefixEnd(prefix))
 	if err != nil {
 		disk = 0
 	}
@@ -324,8 +325,8 @@ func (s *Store) rowSize(tid uint32) uint64 {
 	if v, ok := s.rowSizes.Load(tid); ok {
 		return v.(uint64)
 	}
-	prefix := indexPrefix(tid, iidRows)
-	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: prefixEnd(prefix)})
+	prefix := kv.IndexPrefix(tid, kv.IIDRows)
+	it, err := s.kv.DB().NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: kv.PrefixEnd(prefix)})
 	if err != nil {
 		return 0
 	}
@@ -353,7 +354,7 @@ func (s *Store) autoIncValue(tx *txn, tid uint32, hasAuto bool) (uint64, error) 
 	if ok {
 		return v, nil
 	}
-	raw, found, err := tx.get(counterKey(tid, ctrAutoInc))
+	raw, found, err := tx.get(kv.CounterKey(tid, kv.CtrAutoInc))
 	if err != nil {
 		return 0, err
 	}
@@ -703,7 +704,7 @@ func (t *Table) Truncate(ctx *sql.Context) (int, error) {
 // moveTable gives d (a changed copy of old) a fresh table id: its descriptor is written under
 // it, the name points at it, and old's id is obsolete.
 func (db *Database) moveTable(ctx *sql.Context, tx *txn, old, d *tableDesc) error {
-	tid, err := tx.nextCounter(keyNextTable)
+	tid, err := tx.nextCounter(kv.KeyNextTable)
 	if err != nil {
 		return err
 	}
@@ -712,10 +713,10 @@ func (db *Database) moveTable(ctx *sql.Context, tx *txn, old, d *tableDesc) erro
 	if err := db.writeDesc(ctx, tx, d, nil); err != nil {
 		return err
 	}
-	if err := tx.delKnown(tableDescKey(db.desc.ID, old.ID)); err != nil {
+	if err := tx.delKnown(kv.TableDescKey(db.desc.ID, old.ID)); err != nil {
 		return err
 	}
-	if err := tx.putKnown(tableNameKey(db.desc.ID, strings.ToLower(d.Name)), binary.BigEndian.AppendUint32(nil, d.ID)); err != nil {
+	if err := tx.putKnown(kv.TableNameKey(db.desc.ID, strings.ToLower(d.Name)), binary.BigEndian.AppendUint32(nil, d.ID)); err != nil {
 		return err
 	}
 	return tx.markObsolete(old.ID)

@@ -5,11 +5,11 @@ import (
 
 	"overloadsql/httpapi"
 	"overloadsql/overload"
-	"overloadsql/storage"
+	"overloadsql/storage/kv"
 )
 
 // Gauges are the store's rows of system.asynchronous_metrics: Pebble's state now.
-func Gauges(o storage.Observation) []overload.Metric {
+func Gauges(o kv.Observation) []overload.Metric {
 	hitRatio := 0.0
 	if reads := o.BlockCacheHits + o.BlockCacheMisses; reads > 0 {
 		hitRatio = float64(o.BlockCacheHits) / float64(reads)
@@ -39,7 +39,7 @@ func Gauges(o storage.Observation) []overload.Metric {
 }
 
 // Events are the store's rows of system.events: cumulative since start.
-func Events(o storage.Observation) []overload.Event {
+func Events(o kv.Observation) []overload.Event {
 	return []overload.Event{
 		{Name: "StorageCommits", Value: uint64(o.Commits), Description: "Transactions that wrote stored tables and committed (a read-only transaction is not counted)."},
 		{Name: "StorageRollbacks", Value: uint64(o.Rollbacks), Description: "Transactions rolled back in the storage: ROLLBACK, a failed autocommit statement, a transaction ended by a disconnect or KILL."},
@@ -66,7 +66,7 @@ func (l *WriteLock) Events() []overload.Event {
 }
 
 // Histograms are the store's histograms for /metrics.
-func Histograms(o storage.Observation) []httpapi.Histogram {
+func Histograms(o kv.Observation) []httpapi.Histogram {
 	h := o.WALFsync
 	bounds := make([]float64, len(h.Bounds))
 	for i, b := range h.Bounds {

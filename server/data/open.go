@@ -13,6 +13,7 @@ import (
 	"overloadsql/server/access"
 	"overloadsql/server/config"
 	"overloadsql/storage"
+	"overloadsql/storage/kv"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/dolthub/go-mysql-server/sql"
@@ -48,15 +49,15 @@ const (
 // exitCode maps an error of storage.Open to its exit code.
 func exitCode(err error) int {
 	switch {
-	case errors.Is(err, storage.ErrLocked):
+	case errors.Is(err, kv.ErrLocked):
 		return ExitStoreLocked
-	case errors.Is(err, storage.ErrNewerFormat):
+	case errors.Is(err, kv.ErrNewerFormat):
 		return ExitStoreNewerFormat
-	case errors.Is(err, storage.ErrCorrupt):
+	case errors.Is(err, kv.ErrCorrupt):
 		return ExitStoreCorrupt
-	case errors.Is(err, storage.ErrUnwritable):
+	case errors.Is(err, kv.ErrUnwritable):
 		return ExitStoreUnwritable
-	case errors.Is(err, storage.ErrNotDataDir):
+	case errors.Is(err, kv.ErrNotDataDir):
 		return ExitStoreNotDataDir
 	}
 	return ExitStoreOther
@@ -75,9 +76,9 @@ func Open(cfg *config.Config, fs vfs.FS, collation sql.CollationID, lock storage
 	}
 	names, _ := fs.List(dir)
 	fresh := len(names) == 0
-	sync := storage.SyncCommit
+	sync := kv.SyncCommit
 	if cfg.StorageSync == config.SyncNone {
-		sync = storage.SyncNone
+		sync = kv.SyncNone
 	}
 	st, err := storage.Open(dir, storage.Options{
 		FS:            fs,

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"overloadsql/storage"
+	"overloadsql/storage/kv"
 )
 
 // Each way a data directory fails to open has its own exit code, also when the error is
@@ -15,12 +15,12 @@ func TestStoreExitCode(t *testing.T) {
 		err  error
 		want int
 	}{
-		{storage.ErrLocked, ExitStoreLocked},
-		{fmt.Errorf("%w: data: resource temporarily unavailable", storage.ErrLocked), ExitStoreLocked},
-		{storage.ErrNewerFormat, ExitStoreNewerFormat},
-		{storage.ErrCorrupt, ExitStoreCorrupt},
-		{storage.ErrUnwritable, ExitStoreUnwritable},
-		{storage.ErrNotDataDir, ExitStoreNotDataDir},
+		{kv.ErrLocked, ExitStoreLocked},
+		{fmt.Errorf("%w: data: resource temporarily unavailable", kv.ErrLocked), ExitStoreLocked},
+		{kv.ErrNewerFormat, ExitStoreNewerFormat},
+		{kv.ErrCorrupt, ExitStoreCorrupt},
+		{kv.ErrUnwritable, ExitStoreUnwritable},
+		{kv.ErrNotDataDir, ExitStoreNotDataDir},
 		{errors.New("something else"), ExitStoreOther},
 	} {
 		if got := exitCode(c.err); got != c.want {

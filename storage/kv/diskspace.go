@@ -1,4 +1,4 @@
-package storage
+package kv
 
 import (
 	"errors"
@@ -223,10 +223,10 @@ func (s *Store) fatal(err error) {
 	}
 }
 
-// apply commits b. When Pebble's log fails the commit (Pebble calls Logger.Fatalf, and panics
+// Apply commits b. When Pebble's log fails the commit (Pebble calls Logger.Fatalf, and panics
 // in a few places), the batch may be visible but is not durable and the log takes no further
 // record: the store breaks and the commit's error is returned.
-func (s *Store) apply(b *pebble.Batch, opts *pebble.WriteOptions) (err error) {
+func (s *Store) Apply(b *pebble.Batch, opts *pebble.WriteOptions) (err error) {
 	defer func() {
 		p := recover()
 		if p == nil {
@@ -251,8 +251,9 @@ func (s *Store) apply(b *pebble.Batch, opts *pebble.WriteOptions) (err error) {
 	return nil
 }
 
-// commitFailed is the client's error for a commit that Pebble's log failed.
-func (s *Store) commitFailed(table string, err error) error {
+// CommitFailed is the client's error for a commit that Apply failed; table names the table in
+// the error.
+func (s *Store) CommitFailed(table string, err error) error {
 	if isNoSpace(err) {
 		return mysqlerr.New(mysql.ERRecordFileFull,
 			"The table '%s' is full: the disk filled while the commit was written; the commit is not durable and the server stops", table)
@@ -262,3 +263,15 @@ func (s *Store) commitFailed(table string, err error) error {
 
 // DiskFull reports whether the store refuses writes because its disk is full.
 func (s *Store) DiskFull() bool { return s.guard.full.Load() }
+
+// Admit says whether a commit of n bytes may go ahead on the disk (0: whether writes are taken
+// at all); table names the table in the error (1114).
+func (s *Store) Admit(n int64, table string) error { return s.guard.admit(n, table) }
+
+// Broken is the error of every write after Pebble's log failed, or nil.
+func (s *Store) Broken() error {
+	if b := s.broken.Load(); b != nil {
+		return *b
+	}
+	return nil
+}
