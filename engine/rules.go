@@ -33,6 +33,7 @@ const (
 	indexCountID      analyzer.RuleId = 10_023
 	longInListsID     analyzer.RuleId = 10_024
 	rowPairsID        analyzer.RuleId = 10_025
+	collatedInID      analyzer.RuleId = 10_026
 )
 
 // kind is why a rule exists (see doc.go).
@@ -85,6 +86,7 @@ func ruleTable(renames ruleFunc) []rule {
 		{atomicRenamesID, correction, onceAfterAll, renames},
 		{executionID, correction, onceAfterAll, correctExecution},
 		{geometryWritesID, bound, onceAfterAll, checkedGeometryWrites},
+		{collatedInID, correction, onceAfterAll, collatedInLists},
 	}
 	return slices.DeleteFunc(table, func(r rule) bool { return r.apply == nil })
 }
