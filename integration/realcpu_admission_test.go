@@ -172,7 +172,9 @@ func TestRealAdmissionNeighbour(t *testing.T) {
 // its GC workers on the idle processor beside the statement, so at times two threads wait out
 // the throttled part of each period and the true wait is above 1·W/B - 1 (readings of 1.10 and
 // 1.19 of that figure, rightly). One statement therefore runs with GOMAXPROCS = 1, where the GC
-// shares the statement's processor and one thread is runnable.
+// shares the statement's processor and one thread is runnable. The goroutines behind it on that
+// processor wait too, in the Go part, which the threads' truth does not count: the threads' part
+// is held to the truth, and the whole to it plus goAllowance.
 func TestRealAdmissionCPUQuota(t *testing.T) {
 	realCPU(t)
 	for _, k := range []int{1, 2} {
@@ -189,12 +191,54 @@ func TestRealAdmissionCPUQuota(t *testing.T) {
 			stop := queryLoad(t, s.db(), userHeavyQuery, "SET queue_max_wait_ms = 60000", k, 30*time.Second)
 			defer stop()
 			time.Sleep(2 * time.Second)
-			got, truth := truthByProcess(t, s, admin, k, 5*time.Second)
-			parts := queryStrings(t, admin, "SELECT metric, round(value, 2) FROM system.asynchronous_metrics WHERE metric LIKE '%Overload' OR metric = 'CGroupMaxCPU' ORDER BY metric")
-			t.Logf("parts now: %v", parts)
-			within(t, fmt.Sprintf("%d statements under a 0.5-CPU quota", k), got, truth, tolerance)
+			cpu0, err := serverproc.CPUTime(s.proc.Pid())
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			total, threads := medianThreadPart(t, admin, 5*time.Second)
+			cpu1, err := serverproc.CPUTime(s.proc.Pid())
+			if err != nil {
+				t.Fatal(err)
+			}
+			busy, wall := (cpu1 - cpu0).Seconds(), time.Since(start).Seconds()
+			truth := float64(k)*wall/busy - 1
+			t.Logf("server got %.2f CPU over %.1f s; truth %d·W/B - 1 = %.3f", busy/wall, wall, k, truth)
+			what := fmt.Sprintf("%d statements under a 0.5-CPU quota", k)
+			within(t, what+", threads' part", threads, truth, tolerance)
+			withinRatio(t, what, total, truth, 1-tolerance, 1+tolerance+goAllowance/truth)
 		})
 	}
+}
+
+// goAllowance bounds the Go part a CPU-quota reading may add to the threads' truth. The truth
+// counts the statements' threads; goroutines that wait for a processor behind them (the sampler
+// every overload_sample_interval_ms, the test's probes, the GC's workers) are the Go part, which
+// the truth cannot see. The runtime records one scheduling event in eight, so each recorded wait
+// of a preemption slice (10 ms) counts 80 ms: a one-second window at 0.5 CPU reads the Go part in
+// steps of about 0.16, and two such steps fit under the allowance.
+const goAllowance = 0.35
+
+// medianThreadPart reads OSCPUOverload and its parts every 250 ms for the given time and returns
+// the medians of the whole and of its threads' part (KernelRunQueueOverload +
+// AdmissionQueueOverload, without GoRunQueueOverload).
+func medianThreadPart(t *testing.T, admin *sql.DB, over time.Duration) (total, threads float64) {
+	t.Helper()
+	var totals, parts []float64
+	for deadline := time.Now().Add(over); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
+		var sum, goPart float64
+		if err := admin.QueryRow("SELECT "+
+			"SUM(IF(metric = 'OSCPUOverload', value, 0)), "+
+			"SUM(IF(metric = 'GoRunQueueOverload', value, 0)) "+
+			"FROM system.asynchronous_metrics WHERE metric IN ('OSCPUOverload', 'GoRunQueueOverload')").Scan(&sum, &goPart); err != nil {
+			t.Fatal(err)
+		}
+		totals, parts = append(totals, sum), append(parts, sum-goPart)
+	}
+	sort.Float64s(totals)
+	sort.Float64s(parts)
+	t.Logf("OSCPUOverload readings: %v; without the Go part: %v", totals, parts)
+	return totals[len(totals)/2], parts[len(parts)/2]
 }
 
 // quotaCgroup creates a cgroup with the CPU quota and returns a function that moves a process
