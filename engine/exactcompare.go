@@ -284,6 +284,13 @@ func asExactDecimal(e sql.Expression, scale int) sql.Expression {
 	return expression.NewConvertWithLengthAndScale(e, expression.ConvertToDecimal, exactDecimalPrecision, scale)
 }
 
+// fitsExactDecimal says whether e's value fits DECIMAL(65, scale) exactly for some scale, so
+// that exactSides can compare it exactly (1e300 and 1e-300 do not).
+func fitsExactDecimal(ctx *sql.Context, e sql.Expression) bool {
+	d, ok := numericDigits(ctx, e)
+	return ok && d.scale <= exactDecimalMaxScale && d.integer <= exactDecimalPrecision-d.scale
+}
+
 // exactScale is the scale that holds every side exactly, and whether DECIMAL(65, scale) holds
 // their integer digits too.
 func exactScale(ctx *sql.Context, sides []sql.Expression) (int, bool) {
@@ -304,6 +311,9 @@ type digits struct{ integer, scale int }
 // numericDigits are e's digits: a literal's own, otherwise its type's; false when e is not an
 // exact number (an integer or a DECIMAL).
 func numericDigits(ctx *sql.Context, e sql.Expression) (digits, bool) {
+	if l, ok := e.(*expression.Literal); ok && l.Value() == nil {
+		return digits{}, true // NULL holds no digits, at any scale
+	}
 	if v, ok := literalDecimal(ctx, e); ok {
 		return valueDigits(v), true
 	}
@@ -473,11 +483,12 @@ func trimZeros(v decimal.Decimal) decimal.Decimal {
 // A DECIMAL compared with a FLOAT or DOUBLE: MySQL compares them as floating-point numbers. The
 // engine compared them in the DECIMAL's type, rounding the other side: with d DECIMAL(8,2) holding
 // 1.50 and f DOUBLE holding 1.499, `d = f` was true. asDoubles compares such a comparison's
-// number sides as DOUBLE when the floating-point side is not a literal (a literal is compared
-// exactly, by exactSides, which gives the same answers).
+// number sides as DOUBLE when the floating-point side is not a literal, or is one that no
+// DECIMAL(65) holds exactly (1e300, 1e-300; the engine's index lookup failed on it with 1105);
+// a literal that fits is compared exactly, by exactSides, which gives the same answers.
 
 // asDoubles is the sides of a comparison compared as DOUBLE when they mix text that is not a
-// literal with numbers, or a DECIMAL with a FLOAT or DOUBLE that is not a literal: text sides
+// literal with numbers, or a DECIMAL with a FLOAT or DOUBLE that is not an exact literal: text sides
 // read as MySQL reads them (textAsDouble), integer and DECIMAL sides converted. False when they
 // do not.
 func asDoubles(ctx *sql.Context, sides []sql.Expression) ([]sql.Expression, bool) {
@@ -487,7 +498,7 @@ func asDoubles(ctx *sql.Context, sides []sql.Expression) ([]sql.Expression, bool
 		text = text || types.IsText(side.Type(ctx)) && !literal
 		number = number || types.IsNumber(side.Type(ctx))
 		decimal = decimal || types.IsDecimal(side.Type(ctx))
-		float = float || types.IsFloat(side.Type(ctx)) && !literal
+		float = float || types.IsFloat(side.Type(ctx)) && (!literal || !fitsExactDecimal(ctx, side))
 	}
 	if !(text && number) && !(decimal && float) {
 		return sides, false
@@ -498,7 +509,7 @@ func asDoubles(ctx *sql.Context, sides []sql.Expression) ([]sql.Expression, bool
 		switch {
 		case types.IsText(side.Type(ctx)) && !literal:
 			doubles[i] = textAsDouble{text: side}
-		case types.IsFloat(side.Type(ctx)) || literal:
+		case types.IsFloat(side.Type(ctx)) || literal && !types.IsDecimal(side.Type(ctx)):
 			doubles[i] = side
 		default:
 			doubles[i] = expression.NewConvert(side, expression.ConvertToDouble)

@@ -16,7 +16,8 @@ var comparisonScripts = []scriptTest{
 	// and an index lookup converted its key to the column's type, clamping it: with d
 	// DECIMAL(8,2) holding 1.50, `d = 1.499` was true (so DELETE ... WHERE d = 1.499 deleted that
 	// row); with an index on t TINYINT, `t = 300` found the row holding 127; on u BIGINT UNSIGNED,
-	// `u > -1` found nothing. Each comparison runs on a table with indexes and on one without, as
+	// `u > -1` found nothing; a list with a NULL kept the engine's comparison, and its index
+	// lookup failed on a key out of the column's range (1105). Each comparison runs on a table with indexes and on one without, as
 	// text, through a server-side prepared statement, in subqueries, a view and CHECK constraints
 	// (`CHECK (d > 1.499)` refused 1.50), and as the WHERE of a DELETE and an UPDATE.
 	{
@@ -32,6 +33,9 @@ var comparisonScripts = []scriptTest{
 				{"t >= 300", nil},
 				{"t < 300", []string{"1", "2", "3"}},
 				{"t IN (300, 5)", []string{"3"}},
+				{"t IN (300, NULL, 5)", []string{"3"}},
+				{"d IN ('z', NULL, -9223372036854775808)", nil},
+				{"d IN (NULL, 1.499, 2)", []string{"3"}},
 				{"t = 5.5", nil},
 				{"t = 5.0", []string{"3"}},
 				{"u > -1", []string{"1", "2", "3"}},
@@ -237,6 +241,30 @@ var comparisonScripts = []scriptTest{
 			{"d = g", []string{"1"}},
 			{"f BETWEEN d AND 2", []string{"2"}},
 		}, "dxi, fx", "dxn, fx"),
+	},
+
+	// DoublesComparedWithDecimalLiterals: a DOUBLE column compared with a decimal literal
+	// compares as floating-point numbers, and a DECIMAL column with a floating-point literal no
+	// DECIMAL(65) holds (1e300, 1e-300) too, as in MySQL. The engine compared the DOUBLE in the
+	// literal's type, so `c = 0.0` held for 1e300 and -1e-300, and its index lookup on the DECIMAL
+	// failed with 1105 (out of range).
+	{
+		name: "DoublesComparedWithDecimalLiterals",
+		setup: indexedAndPlain("wi", "wn", "id INT PRIMARY KEY, c DOUBLE, d DECIMAL(6,2)", ", KEY (c), KEY (d)",
+			"(1, 1e300, 1.50), (2, -1e-300, -2.00), (3, 0.0e0, 0), (4, -0.0e0, NULL), (5, 2.5e0, 2.50)"),
+		assertions: whereIDs([]whereCase{
+			{"c = 0.0", []string{"3", "4"}},
+			{"c <=> 0.0", []string{"3", "4"}},
+			{"c < 0.0", []string{"2"}},
+			{"c BETWEEN -1.5 AND 0.0", []string{"2", "3", "4"}},
+			{"c IN (0.0, 2.50)", []string{"3", "4", "5"}},
+			{"c > 2.49", []string{"1", "5"}},
+			{"d = 1e300", nil},
+			{"d < 1e300", []string{"1", "2", "3", "5"}},
+			{"d > -1e300", []string{"1", "2", "3", "5"}},
+			{"d > 1e-300", []string{"1", "5"}},
+			{"d IN (1e300, 2.5e0)", []string{"5"}},
+		}, "wi", "wn"),
 	},
 
 	// DecimalLiteralsBelowOne: a decimal literal below 1 compares by its exact value too. The
