@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"overloadsql/mysqlerr"
+	"overloadsql/storage/catalog"
 	"overloadsql/storage/kv"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -25,20 +26,20 @@ import (
 // AddColumn adds a column that old rows read as NULL (the engine rewrites the table for a
 // column with a default, a generated value, NOT NULL or AUTO_INCREMENT).
 func (t *Table) AddColumn(ctx *sql.Context, column *sql.Column, order *sql.ColumnOrder) error {
-	return t.alter(ctx, func(d *tableDesc) error {
+	return t.alter(ctx, func(d *catalog.Table) error {
 		d.NextTag++
-		cd := columnDescOf(column, d.NextTag)
+		cd := catalog.ColumnOf(column, d.NextTag)
 		at := len(d.Columns)
 		if order != nil && order.First {
 			at = 0
 		} else if order != nil && order.AfterColumn != "" {
-			i, ok := d.colByName(order.AfterColumn)
+			i, ok := d.ColumnByName(order.AfterColumn)
 			if !ok {
 				return sql.ErrTableColumnNotFound.New(d.Name, order.AfterColumn)
 			}
 			at = i + 1
 		}
-		d.Columns = append(d.Columns[:at], append([]columnDesc{cd}, d.Columns[at:]...)...)
+		d.Columns = append(d.Columns[:at], append([]catalog.Column{cd}, d.Columns[at:]...)...)
 		return nil
 	})
 }
@@ -52,14 +53,14 @@ func (t *Table) DropColumn(ctx *sql.Context, name string) error {
 // ModifyColumn changes a column's descriptor without touching the rows: a rename, a move, a
 // comment or a default (ShouldRewriteTable asked for a rewrite of any other change).
 func (t *Table) ModifyColumn(ctx *sql.Context, name string, column *sql.Column, order *sql.ColumnOrder) error {
-	return t.alter(ctx, func(d *tableDesc) error {
-		i, ok := d.colByName(name)
+	return t.alter(ctx, func(d *catalog.Table) error {
+		i, ok := d.ColumnByName(name)
 		if !ok {
 			return sql.ErrTableColumnNotFound.New(d.Name, name)
 		}
 		old := d.Columns[i]
-		cd := columnDescOf(column, old.Tag)
-		if pk := isPKTag(d, old.Tag); pk {
+		cd := catalog.ColumnOf(column, old.Tag)
+		if pk := d.IsPK(old.Tag); pk {
 			cd.Nullable = false
 		}
 		d.Columns = append(d.Columns[:i], d.Columns[i+1:]...)
@@ -67,24 +68,15 @@ func (t *Table) ModifyColumn(ctx *sql.Context, name string, column *sql.Column, 
 		if order != nil && order.First {
 			at = 0
 		} else if order != nil && order.AfterColumn != "" {
-			j, ok := d.colByName(order.AfterColumn)
+			j, ok := d.ColumnByName(order.AfterColumn)
 			if !ok {
 				return sql.ErrTableColumnNotFound.New(d.Name, order.AfterColumn)
 			}
 			at = j + 1
 		}
-		d.Columns = append(d.Columns[:at], append([]columnDesc{cd}, d.Columns[at:]...)...)
+		d.Columns = append(d.Columns[:at], append([]catalog.Column{cd}, d.Columns[at:]...)...)
 		return nil
 	})
-}
-
-func isPKTag(d *tableDesc, tag uint32) bool {
-	for _, t := range d.PK {
-		if t == tag {
-			return true
-		}
-	}
-	return false
 }
 
 // ShouldRewriteTable: only a change that leaves every stored value and every key as it is
@@ -171,7 +163,7 @@ func (t *Table) refusePrimaryKeyDrop(ctx *sql.Context) error {
 
 // rewrite is an ALTER's copy of the table into a fresh table id.
 type rewrite struct {
-	old, new  *tableDesc
+	old, new  *catalog.Table
 	orig      *Table
 	discarded bool
 }
@@ -208,8 +200,8 @@ func (t *Table) RewriteInserter(ctx *sql.Context, oldSchema, newSchema sql.Prima
 	if err != nil {
 		return nil, err
 	}
-	old := cur.desc
-	d := old.clone()
+	old := cur.Desc
+	d := old.Clone()
 	// the new columns, matched to the old ones by name (the modified column by its old name)
 	d.Columns = nil
 	for _, c := range newSchema.Schema {
@@ -218,13 +210,13 @@ func (t *Table) RewriteInserter(ctx *sql.Context, oldSchema, newSchema sql.Prima
 			name = oldColumn.Name
 		}
 		var tag uint32
-		if i, ok := old.colByName(name); ok && !(oldColumn != nil && newColumn == nil && strings.EqualFold(name, oldColumn.Name)) {
+		if i, ok := old.ColumnByName(name); ok && !(oldColumn != nil && newColumn == nil && strings.EqualFold(name, oldColumn.Name)) {
 			tag = old.Columns[i].Tag
 		} else {
 			d.NextTag++
 			tag = d.NextTag
 		}
-		d.Columns = append(d.Columns, columnDescOf(c, tag))
+		d.Columns = append(d.Columns, catalog.ColumnOf(c, tag))
 	}
 	d.PK = nil
 	for _, ord := range newSchema.PkOrdinals {
@@ -232,12 +224,12 @@ func (t *Table) RewriteInserter(ctx *sql.Context, oldSchema, newSchema sql.Prima
 		d.Columns[ord].Nullable = false
 	}
 	// indexes lose dropped columns; an index left without columns goes
-	var idxs []indexDesc
+	var idxs []catalog.Index
 	for _, idx := range d.Indexes {
 		var tags []uint32
 		var prefix []uint16
 		for j, tag := range idx.Tags {
-			if _, ok := d.colByTag(tag); ok {
+			if _, ok := d.ColumnByTag(tag); ok {
 				tags = append(tags, tag)
 				if j < len(idx.Prefix) {
 					prefix = append(prefix, idx.Prefix[j])
@@ -262,7 +254,7 @@ func (t *Table) RewriteInserter(ctx *sql.Context, oldSchema, newSchema sql.Prima
 	}
 	d.ID = uint32(tid)
 	d.Version = old.Version + 1
-	nt, err := buildTable(ctx, t.db.desc.Name, d)
+	nt, err := catalog.Decode(ctx, t.db.desc.Name, d)
 	if err != nil {
 		return nil, err
 	}
@@ -270,7 +262,7 @@ func (t *Table) RewriteInserter(ctx *sql.Context, oldSchema, newSchema sql.Prima
 	e.rewrite = &rewrite{old: old, new: d, orig: t}
 	// the AUTO_INCREMENT counter moves with the table
 	s := t.db.p.store
-	if v, err := s.autoIncValue(tx, old.ID, cur.autoInc >= 0); err == nil && nt.autoInc >= 0 && v > 0 {
+	if v, err := s.autoIncValue(tx, old.ID, cur.AutoInc >= 0); err == nil && nt.AutoInc >= 0 && v > 0 {
 		s.setAutoInc(tx, d.ID, v)
 	}
 	return e, nil
@@ -320,20 +312,20 @@ func (t *Table) CreateIndex(ctx *sql.Context, def sql.IndexDef) error {
 	if def.Predicate != nil {
 		return mysqlerr.New(mysql.ERNotSupportedYet, "This version of MySQL doesn't yet support 'partial indexes'")
 	}
-	return t.alter(ctx, func(d *tableDesc) error {
+	return t.alter(ctx, func(d *catalog.Table) error {
 		if strings.EqualFold(def.Name, "PRIMARY") {
 			return sql.ErrDuplicateKey.New(def.Name)
 		}
-		if _, ok := d.indexByName(def.Name); ok {
+		if _, ok := d.IndexByName(def.Name); ok {
 			return sql.ErrDuplicateKey.New(def.Name)
 		}
-		idx := indexDesc{ID: d.NextIndex, Name: def.Name, Unique: def.IsUnique(), Comment: def.Comment}
+		idx := catalog.Index{ID: d.NextIndex, Name: def.Name, Unique: def.IsUnique(), Comment: def.Comment}
 		if d.NextIndex == kv.IIDRowHash-1 {
 			return mysqlerr.New(mysql.ERTooManyKeys, "Too many keys specified; max 64 keys allowed")
 		}
 		d.NextIndex++
 		for _, c := range def.Columns {
-			i, ok := d.colByName(c.Name)
+			i, ok := d.ColumnByName(c.Name)
 			if !ok {
 				return sql.ErrKeyColumnDoesNotExist.New(c.Name)
 			}
@@ -347,8 +339,8 @@ func (t *Table) CreateIndex(ctx *sql.Context, def sql.IndexDef) error {
 
 func (t *Table) DropIndex(ctx *sql.Context, name string) error {
 	var iid uint16
-	if err := t.alter(ctx, func(d *tableDesc) error {
-		i, ok := d.indexByName(name)
+	if err := t.alter(ctx, func(d *catalog.Table) error {
+		i, ok := d.IndexByName(name)
 		if !ok {
 			return sql.ErrIndexNotFound.New(name)
 		}
@@ -381,12 +373,12 @@ func (t *Table) DropIndex(ctx *sql.Context, name string) error {
 }
 
 func (t *Table) RenameIndex(ctx *sql.Context, from, to string) error {
-	return t.alter(ctx, func(d *tableDesc) error {
-		i, ok := d.indexByName(from)
+	return t.alter(ctx, func(d *catalog.Table) error {
+		i, ok := d.IndexByName(from)
 		if !ok {
 			return sql.ErrIndexNotFound.New(from)
 		}
-		if _, ok := d.indexByName(to); ok && !strings.EqualFold(from, to) {
+		if _, ok := d.IndexByName(to); ok && !strings.EqualFold(from, to) {
 			return sql.ErrDuplicateKey.New(to)
 		}
 		d.Indexes[i].Name = to
@@ -402,8 +394,8 @@ func (t *Table) BuildIndex(ctx *sql.Context, def sql.IndexDef) (sql.RowInserter,
 	if e.err != nil {
 		return nil, e.err
 	}
-	for _, info := range e.t.indexes {
-		if strings.EqualFold(info.desc.Name, def.Name) {
+	for _, info := range e.t.Indexes {
+		if strings.EqualFold(info.Desc.Name, def.Name) {
 			e.build = info
 			e.mark = len(e.tx.undo)
 			return e, nil
@@ -421,8 +413,8 @@ func (t *Table) buildIndexNow(ctx *sql.Context, name string) error {
 		return err
 	}
 	e := ins.(*editor)
-	for _, pos := range e.build.pos {
-		if e.t.schema.Schema[pos].Virtual {
+	for _, pos := range e.build.Pos {
+		if e.t.Schema.Schema[pos].Virtual {
 			return mysqlerr.New(mysql.ERNotSupportedYet, "This version of MySQL doesn't yet support 'foreign keys on virtual columns'")
 		}
 	}

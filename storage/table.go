@@ -12,6 +12,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 
 	"overloadsql/mysqlerr"
+	"overloadsql/storage/catalog"
 	"overloadsql/storage/keys"
 	"overloadsql/storage/kv"
 )
@@ -23,7 +24,7 @@ import (
 // same statement see the change.
 type Table struct {
 	db *Database
-	t  *table
+	t  *catalog.Decoded
 
 	proj       []string
 	projPos    []int
@@ -58,25 +59,25 @@ var (
 	_ sql.TargetRowSizeTable          = (*Table)(nil)
 )
 
-func newTable(db *Database, t *table) *Table { return &Table{db: db, t: t} }
+func newTable(db *Database, t *catalog.Decoded) *Table { return &Table{db: db, t: t} }
 
-func (t *Table) tid() uint32 { return t.t.desc.ID }
+func (t *Table) tid() uint32 { return t.t.Desc.ID }
 
-func (t *Table) Name() string                                       { return t.t.desc.Name }
-func (t *Table) String() string                                     { return t.t.desc.Name }
+func (t *Table) Name() string                                       { return t.t.Desc.Name }
+func (t *Table) String() string                                     { return t.t.Desc.Name }
 func (t *Table) Database() string                                   { return t.db.desc.Name }
-func (t *Table) Collation() sql.CollationID                         { return t.t.desc.Collation }
-func (t *Table) Comment() string                                    { return t.t.desc.Comment }
-func (t *Table) HasTargetRowSize() bool                             { return t.t.desc.RowSize != 0 }
-func (t *Table) GetTargetRowSize() uint64                           { return t.t.desc.RowSize }
+func (t *Table) Collation() sql.CollationID                         { return t.t.Desc.Collation }
+func (t *Table) Comment() string                                    { return t.t.Desc.Comment }
+func (t *Table) HasTargetRowSize() bool                             { return t.t.Desc.RowSize != 0 }
+func (t *Table) GetTargetRowSize() uint64                           { return t.t.Desc.RowSize }
 func (t *Table) IsTemporary() bool                                  { return false }
-func (t *Table) PrimaryKeySchema(*sql.Context) sql.PrimaryKeySchema { return t.t.schema }
+func (t *Table) PrimaryKeySchema(*sql.Context) sql.PrimaryKeySchema { return t.t.Schema }
 
 func (t *Table) Schema(*sql.Context) sql.Schema {
 	if t.projSchema != nil {
 		return t.projSchema
 	}
-	return t.t.schema.Schema
+	return t.t.Schema.Schema
 }
 
 func (t *Table) WithProjections(ctx *sql.Context, cols []string) (sql.Table, error) {
@@ -89,12 +90,12 @@ func (t *Table) WithProjections(ctx *sql.Context, cols []string) (sql.Table, err
 	nt.projPos = make([]int, len(cols))
 	nt.projSchema = make(sql.Schema, len(cols))
 	for i, c := range cols {
-		pos := t.t.schema.Schema.IndexOfColName(c)
+		pos := t.t.Schema.Schema.IndexOfColName(c)
 		if pos < 0 {
 			return nil, sql.ErrTableColumnNotFound.New(t.Name(), c)
 		}
 		nt.projPos[i] = pos
-		nt.projSchema[i] = t.t.schema.Schema[pos]
+		nt.projSchema[i] = t.t.Schema.Schema[pos]
 	}
 	return &nt, nil
 }
@@ -102,8 +103,8 @@ func (t *Table) WithProjections(ctx *sql.Context, cols []string) (sql.Table, err
 func (t *Table) Projections() []string { return t.proj }
 
 // replace makes desc the table's descriptor (already written to the transaction).
-func (t *Table) replace(ctx *sql.Context, desc *tableDesc) error {
-	nt, err := buildTable(ctx, t.db.desc.Name, desc)
+func (t *Table) replace(ctx *sql.Context, desc *catalog.Table) error {
+	nt, err := catalog.Decode(ctx, t.db.desc.Name, desc)
 	if err != nil {
 		return err
 	}
@@ -121,7 +122,7 @@ func (t *Table) replace(ctx *sql.Context, desc *tableDesc) error {
 
 // current is the table's descriptor in the transaction: under its id, or, when a rewrite or
 // TRUNCATE of this statement moved it, under its name.
-func (t *Table) current(ctx *sql.Context, tx *txn) (*table, error) {
+func (t *Table) current(ctx *sql.Context, tx *txn) (*catalog.Decoded, error) {
 	if _, ok, err := tx.get(kv.TableDescKey(t.db.desc.ID, t.tid())); err != nil {
 		return nil, err
 	} else if ok {
@@ -152,8 +153,8 @@ func (t *Table) rowKey(pk []byte) []byte {
 func (t *Table) pkSuffix(row sql.Row) ([]byte, error) {
 	var k []byte
 	var err error
-	for _, pos := range t.t.pkPos {
-		k, err = keys.Append(k, t.t.schema.Schema[pos].Type, row[pos])
+	for _, pos := range t.t.PKPos {
+		k, err = keys.Append(k, t.t.Schema.Schema[pos].Type, row[pos])
 		if err != nil {
 			return nil, err
 		}
@@ -164,8 +165,8 @@ func (t *Table) pkSuffix(row sql.Row) ([]byte, error) {
 // decodeRow turns a stored row into the engine's row: the whole schema (virtual columns nil,
 // the engine computes them) or the projected columns.
 func (t *Table) decodeRow(raw []byte) (sql.Row, error) {
-	row := make(sql.Row, len(t.t.schema.Schema))
-	if err := t.t.codec.Decode(raw, row, nil); err != nil {
+	row := make(sql.Row, len(t.t.Schema.Schema))
+	if err := t.t.Codec.Decode(raw, row, nil); err != nil {
 		return nil, err
 	}
 	if t.projPos == nil {
@@ -180,8 +181,8 @@ func (t *Table) decodeRow(raw []byte) (sql.Row, error) {
 
 // fullRow decodes a stored row over the whole schema, whatever the projection.
 func (t *Table) fullRow(raw []byte) (sql.Row, error) {
-	row := make(sql.Row, len(t.t.schema.Schema))
-	err := t.t.codec.Decode(raw, row, nil)
+	row := make(sql.Row, len(t.t.Schema.Schema))
+	err := t.t.Codec.Decode(raw, row, nil)
 	return row, err
 }
 
@@ -386,10 +387,10 @@ func (s *Store) setAutoInc(tx *txn, tid uint32, v uint64) {
 }
 
 func (t *Table) autoCol() *sql.Column {
-	if t.t.autoInc < 0 {
+	if t.t.AutoInc < 0 {
 		return nil
 	}
-	return t.t.schema.Schema[t.t.autoInc]
+	return t.t.Schema.Schema[t.t.AutoInc]
 }
 
 func (t *Table) PeekNextAutoIncrementValue(ctx *sql.Context) (uint64, error) {
@@ -397,7 +398,7 @@ func (t *Table) PeekNextAutoIncrementValue(ctx *sql.Context) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	v, err := t.db.p.store.autoIncValue(tx, t.tid(), t.t.autoInc >= 0)
+	v, err := t.db.p.store.autoIncValue(tx, t.tid(), t.t.AutoInc >= 0)
 	if err != nil {
 		return 0, err
 	}
@@ -415,7 +416,7 @@ func (t *Table) GetNextAutoIncrementValue(ctx *sql.Context, insertVal interface{
 		return 0, err
 	}
 	s := t.db.p.store
-	cur, err := s.autoIncValue(tx, t.tid(), t.t.autoInc >= 0)
+	cur, err := s.autoIncValue(tx, t.tid(), t.t.AutoInc >= 0)
 	if err != nil {
 		return 0, err
 	}
@@ -440,7 +441,7 @@ func (t *Table) GetNextAutoIncrementValue(ctx *sql.Context, insertVal interface{
 // noteAutoInc moves the counter past an inserted value.
 func (t *Table) noteAutoInc(ctx *sql.Context, tx *txn, row sql.Row) error {
 	col := t.autoCol()
-	if col == nil || row[t.t.autoInc] == nil {
+	if col == nil || row[t.t.AutoInc] == nil {
 		return nil
 	}
 	s := t.db.p.store
@@ -448,7 +449,7 @@ func (t *Table) noteAutoInc(ctx *sql.Context, tx *txn, row sql.Row) error {
 	if err != nil {
 		return err
 	}
-	cmp, err := col.Type.Compare(ctx, row[t.t.autoInc], cur)
+	cmp, err := col.Type.Compare(ctx, row[t.t.AutoInc], cur)
 	if err != nil {
 		return err
 	}
@@ -456,7 +457,7 @@ func (t *Table) noteAutoInc(ctx *sql.Context, tx *txn, row sql.Row) error {
 		return nil
 	}
 	if cmp > 0 {
-		v, _, err := types.Uint64.Convert(ctx, row[t.t.autoInc])
+		v, _, err := types.Uint64.Convert(ctx, row[t.t.AutoInc])
 		if err != nil {
 			return nil // negative values do not move the counter
 		}
@@ -498,11 +499,11 @@ func (a *autoIncSetter) Close(*sql.Context) error { return nil }
 // Checks and foreign keys live in the descriptor.
 
 func (t *Table) GetChecks(*sql.Context) ([]sql.CheckDefinition, error) {
-	return append([]sql.CheckDefinition(nil), t.t.desc.Checks...), nil
+	return append([]sql.CheckDefinition(nil), t.t.Desc.Checks...), nil
 }
 
 // alter writes a changed descriptor: f edits a copy, which replaces the table's.
-func (t *Table) alter(ctx *sql.Context, f func(d *tableDesc) error) error {
+func (t *Table) alter(ctx *sql.Context, f func(d *catalog.Table) error) error {
 	tx, err := t.db.writer(ctx)
 	if err != nil {
 		return err
@@ -512,11 +513,11 @@ func (t *Table) alter(ctx *sql.Context, f func(d *tableDesc) error) error {
 	if err != nil {
 		return err
 	}
-	d := cur.desc.clone()
+	d := cur.Desc.Clone()
 	if err := f(d); err != nil {
 		return err
 	}
-	d.Version = cur.desc.Version + 1
+	d.Version = cur.Desc.Version + 1
 	if err := checkKeyTypes(ctx, d); err != nil {
 		return err
 	}
@@ -527,7 +528,7 @@ func (t *Table) alter(ctx *sql.Context, f func(d *tableDesc) error) error {
 }
 
 func (t *Table) CreateCheck(ctx *sql.Context, check *sql.CheckDefinition) error {
-	return t.alter(ctx, func(d *tableDesc) error {
+	return t.alter(ctx, func(d *catalog.Table) error {
 		for _, c := range d.Checks {
 			if strings.EqualFold(c.Name, check.Name) {
 				return mysqlerr.New(mysqlerr.ERCheckConstraintDupName, "Duplicate check constraint name '%s'.", check.Name)
@@ -543,7 +544,7 @@ func (t *Table) CreateCheck(ctx *sql.Context, check *sql.CheckDefinition) error 
 	})
 }
 
-func generatedCheckName(d *tableDesc) string {
+func generatedCheckName(d *catalog.Table) string {
 	for i := 1; ; i++ {
 		name := fmt.Sprintf("%s_chk_%d", d.Name, i)
 		taken := false
@@ -560,7 +561,7 @@ func generatedCheckName(d *tableDesc) string {
 }
 
 func (t *Table) DropCheck(ctx *sql.Context, name string) error {
-	return t.alter(ctx, func(d *tableDesc) error {
+	return t.alter(ctx, func(d *catalog.Table) error {
 		for i, c := range d.Checks {
 			if strings.EqualFold(c.Name, name) {
 				d.Checks = append(d.Checks[:i], d.Checks[i+1:]...)
@@ -572,8 +573,8 @@ func (t *Table) DropCheck(ctx *sql.Context, name string) error {
 }
 
 func (t *Table) GetDeclaredForeignKeys(*sql.Context) ([]sql.ForeignKeyConstraint, error) {
-	out := make([]sql.ForeignKeyConstraint, len(t.t.desc.FKs))
-	for i, fk := range t.t.desc.FKs {
+	out := make([]sql.ForeignKeyConstraint, len(t.t.Desc.FKs))
+	for i, fk := range t.t.Desc.FKs {
 		fk.Columns = append([]string(nil), fk.Columns...)
 		fk.ParentColumns = append([]string(nil), fk.ParentColumns...)
 		out[i] = fk
@@ -592,7 +593,7 @@ func (t *Table) GetReferencedForeignKeys(ctx *sql.Context) ([]sql.ForeignKeyCons
 			return nil, err
 		}
 		for _, other := range tables {
-			for _, fk := range other.desc.FKs {
+			for _, fk := range other.Desc.FKs {
 				if strings.EqualFold(fk.ParentDatabase, t.db.desc.Name) && strings.EqualFold(fk.ParentTable, t.Name()) {
 					fk.Columns = append([]string(nil), fk.Columns...)
 					fk.ParentColumns = append([]string(nil), fk.ParentColumns...)
@@ -605,7 +606,7 @@ func (t *Table) GetReferencedForeignKeys(ctx *sql.Context) ([]sql.ForeignKeyCons
 }
 
 func (t *Table) AddForeignKey(ctx *sql.Context, fk sql.ForeignKeyConstraint) error {
-	return t.alter(ctx, func(d *tableDesc) error {
+	return t.alter(ctx, func(d *catalog.Table) error {
 		for _, other := range d.FKs {
 			if strings.EqualFold(other.Name, fk.Name) {
 				return sql.ErrForeignKeyDuplicateName.New(fk.Name)
@@ -617,7 +618,7 @@ func (t *Table) AddForeignKey(ctx *sql.Context, fk sql.ForeignKeyConstraint) err
 }
 
 func (t *Table) DropForeignKey(ctx *sql.Context, fkName, tableName, schemaName string) error {
-	return t.alter(ctx, func(d *tableDesc) error {
+	return t.alter(ctx, func(d *catalog.Table) error {
 		for i, fk := range d.FKs {
 			if strings.EqualFold(fk.Name, fkName) {
 				d.FKs = append(d.FKs[:i], d.FKs[i+1:]...)
@@ -629,7 +630,7 @@ func (t *Table) DropForeignKey(ctx *sql.Context, fkName, tableName, schemaName s
 }
 
 func (t *Table) UpdateForeignKey(ctx *sql.Context, fkName string, fk sql.ForeignKeyConstraint) error {
-	return t.alter(ctx, func(d *tableDesc) error {
+	return t.alter(ctx, func(d *catalog.Table) error {
 		for i := range d.FKs {
 			if strings.EqualFold(d.FKs[i].Name, fkName) {
 				d.FKs[i] = fk
@@ -656,21 +657,21 @@ func (t *Table) ModifyStoredCollation(ctx *sql.Context, collation sql.CollationI
 }
 
 func (t *Table) ModifyDefaultCollation(ctx *sql.Context, collation sql.CollationID) error {
-	return t.alter(ctx, func(d *tableDesc) error {
+	return t.alter(ctx, func(d *catalog.Table) error {
 		d.Collation = collation
 		return nil
 	})
 }
 
 func (t *Table) ModifyComment(ctx *sql.Context, comment string) error {
-	return t.alter(ctx, func(d *tableDesc) error {
+	return t.alter(ctx, func(d *catalog.Table) error {
 		d.Comment = comment
 		return nil
 	})
 }
 
 func (t *Table) ModifyTargetRowSize(ctx *sql.Context, size uint64) error {
-	return t.alter(ctx, func(d *tableDesc) error {
+	return t.alter(ctx, func(d *catalog.Table) error {
 		d.RowSize = size
 		return nil
 	})
@@ -691,8 +692,8 @@ func (t *Table) Truncate(ctx *sql.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	d := cur.desc.clone()
-	if err := t.db.moveTable(ctx, tx, cur.desc, d); err != nil {
+	d := cur.Desc.Clone()
+	if err := t.db.moveTable(ctx, tx, cur.Desc, d); err != nil {
 		return 0, err
 	}
 	if err := t.replace(ctx, d); err != nil {
@@ -703,7 +704,7 @@ func (t *Table) Truncate(ctx *sql.Context) (int, error) {
 
 // moveTable gives d (a changed copy of old) a fresh table id: its descriptor is written under
 // it, the name points at it, and old's id is obsolete.
-func (db *Database) moveTable(ctx *sql.Context, tx *txn, old, d *tableDesc) error {
+func (db *Database) moveTable(ctx *sql.Context, tx *txn, old, d *catalog.Table) error {
 	tid, err := tx.nextCounter(kv.KeyNextTable)
 	if err != nil {
 		return err
@@ -723,23 +724,23 @@ func (db *Database) moveTable(ctx *sql.Context, tx *txn, old, d *tableDesc) erro
 }
 
 // checkKeyTypes refuses key columns whose type has no key encoding.
-func checkKeyTypes(ctx *sql.Context, d *tableDesc) error {
-	t, err := buildTable(ctx, "", d)
+func checkKeyTypes(ctx *sql.Context, d *catalog.Table) error {
+	t, err := catalog.Decode(ctx, "", d)
 	if err != nil {
 		return err
 	}
-	for _, pos := range t.pkPos {
-		if err := keys.Check(t.schema.Schema[pos].Name, t.schema.Schema[pos].Type, 0); err != nil {
+	for _, pos := range t.PKPos {
+		if err := keys.Check(t.Schema.Schema[pos].Name, t.Schema.Schema[pos].Type, 0); err != nil {
 			return err
 		}
 	}
-	for _, idx := range t.indexes {
-		for i, pos := range idx.pos {
+	for _, idx := range t.Indexes {
+		for i, pos := range idx.Pos {
 			var prefix uint16
-			if i < len(idx.desc.Prefix) {
-				prefix = idx.desc.Prefix[i]
+			if i < len(idx.Desc.Prefix) {
+				prefix = idx.Desc.Prefix[i]
 			}
-			col := t.schema.Schema[pos]
+			col := t.Schema.Schema[pos]
 			if err := keys.Check(col.Name, col.Type, int64(prefix)); err != nil {
 				// the engine's functional indexes key whole TEXT values of their hidden
 				// columns, which the encoding can
