@@ -26,22 +26,7 @@ import (
 // AddColumn adds a column that old rows read as NULL (the engine rewrites the table for a
 // column with a default, a generated value, NOT NULL or AUTO_INCREMENT).
 func (t *Table) AddColumn(ctx *sql.Context, column *sql.Column, order *sql.ColumnOrder) error {
-	return t.alter(ctx, func(d *catalog.Table) error {
-		d.NextTag++
-		cd := catalog.ColumnOf(column, d.NextTag)
-		at := len(d.Columns)
-		if order != nil && order.First {
-			at = 0
-		} else if order != nil && order.AfterColumn != "" {
-			i, ok := d.ColumnByName(order.AfterColumn)
-			if !ok {
-				return sql.ErrTableColumnNotFound.New(d.Name, order.AfterColumn)
-			}
-			at = i + 1
-		}
-		d.Columns = append(d.Columns[:at], append([]catalog.Column{cd}, d.Columns[at:]...)...)
-		return nil
-	})
+	return t.alter(ctx, func(d *catalog.Table) error { return d.AddColumn(column, order) })
 }
 
 // DropColumn is reached only when no rewrite is asked for, which ShouldRewriteTable does for
@@ -53,30 +38,7 @@ func (t *Table) DropColumn(ctx *sql.Context, name string) error {
 // ModifyColumn changes a column's descriptor without touching the rows: a rename, a move, a
 // comment or a default (ShouldRewriteTable asked for a rewrite of any other change).
 func (t *Table) ModifyColumn(ctx *sql.Context, name string, column *sql.Column, order *sql.ColumnOrder) error {
-	return t.alter(ctx, func(d *catalog.Table) error {
-		i, ok := d.ColumnByName(name)
-		if !ok {
-			return sql.ErrTableColumnNotFound.New(d.Name, name)
-		}
-		old := d.Columns[i]
-		cd := catalog.ColumnOf(column, old.Tag)
-		if pk := d.IsPK(old.Tag); pk {
-			cd.Nullable = false
-		}
-		d.Columns = append(d.Columns[:i], d.Columns[i+1:]...)
-		at := i
-		if order != nil && order.First {
-			at = 0
-		} else if order != nil && order.AfterColumn != "" {
-			j, ok := d.ColumnByName(order.AfterColumn)
-			if !ok {
-				return sql.ErrTableColumnNotFound.New(d.Name, order.AfterColumn)
-			}
-			at = j + 1
-		}
-		d.Columns = append(d.Columns[:at], append([]catalog.Column{cd}, d.Columns[at:]...)...)
-		return nil
-	})
+	return t.alter(ctx, func(d *catalog.Table) error { return d.ModifyColumn(name, column, order) })
 }
 
 // ShouldRewriteTable: only a change that leaves every stored value and every key as it is
@@ -201,51 +163,8 @@ func (t *Table) RewriteInserter(ctx *sql.Context, oldSchema, newSchema sql.Prima
 		return nil, err
 	}
 	old := cur.Desc
-	d := old.Clone()
-	// the new columns, matched to the old ones by name (the modified column by its old name)
-	d.Columns = nil
-	for _, c := range newSchema.Schema {
-		name := c.Name
-		if oldColumn != nil && newColumn != nil && strings.EqualFold(c.Name, newColumn.Name) {
-			name = oldColumn.Name
-		}
-		var tag uint32
-		if i, ok := old.ColumnByName(name); ok && !(oldColumn != nil && newColumn == nil && strings.EqualFold(name, oldColumn.Name)) {
-			tag = old.Columns[i].Tag
-		} else {
-			d.NextTag++
-			tag = d.NextTag
-		}
-		d.Columns = append(d.Columns, catalog.ColumnOf(c, tag))
-	}
-	d.PK = nil
-	for _, ord := range newSchema.PkOrdinals {
-		d.PK = append(d.PK, d.Columns[ord].Tag)
-		d.Columns[ord].Nullable = false
-	}
-	// indexes lose dropped columns; an index left without columns goes
-	var idxs []catalog.Index
-	for _, idx := range d.Indexes {
-		var tags []uint32
-		var prefix []uint16
-		for j, tag := range idx.Tags {
-			if _, ok := d.ColumnByTag(tag); ok {
-				tags = append(tags, tag)
-				if j < len(idx.Prefix) {
-					prefix = append(prefix, idx.Prefix[j])
-				} else {
-					prefix = append(prefix, 0)
-				}
-			}
-		}
-		if len(tags) == 0 {
-			continue
-		}
-		idx.Tags, idx.Prefix = tags, prefix
-		idxs = append(idxs, idx)
-	}
-	d.Indexes = idxs
-	if err := checkKeyTypes(ctx, d); err != nil {
+	d := old.Rewritten(newSchema, oldColumn, newColumn)
+	if err := d.CheckKeyTypes(ctx); err != nil {
 		return nil, err
 	}
 	tid, err := tx.nextCounter(kv.KeyNextTable)
@@ -312,41 +231,14 @@ func (t *Table) CreateIndex(ctx *sql.Context, def sql.IndexDef) error {
 	if def.Predicate != nil {
 		return mysqlerr.New(mysql.ERNotSupportedYet, "This version of MySQL doesn't yet support 'partial indexes'")
 	}
-	return t.alter(ctx, func(d *catalog.Table) error {
-		if strings.EqualFold(def.Name, "PRIMARY") {
-			return sql.ErrDuplicateKey.New(def.Name)
-		}
-		if _, ok := d.IndexByName(def.Name); ok {
-			return sql.ErrDuplicateKey.New(def.Name)
-		}
-		idx := catalog.Index{ID: d.NextIndex, Name: def.Name, Unique: def.IsUnique(), Comment: def.Comment}
-		if d.NextIndex == kv.IIDRowHash-1 {
-			return mysqlerr.New(mysql.ERTooManyKeys, "Too many keys specified; max 64 keys allowed")
-		}
-		d.NextIndex++
-		for _, c := range def.Columns {
-			i, ok := d.ColumnByName(c.Name)
-			if !ok {
-				return sql.ErrKeyColumnDoesNotExist.New(c.Name)
-			}
-			idx.Tags = append(idx.Tags, d.Columns[i].Tag)
-			idx.Prefix = append(idx.Prefix, uint16(c.Length))
-		}
-		d.Indexes = append(d.Indexes, idx)
-		return nil
-	})
+	return t.alter(ctx, func(d *catalog.Table) error { return d.AddIndex(def) })
 }
 
 func (t *Table) DropIndex(ctx *sql.Context, name string) error {
 	var iid uint16
-	if err := t.alter(ctx, func(d *catalog.Table) error {
-		i, ok := d.IndexByName(name)
-		if !ok {
-			return sql.ErrIndexNotFound.New(name)
-		}
-		iid = d.Indexes[i].ID
-		d.Indexes = append(d.Indexes[:i], d.Indexes[i+1:]...)
-		return nil
+	if err := t.alter(ctx, func(d *catalog.Table) (err error) {
+		iid, err = d.DropIndex(name)
+		return err
 	}); err != nil {
 		return err
 	}
@@ -373,17 +265,7 @@ func (t *Table) DropIndex(ctx *sql.Context, name string) error {
 }
 
 func (t *Table) RenameIndex(ctx *sql.Context, from, to string) error {
-	return t.alter(ctx, func(d *catalog.Table) error {
-		i, ok := d.IndexByName(from)
-		if !ok {
-			return sql.ErrIndexNotFound.New(from)
-		}
-		if _, ok := d.IndexByName(to); ok && !strings.EqualFold(from, to) {
-			return sql.ErrDuplicateKey.New(to)
-		}
-		d.Indexes[i].Name = to
-		return nil
-	})
+	return t.alter(ctx, func(d *catalog.Table) error { return d.RenameIndex(from, to) })
 }
 
 func (t *Table) ShouldBuildIndex(ctx *sql.Context, def sql.IndexDef) (bool, error) { return true, nil }

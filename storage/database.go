@@ -349,15 +349,8 @@ func (d *Database) createTable(ctx *sql.Context, name string, schema sql.Primary
 	if collation == sql.Collation_Unspecified {
 		collation = d.GetCollation(ctx)
 	}
-	desc := &catalog.Table{ID: uint32(tid64), DB: d.desc.ID, Name: name, Version: 1, Collation: collation, Comment: comment, NextIndex: kv.IIDFirstSec}
-	for _, c := range schema.Schema {
-		desc.NextTag++
-		desc.Columns = append(desc.Columns, catalog.ColumnOf(c, desc.NextTag))
-	}
-	for _, ord := range schema.PkOrdinals {
-		desc.PK = append(desc.PK, desc.Columns[ord].Tag)
-	}
-	if err := checkKeyTypes(ctx, desc); err != nil {
+	desc := catalog.NewTable(uint32(tid64), d.desc.ID, name, collation, comment, schema)
+	if err := desc.CheckKeyTypes(ctx); err != nil {
 		return nil, err
 	}
 	if err := d.writeDesc(ctx, tx, desc, nil); err != nil {
@@ -450,24 +443,12 @@ func (d *Database) RenameTable(ctx *sql.Context, oldName, newName string) error 
 		return err
 	}
 	for _, other := range tables {
-		changed := false
 		od := other.Desc
 		if other.Desc.ID == tid {
 			od = desc
 		}
 		nd := od.Clone()
-		for i := range nd.FKs {
-			fk := &nd.FKs[i]
-			if strings.EqualFold(fk.ParentDatabase, d.desc.Name) && strings.EqualFold(fk.ParentTable, oldName) {
-				fk.ParentTable = newName
-				changed = true
-			}
-			if fk.Table != nd.Name && strings.EqualFold(fk.Table, oldName) {
-				fk.Table = newName
-				changed = true
-			}
-		}
-		if changed {
+		if nd.RenameReferences(d.desc.Name, oldName, newName) {
 			nd.Version = od.Version + 1
 			if err := d.writeDesc(ctx, tx, nd, nil); err != nil {
 				return err

@@ -2,7 +2,6 @@ package storage
 
 import (
 	"encoding/binary"
-	"fmt"
 	"io"
 	"strings"
 
@@ -518,7 +517,7 @@ func (t *Table) alter(ctx *sql.Context, f func(d *catalog.Table) error) error {
 		return err
 	}
 	d.Version = cur.Desc.Version + 1
-	if err := checkKeyTypes(ctx, d); err != nil {
+	if err := d.CheckKeyTypes(ctx); err != nil {
 		return err
 	}
 	if err := t.db.writeDesc(ctx, tx, d, nil); err != nil {
@@ -528,48 +527,11 @@ func (t *Table) alter(ctx *sql.Context, f func(d *catalog.Table) error) error {
 }
 
 func (t *Table) CreateCheck(ctx *sql.Context, check *sql.CheckDefinition) error {
-	return t.alter(ctx, func(d *catalog.Table) error {
-		for _, c := range d.Checks {
-			if strings.EqualFold(c.Name, check.Name) {
-				return mysqlerr.New(mysqlerr.ERCheckConstraintDupName, "Duplicate check constraint name '%s'.", check.Name)
-			}
-		}
-		c := *check
-		if c.Name == "" {
-			// MySQL's name of an unnamed CHECK: <table>_chk_<n>, the first n not taken.
-			c.Name = generatedCheckName(d)
-		}
-		d.Checks = append(d.Checks, c)
-		return nil
-	})
-}
-
-func generatedCheckName(d *catalog.Table) string {
-	for i := 1; ; i++ {
-		name := fmt.Sprintf("%s_chk_%d", d.Name, i)
-		taken := false
-		for _, c := range d.Checks {
-			if strings.EqualFold(c.Name, name) {
-				taken = true
-				break
-			}
-		}
-		if !taken {
-			return name
-		}
-	}
+	return t.alter(ctx, func(d *catalog.Table) error { return d.AddCheck(check) })
 }
 
 func (t *Table) DropCheck(ctx *sql.Context, name string) error {
-	return t.alter(ctx, func(d *catalog.Table) error {
-		for i, c := range d.Checks {
-			if strings.EqualFold(c.Name, name) {
-				d.Checks = append(d.Checks[:i], d.Checks[i+1:]...)
-				return nil
-			}
-		}
-		return sql.ErrUnknownConstraint.New(name)
-	})
+	return t.alter(ctx, func(d *catalog.Table) error { return d.DropCheck(name) })
 }
 
 func (t *Table) GetDeclaredForeignKeys(*sql.Context) ([]sql.ForeignKeyConstraint, error) {
@@ -606,38 +568,24 @@ func (t *Table) GetReferencedForeignKeys(ctx *sql.Context) ([]sql.ForeignKeyCons
 }
 
 func (t *Table) AddForeignKey(ctx *sql.Context, fk sql.ForeignKeyConstraint) error {
-	return t.alter(ctx, func(d *catalog.Table) error {
-		for _, other := range d.FKs {
-			if strings.EqualFold(other.Name, fk.Name) {
-				return sql.ErrForeignKeyDuplicateName.New(fk.Name)
-			}
-		}
-		d.FKs = append(d.FKs, fk)
-		return nil
-	})
+	return t.alter(ctx, func(d *catalog.Table) error { return d.AddForeignKey(fk) })
 }
 
 func (t *Table) DropForeignKey(ctx *sql.Context, fkName, tableName, schemaName string) error {
 	return t.alter(ctx, func(d *catalog.Table) error {
-		for i, fk := range d.FKs {
-			if strings.EqualFold(fk.Name, fkName) {
-				d.FKs = append(d.FKs[:i], d.FKs[i+1:]...)
-				return nil
-			}
+		if !d.DropForeignKey(fkName) {
+			return sql.ErrForeignKeyNotFound.New(fkName, t.Name())
 		}
-		return sql.ErrForeignKeyNotFound.New(fkName, t.Name())
+		return nil
 	})
 }
 
 func (t *Table) UpdateForeignKey(ctx *sql.Context, fkName string, fk sql.ForeignKeyConstraint) error {
 	return t.alter(ctx, func(d *catalog.Table) error {
-		for i := range d.FKs {
-			if strings.EqualFold(d.FKs[i].Name, fkName) {
-				d.FKs[i] = fk
-				return nil
-			}
+		if !d.UpdateForeignKey(fkName, fk) {
+			return sql.ErrForeignKeyNotFound.New(fkName, t.Name())
 		}
-		return sql.ErrForeignKeyNotFound.New(fkName, t.Name())
+		return nil
 	})
 }
 
@@ -721,35 +669,4 @@ func (db *Database) moveTable(ctx *sql.Context, tx *txn, old, d *catalog.Table) 
 		return err
 	}
 	return tx.markObsolete(old.ID)
-}
-
-// checkKeyTypes refuses key columns whose type has no key encoding.
-func checkKeyTypes(ctx *sql.Context, d *catalog.Table) error {
-	t, err := catalog.Decode(ctx, "", d)
-	if err != nil {
-		return err
-	}
-	for _, pos := range t.PKPos {
-		if err := keys.Check(t.Schema.Schema[pos].Name, t.Schema.Schema[pos].Type, 0); err != nil {
-			return err
-		}
-	}
-	for _, idx := range t.Indexes {
-		for i, pos := range idx.Pos {
-			var prefix uint16
-			if i < len(idx.Desc.Prefix) {
-				prefix = idx.Desc.Prefix[i]
-			}
-			col := t.Schema.Schema[pos]
-			if err := keys.Check(col.Name, col.Type, int64(prefix)); err != nil {
-				// the engine's functional indexes key whole TEXT values of their hidden
-				// columns, which the encoding can
-				if col.HiddenSystem && prefix == 0 && keys.Check(col.Name, col.Type, 1) == nil {
-					continue
-				}
-				return err
-			}
-		}
-	}
-	return nil
 }
