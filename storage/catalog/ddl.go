@@ -14,9 +14,8 @@ import (
 )
 
 // The changes DDL makes to a table descriptor. Each edits the descriptor in place and fails
-// with the engine's or MySQL's error, leaving the descriptor half changed: callers edit a
-// Clone and drop it on error. None sets Version or ID; the caller does, as it writes the
-// descriptor.
+// with the engine's or MySQL's error, which may leave it half changed: callers edit a Clone
+// and drop it on error. None sets Version or ID; the caller does, as it writes the descriptor.
 
 // NewTable is the descriptor of a new table with the columns and primary key of schema, at
 // version 1. Its columns are tagged 1, 2, ... in schema order.
