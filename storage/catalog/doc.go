@@ -20,13 +20,18 @@
 // Version grows by one with every change of a table's descriptor. It is not a lock or a
 // clock: it lets Cache tell a changed descriptor from the one it decoded.
 //
-// # Transactional DDL
+// # DDL
 //
-// The descriptors are keys in the same store as the rows and are written in the same batch as
-// every other write of the transaction, so DDL commits or rolls back with it: CREATE TABLE
-// with its indexes and foreign keys, a multi-clause ALTER, a RENAME of several tables. Nothing
-// here holds a descriptor beyond what was read from a transaction; a decoded descriptor is
-// only a function of the stored bytes.
+// The descriptors are keys in the same store as the rows, and storage writes them in the same
+// batch as every other write of the transaction, so DDL commits or rolls back with it: CREATE
+// TABLE with its indexes and foreign keys, a multi-clause ALTER, a RENAME of several tables.
+// A DDL method of storage reads the table's descriptor from its transaction, edits a Clone
+// with Table's methods (AddColumn, ModifyColumn, AddIndex, AddCheck, AddForeignKey, ...;
+// NewTable for CREATE TABLE, Rewritten for an ALTER that rewrites the rows), raises Version,
+// refuses key columns without a key encoding (CheckKeyTypes) and writes the clone into the
+// batch. An edit that fails returns the engine's or MySQL's error and may leave the clone half
+// changed; the clone is then dropped. The edits never touch rows or index entries, which are
+// storage's, and nothing here keeps a descriptor beyond what was read from a transaction.
 //
 // # Decoding
 //
