@@ -23,7 +23,7 @@ func NewTable(id, db uint32, name string, collation sql.CollationID, comment str
 	d := &Table{ID: id, DB: db, Name: name, Version: 1, Collation: collation, Comment: comment, NextIndex: kv.IIDFirstSec}
 	for _, c := range schema.Schema {
 		d.NextTag++
-		d.Columns = append(d.Columns, ColumnOf(c, d.NextTag))
+		d.Columns = append(d.Columns, columnOf(c, d.NextTag))
 	}
 	for _, ord := range schema.PkOrdinals {
 		d.PK = append(d.PK, d.Columns[ord].Tag)
@@ -38,7 +38,7 @@ func (d *Table) position(order *sql.ColumnOrder, at int) (int, error) {
 		return 0, nil
 	}
 	if order != nil && order.AfterColumn != "" {
-		i, ok := d.ColumnByName(order.AfterColumn)
+		i, ok := d.columnByName(order.AfterColumn)
 		if !ok {
 			return 0, sql.ErrTableColumnNotFound.New(d.Name, order.AfterColumn)
 		}
@@ -54,7 +54,7 @@ func (d *Table) insertColumn(at int, c Column) {
 // AddColumn adds column with a new tag, last or where order places it.
 func (d *Table) AddColumn(column *sql.Column, order *sql.ColumnOrder) error {
 	d.NextTag++
-	cd := ColumnOf(column, d.NextTag)
+	cd := columnOf(column, d.NextTag)
 	at, err := d.position(order, len(d.Columns))
 	if err != nil {
 		return err
@@ -66,13 +66,13 @@ func (d *Table) AddColumn(column *sql.Column, order *sql.ColumnOrder) error {
 // ModifyColumn replaces the column named name by column, under the same tag, where it was or
 // where order places it. A primary-key column stays NOT NULL.
 func (d *Table) ModifyColumn(name string, column *sql.Column, order *sql.ColumnOrder) error {
-	i, ok := d.ColumnByName(name)
+	i, ok := d.columnByName(name)
 	if !ok {
 		return sql.ErrTableColumnNotFound.New(d.Name, name)
 	}
 	old := d.Columns[i]
-	cd := ColumnOf(column, old.Tag)
-	if d.IsPK(old.Tag) {
+	cd := columnOf(column, old.Tag)
+	if d.isPK(old.Tag) {
 		cd.Nullable = false
 	}
 	d.Columns = append(d.Columns[:i], d.Columns[i+1:]...)
@@ -97,13 +97,13 @@ func (d *Table) Rewritten(newSchema sql.PrimaryKeySchema, oldColumn, newColumn *
 			name = oldColumn.Name
 		}
 		var tag uint32
-		if i, ok := d.ColumnByName(name); ok && !(oldColumn != nil && newColumn == nil && strings.EqualFold(name, oldColumn.Name)) {
+		if i, ok := d.columnByName(name); ok && !(oldColumn != nil && newColumn == nil && strings.EqualFold(name, oldColumn.Name)) {
 			tag = d.Columns[i].Tag
 		} else {
 			n.NextTag++
 			tag = n.NextTag
 		}
-		n.Columns = append(n.Columns, ColumnOf(c, tag))
+		n.Columns = append(n.Columns, columnOf(c, tag))
 	}
 	n.PK = nil
 	for _, ord := range newSchema.PkOrdinals {
@@ -115,7 +115,7 @@ func (d *Table) Rewritten(newSchema sql.PrimaryKeySchema, oldColumn, newColumn *
 		var tags []uint32
 		var prefix []uint16
 		for j, tag := range idx.Tags {
-			if _, ok := n.ColumnByTag(tag); ok {
+			if _, ok := n.columnByTag(tag); ok {
 				tags = append(tags, tag)
 				if j < len(idx.Prefix) {
 					prefix = append(prefix, idx.Prefix[j])
@@ -139,7 +139,7 @@ func (d *Table) AddIndex(def sql.IndexDef) error {
 	if strings.EqualFold(def.Name, "PRIMARY") {
 		return sql.ErrDuplicateKey.New(def.Name)
 	}
-	if _, ok := d.IndexByName(def.Name); ok {
+	if _, ok := d.indexByName(def.Name); ok {
 		return sql.ErrDuplicateKey.New(def.Name)
 	}
 	idx := Index{ID: d.NextIndex, Name: def.Name, Unique: def.IsUnique(), Comment: def.Comment}
@@ -148,7 +148,7 @@ func (d *Table) AddIndex(def sql.IndexDef) error {
 	}
 	d.NextIndex++
 	for _, c := range def.Columns {
-		i, ok := d.ColumnByName(c.Name)
+		i, ok := d.columnByName(c.Name)
 		if !ok {
 			return sql.ErrKeyColumnDoesNotExist.New(c.Name)
 		}
@@ -161,7 +161,7 @@ func (d *Table) AddIndex(def sql.IndexDef) error {
 
 // DropIndex removes the index named name and returns its id, whose entries the caller deletes.
 func (d *Table) DropIndex(name string) (uint16, error) {
-	i, ok := d.IndexByName(name)
+	i, ok := d.indexByName(name)
 	if !ok {
 		return 0, sql.ErrIndexNotFound.New(name)
 	}
@@ -172,11 +172,11 @@ func (d *Table) DropIndex(name string) (uint16, error) {
 
 // RenameIndex renames index from to to.
 func (d *Table) RenameIndex(from, to string) error {
-	i, ok := d.IndexByName(from)
+	i, ok := d.indexByName(from)
 	if !ok {
 		return sql.ErrIndexNotFound.New(from)
 	}
-	if _, ok := d.IndexByName(to); ok && !strings.EqualFold(from, to) {
+	if _, ok := d.indexByName(to); ok && !strings.EqualFold(from, to) {
 		return sql.ErrDuplicateKey.New(to)
 	}
 	d.Indexes[i].Name = to

@@ -34,7 +34,7 @@ type DecodedIndex struct {
 // Decode turns a descriptor into the engine's schema and the codec. dbName is the database
 // the schema's columns name as their source.
 func Decode(ctx context.Context, dbName string, d *Table) (*Decoded, error) {
-	t := &Decoded{Desc: d, Codec: rowcodec.New(Tags(d.Columns)), AutoInc: -1}
+	t := &Decoded{Desc: d, Codec: rowcodec.New(columnTags(d.Columns)), AutoInc: -1}
 	sch := make(sql.Schema, len(d.Columns))
 	for i, c := range d.Columns {
 		typ, err := planbuilder.ParseColumnTypeString(ctx, c.Type)
@@ -72,7 +72,7 @@ func Decode(ctx context.Context, dbName string, d *Table) (*Decoded, error) {
 		sch[i] = col
 	}
 	for _, tag := range d.PK {
-		i, ok := d.ColumnByTag(tag)
+		i, ok := d.columnByTag(tag)
 		if !ok {
 			return nil, fmt.Errorf("storage: table %s: primary key names a missing column", d.Name)
 		}
@@ -86,7 +86,7 @@ func Decode(ctx context.Context, dbName string, d *Table) (*Decoded, error) {
 	for _, idx := range d.Indexes {
 		info := &DecodedIndex{Desc: idx}
 		for _, tag := range idx.Tags {
-			i, ok := d.ColumnByTag(tag)
+			i, ok := d.columnByTag(tag)
 			if !ok {
 				return nil, fmt.Errorf("storage: index %s.%s names a missing column", d.Name, idx.Name)
 			}

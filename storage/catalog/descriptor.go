@@ -88,8 +88,8 @@ func (d *Table) Clone() *Table {
 	return &c
 }
 
-// ColumnByTag is the position of the column tagged tag.
-func (d *Table) ColumnByTag(tag uint32) (int, bool) {
+// columnByTag is the position of the column tagged tag.
+func (d *Table) columnByTag(tag uint32) (int, bool) {
 	for i := range d.Columns {
 		if d.Columns[i].Tag == tag {
 			return i, true
@@ -98,8 +98,8 @@ func (d *Table) ColumnByTag(tag uint32) (int, bool) {
 	return -1, false
 }
 
-// ColumnByName is the position of the column named name (any case).
-func (d *Table) ColumnByName(name string) (int, bool) {
+// columnByName is the position of the column named name (any case).
+func (d *Table) columnByName(name string) (int, bool) {
 	for i := range d.Columns {
 		if strings.EqualFold(d.Columns[i].Name, name) {
 			return i, true
@@ -108,8 +108,8 @@ func (d *Table) ColumnByName(name string) (int, bool) {
 	return -1, false
 }
 
-// IndexByName is the position in Indexes of the index named name (any case).
-func (d *Table) IndexByName(name string) (int, bool) {
+// indexByName is the position in Indexes of the index named name (any case).
+func (d *Table) indexByName(name string) (int, bool) {
 	for i := range d.Indexes {
 		if strings.EqualFold(d.Indexes[i].Name, name) {
 			return i, true
@@ -118,8 +118,8 @@ func (d *Table) IndexByName(name string) (int, bool) {
 	return -1, false
 }
 
-// IsPK says whether the column tagged tag is in the primary key.
-func (d *Table) IsPK(tag uint32) bool {
+// isPK says whether the column tagged tag is in the primary key.
+func (d *Table) isPK(tag uint32) bool {
 	for _, t := range d.PK {
 		if t == tag {
 			return true
@@ -142,8 +142,8 @@ func ErrCorrupt(what string) error {
 	return fmt.Errorf("storage: corrupt catalog: %s", what)
 }
 
-// Tags are the tags of cols, in schema order.
-func Tags(cols []Column) []uint32 {
+// columnTags are the tags of cols, in schema order.
+func columnTags(cols []Column) []uint32 {
 	tags := make([]uint32, len(cols))
 	for i, c := range cols {
 		tags[i] = c.Tag
@@ -151,8 +151,8 @@ func Tags(cols []Column) []uint32 {
 	return tags
 }
 
-// ColumnOf is the stored description of an engine column.
-func ColumnOf(c *sql.Column, tag uint32) Column {
+// columnOf is the stored description of an engine column.
+func columnOf(c *sql.Column, tag uint32) Column {
 	cd := Column{
 		Tag:       tag,
 		Name:      c.Name,

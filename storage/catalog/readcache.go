@@ -5,8 +5,8 @@ import (
 	"sync/atomic"
 )
 
-// ReadCacheBytes bounds what a ReadCache holds (keys and values); past it, reads go to Pebble.
-const ReadCacheBytes = 8 << 20
+// readCacheBytes bounds what a ReadCache holds (keys and values); past it, reads go to Pebble.
+const readCacheBytes = 8 << 20
 
 // ReadCache keeps the committed catalog's point reads (names, descriptors, views, triggers,
 // procedures: keys of kv.SpaceCatalog, found or not) for the readers of one catalog
@@ -64,7 +64,7 @@ func (c *ReadCache) Get(gen uint64, key []byte) (Entry, bool) {
 func (c *ReadCache) Put(gen uint64, key []byte, e Entry) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.of > gen || (c.of == gen && c.m != nil && c.size+len(key)+len(e.Val) > ReadCacheBytes) {
+	if c.of > gen || (c.of == gen && c.m != nil && c.size+len(key)+len(e.Val) > readCacheBytes) {
 		return
 	}
 	if c.of < gen || c.m == nil {

@@ -52,8 +52,8 @@ func TestReadCacheGenerations(t *testing.T) {
 		t.Fatalf("generation 2's absent key: %+v, %v", e, ok)
 	}
 
-	// the cache holds at most ReadCacheBytes
-	big := make([]byte, ReadCacheBytes/2)
+	// the cache holds at most readCacheBytes
+	big := make([]byte, readCacheBytes/2)
 	c.Put(2, []byte{kv.SpaceCatalog, 'a'}, Entry{Val: big, Found: true})
 	c.Put(2, []byte{kv.SpaceCatalog, 'b'}, Entry{Val: big, Found: true})
 	if _, ok := c.Get(2, []byte{kv.SpaceCatalog, 'b'}); ok {
