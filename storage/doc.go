@@ -38,11 +38,10 @@
 // each call, so that DDL is transactional: a DDL method reads the descriptor from the txn,
 // edits a clone (catalog.Table's methods) and writes it back into the same batch, so CREATE
 // TABLE with its indexes and foreign keys, a multi-clause ALTER, a RENAME of several tables
-// commit or roll back whole. Row iterators open
-// their Pebble iterator at their first row, after the statement's editors took the lock;
-// a batch iterator is frozen at creation, so a scan does not see the writes of the statement
-// it feeds (Halloween protection), while the unique and foreign-key checks, which are point
-// reads, do.
+// commit or roll back whole. Row iterators open their Pebble iterator at their first row,
+// after the statement's editors took the lock; a batch iterator is frozen at creation, so a
+// scan does not see the writes of the statement it feeds (Halloween protection), while the
+// unique and foreign-key checks, which are point reads, do.
 //
 // Editors check every unique key (the primary key, then each unique index) before they write,
 // and fail with the engine's UniqueKeyError carrying the existing row, which REPLACE and
@@ -70,8 +69,9 @@
 //
 // Lock order: the write lock (WriteLock: the store's own, or the server's through
 // Options.WriteLock), then Store.mu (counters; a leaf), then the locks of catalog.Cache and
-// catalog.ReadCache (leaves, storage/catalog/doc.go). No lock is held while waiting for the write lock; kv's and Pebble's own locks
-// are below all of these. A session is used by one goroutine at a time, so its txn needs no lock.
+// catalog.ReadCache (leaves, storage/catalog/doc.go). No lock is held while waiting for the
+// write lock; kv's and Pebble's own locks are below all of these. A session is used by one
+// goroutine at a time, so its txn needs no lock.
 //
 // # The catalog cache
 //

@@ -405,9 +405,9 @@ func (t *txn) reader() pebble.Reader {
 	}
 	if t.snap == nil {
 		t.snapCommits = t.store.kv.Stats().Commits.Load()
-		before := t.store.catalog.Current()
+		before := t.store.catalogReads.Current()
 		t.snap = t.store.kv.DB().NewSnapshot()
-		t.catalogGen, t.catalogCached = t.store.catalog.Generation(before)
+		t.catalogGen, t.catalogCached = t.store.catalogReads.Generation(before)
 	}
 	return t.snap
 }
@@ -490,14 +490,14 @@ func (t *txn) get(key []byte) ([]byte, bool, error) {
 	r := t.reader()
 	cached := t.catalogCached && t.batch == nil && len(key) > 0 && key[0] == kv.SpaceCatalog
 	if cached {
-		if e, ok := t.store.catalog.Get(t.catalogGen, key); ok {
+		if e, ok := t.store.catalogReads.Get(t.catalogGen, key); ok {
 			return append([]byte(nil), e.Val...), e.Found, nil
 		}
 	}
 	v, closer, err := r.Get(key)
 	if errors.Is(err, pebble.ErrNotFound) {
 		if cached {
-			t.store.catalog.Put(t.catalogGen, key, catalog.Entry{})
+			t.store.catalogReads.Put(t.catalogGen, key, catalog.Entry{})
 		}
 		return nil, false, nil
 	}
@@ -507,7 +507,7 @@ func (t *txn) get(key []byte) ([]byte, bool, error) {
 	out := append([]byte(nil), v...)
 	_ = closer.Close()
 	if cached {
-		t.store.catalog.Put(t.catalogGen, key, catalog.Entry{Val: append([]byte(nil), out...), Found: true})
+		t.store.catalogReads.Put(t.catalogGen, key, catalog.Entry{Val: append([]byte(nil), out...), Found: true})
 	}
 	return out, true, nil
 }
@@ -682,8 +682,8 @@ func (t *txn) rollback() {
 // apply applies the batch; a change of the catalog is bracketed for the catalog cache.
 func (t *txn) apply(opts *pebble.WriteOptions) error {
 	if t.ddl {
-		t.store.catalog.BeginChange()
-		defer t.store.catalog.EndChange()
+		t.store.catalogReads.BeginChange()
+		defer t.store.catalogReads.EndChange()
 	}
 	return t.store.kv.Apply(t.batch, opts)
 }

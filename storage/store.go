@@ -57,8 +57,8 @@ type Store struct {
 	writeLock WriteLock
 	// descs: decoded table and database descriptors.
 	descs catalog.Cache
-	// catalog: the committed catalog's point reads, for snapshot readers.
-	catalog catalog.ReadCache
+	// catalogReads: the committed catalog's point reads, for snapshot readers.
+	catalogReads catalog.ReadCache
 
 	// mu guards the counters below; it is a leaf lock.
 	mu      sync.Mutex
