@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"overloadsql/mysqlerr"
+	"overloadsql/storage/catalog"
 	"overloadsql/storage/kv"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -25,22 +26,7 @@ import (
 // AddColumn adds a column that old rows read as NULL (the engine rewrites the table for a
 // column with a default, a generated value, NOT NULL or AUTO_INCREMENT).
 func (t *Table) AddColumn(ctx *sql.Context, column *sql.Column, order *sql.ColumnOrder) error {
-	return t.alter(ctx, func(d *tableDesc) error {
-		d.NextTag++
-		cd := columnDescOf(column, d.NextTag)
-		at := len(d.Columns)
-		if order != nil && order.First {
-			at = 0
-		} else if order != nil && order.AfterColumn != "" {
-			i, ok := d.colByName(order.AfterColumn)
-			if !ok {
-				return sql.ErrTableColumnNotFound.New(d.Name, order.AfterColumn)
-			}
-			at = i + 1
-		}
-		d.Columns = append(d.Columns[:at], append([]columnDesc{cd}, d.Columns[at:]...)...)
-		return nil
-	})
+	return t.alter(ctx, func(d *catalog.Table) error { return d.AddColumn(column, order) })
 }
 
 // DropColumn is reached only when no rewrite is asked for, which ShouldRewriteTable does for
@@ -52,39 +38,7 @@ func (t *Table) DropColumn(ctx *sql.Context, name string) error {
 // ModifyColumn changes a column's descriptor without touching the rows: a rename, a move, a
 // comment or a default (ShouldRewriteTable asked for a rewrite of any other change).
 func (t *Table) ModifyColumn(ctx *sql.Context, name string, column *sql.Column, order *sql.ColumnOrder) error {
-	return t.alter(ctx, func(d *tableDesc) error {
-		i, ok := d.colByName(name)
-		if !ok {
-			return sql.ErrTableColumnNotFound.New(d.Name, name)
-		}
-		old := d.Columns[i]
-		cd := columnDescOf(column, old.Tag)
-		if pk := isPKTag(d, old.Tag); pk {
-			cd.Nullable = false
-		}
-		d.Columns = append(d.Columns[:i], d.Columns[i+1:]...)
-		at := i
-		if order != nil && order.First {
-			at = 0
-		} else if order != nil && order.AfterColumn != "" {
-			j, ok := d.colByName(order.AfterColumn)
-			if !ok {
-				return sql.ErrTableColumnNotFound.New(d.Name, order.AfterColumn)
-			}
-			at = j + 1
-		}
-		d.Columns = append(d.Columns[:at], append([]columnDesc{cd}, d.Columns[at:]...)...)
-		return nil
-	})
-}
-
-func isPKTag(d *tableDesc, tag uint32) bool {
-	for _, t := range d.PK {
-		if t == tag {
-			return true
-		}
-	}
-	return false
+	return t.alter(ctx, func(d *catalog.Table) error { return d.ModifyColumn(name, column, order) })
 }
 
 // ShouldRewriteTable: only a change that leaves every stored value and every key as it is
@@ -171,7 +125,7 @@ func (t *Table) refusePrimaryKeyDrop(ctx *sql.Context) error {
 
 // rewrite is an ALTER's copy of the table into a fresh table id.
 type rewrite struct {
-	old, new  *tableDesc
+	old, new  *catalog.Table
 	orig      *Table
 	discarded bool
 }
@@ -208,52 +162,9 @@ func (t *Table) RewriteInserter(ctx *sql.Context, oldSchema, newSchema sql.Prima
 	if err != nil {
 		return nil, err
 	}
-	old := cur.desc
-	d := old.clone()
-	// the new columns, matched to the old ones by name (the modified column by its old name)
-	d.Columns = nil
-	for _, c := range newSchema.Schema {
-		name := c.Name
-		if oldColumn != nil && newColumn != nil && strings.EqualFold(c.Name, newColumn.Name) {
-			name = oldColumn.Name
-		}
-		var tag uint32
-		if i, ok := old.colByName(name); ok && !(oldColumn != nil && newColumn == nil && strings.EqualFold(name, oldColumn.Name)) {
-			tag = old.Columns[i].Tag
-		} else {
-			d.NextTag++
-			tag = d.NextTag
-		}
-		d.Columns = append(d.Columns, columnDescOf(c, tag))
-	}
-	d.PK = nil
-	for _, ord := range newSchema.PkOrdinals {
-		d.PK = append(d.PK, d.Columns[ord].Tag)
-		d.Columns[ord].Nullable = false
-	}
-	// indexes lose dropped columns; an index left without columns goes
-	var idxs []indexDesc
-	for _, idx := range d.Indexes {
-		var tags []uint32
-		var prefix []uint16
-		for j, tag := range idx.Tags {
-			if _, ok := d.colByTag(tag); ok {
-				tags = append(tags, tag)
-				if j < len(idx.Prefix) {
-					prefix = append(prefix, idx.Prefix[j])
-				} else {
-					prefix = append(prefix, 0)
-				}
-			}
-		}
-		if len(tags) == 0 {
-			continue
-		}
-		idx.Tags, idx.Prefix = tags, prefix
-		idxs = append(idxs, idx)
-	}
-	d.Indexes = idxs
-	if err := checkKeyTypes(ctx, d); err != nil {
+	old := cur.Desc
+	d := old.Rewritten(newSchema, oldColumn, newColumn)
+	if err := d.CheckKeyTypes(ctx); err != nil {
 		return nil, err
 	}
 	tid, err := tx.nextCounter(kv.KeyNextTable)
@@ -262,7 +173,7 @@ func (t *Table) RewriteInserter(ctx *sql.Context, oldSchema, newSchema sql.Prima
 	}
 	d.ID = uint32(tid)
 	d.Version = old.Version + 1
-	nt, err := buildTable(ctx, t.db.desc.Name, d)
+	nt, err := catalog.Decode(ctx, t.db.desc.Name, d)
 	if err != nil {
 		return nil, err
 	}
@@ -270,7 +181,7 @@ func (t *Table) RewriteInserter(ctx *sql.Context, oldSchema, newSchema sql.Prima
 	e.rewrite = &rewrite{old: old, new: d, orig: t}
 	// the AUTO_INCREMENT counter moves with the table
 	s := t.db.p.store
-	if v, err := s.autoIncValue(tx, old.ID, cur.autoInc >= 0); err == nil && nt.autoInc >= 0 && v > 0 {
+	if v, err := s.autoIncValue(tx, old.ID, cur.AutoInc >= 0); err == nil && nt.AutoInc >= 0 && v > 0 {
 		s.setAutoInc(tx, d.ID, v)
 	}
 	return e, nil
@@ -320,41 +231,14 @@ func (t *Table) CreateIndex(ctx *sql.Context, def sql.IndexDef) error {
 	if def.Predicate != nil {
 		return mysqlerr.New(mysql.ERNotSupportedYet, "This version of MySQL doesn't yet support 'partial indexes'")
 	}
-	return t.alter(ctx, func(d *tableDesc) error {
-		if strings.EqualFold(def.Name, "PRIMARY") {
-			return sql.ErrDuplicateKey.New(def.Name)
-		}
-		if _, ok := d.indexByName(def.Name); ok {
-			return sql.ErrDuplicateKey.New(def.Name)
-		}
-		idx := indexDesc{ID: d.NextIndex, Name: def.Name, Unique: def.IsUnique(), Comment: def.Comment}
-		if d.NextIndex == kv.IIDRowHash-1 {
-			return mysqlerr.New(mysql.ERTooManyKeys, "Too many keys specified; max 64 keys allowed")
-		}
-		d.NextIndex++
-		for _, c := range def.Columns {
-			i, ok := d.colByName(c.Name)
-			if !ok {
-				return sql.ErrKeyColumnDoesNotExist.New(c.Name)
-			}
-			idx.Tags = append(idx.Tags, d.Columns[i].Tag)
-			idx.Prefix = append(idx.Prefix, uint16(c.Length))
-		}
-		d.Indexes = append(d.Indexes, idx)
-		return nil
-	})
+	return t.alter(ctx, func(d *catalog.Table) error { return d.AddIndex(def) })
 }
 
 func (t *Table) DropIndex(ctx *sql.Context, name string) error {
 	var iid uint16
-	if err := t.alter(ctx, func(d *tableDesc) error {
-		i, ok := d.indexByName(name)
-		if !ok {
-			return sql.ErrIndexNotFound.New(name)
-		}
-		iid = d.Indexes[i].ID
-		d.Indexes = append(d.Indexes[:i], d.Indexes[i+1:]...)
-		return nil
+	if err := t.alter(ctx, func(d *catalog.Table) (err error) {
+		iid, err = d.DropIndex(name)
+		return err
 	}); err != nil {
 		return err
 	}
@@ -381,17 +265,7 @@ func (t *Table) DropIndex(ctx *sql.Context, name string) error {
 }
 
 func (t *Table) RenameIndex(ctx *sql.Context, from, to string) error {
-	return t.alter(ctx, func(d *tableDesc) error {
-		i, ok := d.indexByName(from)
-		if !ok {
-			return sql.ErrIndexNotFound.New(from)
-		}
-		if _, ok := d.indexByName(to); ok && !strings.EqualFold(from, to) {
-			return sql.ErrDuplicateKey.New(to)
-		}
-		d.Indexes[i].Name = to
-		return nil
-	})
+	return t.alter(ctx, func(d *catalog.Table) error { return d.RenameIndex(from, to) })
 }
 
 func (t *Table) ShouldBuildIndex(ctx *sql.Context, def sql.IndexDef) (bool, error) { return true, nil }
@@ -402,8 +276,8 @@ func (t *Table) BuildIndex(ctx *sql.Context, def sql.IndexDef) (sql.RowInserter,
 	if e.err != nil {
 		return nil, e.err
 	}
-	for _, info := range e.t.indexes {
-		if strings.EqualFold(info.desc.Name, def.Name) {
+	for _, info := range e.t.Indexes {
+		if strings.EqualFold(info.Desc.Name, def.Name) {
 			e.build = info
 			e.mark = len(e.tx.undo)
 			return e, nil
@@ -421,8 +295,8 @@ func (t *Table) buildIndexNow(ctx *sql.Context, name string) error {
 		return err
 	}
 	e := ins.(*editor)
-	for _, pos := range e.build.pos {
-		if e.t.schema.Schema[pos].Virtual {
+	for _, pos := range e.build.Pos {
+		if e.t.Schema.Schema[pos].Virtual {
 			return mysqlerr.New(mysql.ERNotSupportedYet, "This version of MySQL doesn't yet support 'foreign keys on virtual columns'")
 		}
 	}

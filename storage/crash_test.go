@@ -57,33 +57,33 @@ func checkIntegrity(t *testing.T, r *runner) {
 			t.Fatal(err)
 		}
 		for _, tb := range tables {
-			live[tb.desc.ID] = true
+			live[tb.Desc.ID] = true
 			rows := 0
-			_ = scanPrefix(tx.reader(), kv.IndexPrefix(tb.desc.ID, kv.IIDRows), func(k, v []byte) error { rows++; return nil })
-			n, err := tx.rowCount(tb.desc.ID)
+			_ = scanPrefix(tx.reader(), kv.IndexPrefix(tb.Desc.ID, kv.IIDRows), func(k, v []byte) error { rows++; return nil })
+			n, err := tx.rowCount(tb.Desc.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if int64(rows) != n {
-				t.Fatalf("table %s: %d rows, counter %d", tb.desc.Name, rows, n)
+				t.Fatalf("table %s: %d rows, counter %d", tb.Desc.Name, rows, n)
 			}
 			check := func(name string, iid uint16) {
 				entries := 0
-				_ = scanPrefix(tx.reader(), kv.IndexPrefix(tb.desc.ID, iid), func(k, v []byte) error {
+				_ = scanPrefix(tx.reader(), kv.IndexPrefix(tb.Desc.ID, iid), func(k, v []byte) error {
 					entries++
-					if _, ok, _ := tx.get(append(kv.IndexPrefix(tb.desc.ID, kv.IIDRows), v...)); !ok {
-						t.Fatalf("table %s index %s: an entry names no row", tb.desc.Name, name)
+					if _, ok, _ := tx.get(append(kv.IndexPrefix(tb.Desc.ID, kv.IIDRows), v...)); !ok {
+						t.Fatalf("table %s index %s: an entry names no row", tb.Desc.Name, name)
 					}
 					return nil
 				})
 				if entries != rows {
-					t.Fatalf("table %s index %s: %d entries for %d rows", tb.desc.Name, name, entries, rows)
+					t.Fatalf("table %s index %s: %d entries for %d rows", tb.Desc.Name, name, entries, rows)
 				}
 			}
-			for _, idx := range tb.desc.Indexes {
+			for _, idx := range tb.Desc.Indexes {
 				check(idx.Name, idx.ID)
 			}
-			if len(tb.desc.PK) == 0 {
+			if len(tb.Desc.PK) == 0 {
 				check("row hash", kv.IIDRowHash)
 			}
 		}

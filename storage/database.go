@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"overloadsql/mysqlerr"
+	"overloadsql/storage/catalog"
 	"overloadsql/storage/kv"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -47,34 +48,13 @@ func (p *Provider) lookup(ctx *sql.Context, name string) (*Database, error) {
 		return nil, err
 	}
 	if !ok {
-		return nil, errCorruptCatalog("database " + name + " has no descriptor")
+		return nil, catalog.ErrCorrupt("database " + name + " has no descriptor")
 	}
-	d, err := p.store.decodeDBDesc(id, raw)
+	d, err := p.store.descs.Database(id, raw)
 	if err != nil {
 		return nil, err
 	}
 	return &Database{p: p, desc: d}, nil
-}
-
-// dbDescEntry is a decoded database descriptor and the bytes it was decoded from.
-type dbDescEntry struct {
-	raw  string
-	desc dbDesc
-}
-
-// decodeDBDesc decodes database id's stored descriptor raw, reusing the last decoding of the
-// same bytes: the descriptor is read from the transaction's state every time, only its JSON
-// decoding is kept.
-func (s *Store) decodeDBDesc(id uint32, raw []byte) (dbDesc, error) {
-	if e, ok := s.dbDescs.Load(id); ok && e.(*dbDescEntry).raw == string(raw) {
-		return e.(*dbDescEntry).desc, nil
-	}
-	var d dbDesc
-	if err := json.Unmarshal(raw, &d); err != nil {
-		return dbDesc{}, errCorruptCatalog(err.Error())
-	}
-	s.dbDescs.Store(id, &dbDescEntry{raw: string(raw), desc: d})
-	return d, nil
 }
 
 func (p *Provider) Database(ctx *sql.Context, name string) (sql.Database, error) {
@@ -134,9 +114,8 @@ func (p *Provider) CreateCollatedDatabase(ctx *sql.Context, name string, collati
 	if err != nil {
 		return err
 	}
-	d := dbDesc{ID: uint32(id), Name: name, Collation: collation}
-	raw, _ := json.Marshal(d)
-	if err := tx.put(kv.DBDescKey(d.ID), raw, nil, false, 0, 0); err != nil {
+	d := catalog.Database{ID: uint32(id), Name: name, Collation: collation}
+	if err := tx.put(kv.DBDescKey(d.ID), d.Encode(), nil, false, 0, 0); err != nil {
 		return err
 	}
 	return tx.put(kv.DBNameKey(strings.ToLower(name)), binary.BigEndian.AppendUint32(nil, d.ID), nil, false, 0, 0)
@@ -215,7 +194,7 @@ func scanPrefix(r pebble.Reader, prefix []byte, f func(k, v []byte) error) error
 // Database is a stored database.
 type Database struct {
 	p    *Provider
-	desc dbDesc
+	desc catalog.Database
 }
 
 var (
@@ -246,8 +225,7 @@ func (d *Database) SetCollation(ctx *sql.Context, collation sql.CollationID) err
 	}
 	nd := d.desc
 	nd.Collation = collation
-	raw, _ := json.Marshal(nd)
-	if err := tx.putKnown(kv.DBDescKey(d.desc.ID), raw); err != nil {
+	if err := tx.putKnown(kv.DBDescKey(d.desc.ID), nd.Encode()); err != nil {
 		return err
 	}
 	d.desc = nd
@@ -272,15 +250,15 @@ func (d *Database) tableID(tx *txn, name string) (uint32, error) {
 }
 
 // loadTable reads the descriptor of table tid.
-func (d *Database) loadTable(ctx *sql.Context, tx *txn, tid uint32) (*table, error) {
+func (d *Database) loadTable(ctx *sql.Context, tx *txn, tid uint32) (*catalog.Decoded, error) {
 	raw, ok, err := tx.get(kv.TableDescKey(d.desc.ID, tid))
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		return nil, errCorruptCatalog("a table name points at no descriptor")
+		return nil, catalog.ErrCorrupt("a table name points at no descriptor")
 	}
-	return d.p.store.descs.get(ctx, d.desc.Name, d.desc.ID, tid, raw)
+	return d.p.store.descs.Table(ctx, d.desc.Name, d.desc.ID, tid, raw)
 }
 
 func (d *Database) GetTableInsensitive(ctx *sql.Context, name string) (sql.Table, bool, error) {
@@ -306,13 +284,13 @@ func (d *Database) GetTableNames(ctx *sql.Context) ([]string, error) {
 	}
 	names := make([]string, len(tables))
 	for i, t := range tables {
-		names[i] = t.desc.Name
+		names[i] = t.Desc.Name
 	}
 	return names, nil
 }
 
 // tables are the database's tables in name order.
-func (d *Database) tables(ctx *sql.Context) ([]*table, error) {
+func (d *Database) tables(ctx *sql.Context) ([]*catalog.Decoded, error) {
 	tx, err := txnOf(ctx)
 	if err != nil {
 		return nil, err
@@ -324,7 +302,7 @@ func (d *Database) tables(ctx *sql.Context) ([]*table, error) {
 	}); err != nil {
 		return nil, err
 	}
-	out := make([]*table, 0, len(ids))
+	out := make([]*catalog.Decoded, 0, len(ids))
 	for _, id := range ids {
 		t, err := d.loadTable(ctx, tx, id)
 		if err != nil {
@@ -347,7 +325,7 @@ func (d *Database) CreateIndexedTable(ctx *sql.Context, name string, schema sql.
 
 // createTable writes a new table's descriptor. pkDef, when set, is the primary key with its
 // prefix lengths (refused: the row key is the whole key).
-func (d *Database) createTable(ctx *sql.Context, name string, schema sql.PrimaryKeySchema, pkDef *sql.IndexDef, collation sql.CollationID, comment string) (*tableDesc, error) {
+func (d *Database) createTable(ctx *sql.Context, name string, schema sql.PrimaryKeySchema, pkDef *sql.IndexDef, collation sql.CollationID, comment string) (*catalog.Table, error) {
 	tx, err := d.writer(ctx)
 	if err != nil {
 		return nil, err
@@ -371,15 +349,8 @@ func (d *Database) createTable(ctx *sql.Context, name string, schema sql.Primary
 	if collation == sql.Collation_Unspecified {
 		collation = d.GetCollation(ctx)
 	}
-	desc := &tableDesc{ID: uint32(tid64), DB: d.desc.ID, Name: name, Version: 1, Collation: collation, Comment: comment, NextIndex: kv.IIDFirstSec}
-	for _, c := range schema.Schema {
-		desc.NextTag++
-		desc.Columns = append(desc.Columns, columnDescOf(c, desc.NextTag))
-	}
-	for _, ord := range schema.PkOrdinals {
-		desc.PK = append(desc.PK, desc.Columns[ord].Tag)
-	}
-	if err := checkKeyTypes(ctx, desc); err != nil {
+	desc := catalog.NewTable(uint32(tid64), d.desc.ID, name, collation, comment, schema)
+	if err := desc.CheckKeyTypes(ctx); err != nil {
 		return nil, err
 	}
 	if err := d.writeDesc(ctx, tx, desc, nil); err != nil {
@@ -390,11 +361,11 @@ func (d *Database) createTable(ctx *sql.Context, name string, schema sql.Primary
 
 // writeDesc stores desc (under its id) in the transaction; old is the descriptor it replaces
 // under the same id, nil for a new one.
-func (d *Database) writeDesc(ctx *sql.Context, tx *txn, desc *tableDesc, old []byte) error {
-	if _, err := buildTable(ctx, d.desc.Name, desc); err != nil {
+func (d *Database) writeDesc(ctx *sql.Context, tx *txn, desc *catalog.Table, old []byte) error {
+	if _, err := catalog.Decode(ctx, d.desc.Name, desc); err != nil {
 		return err
 	}
-	raw, err := encodeDesc(desc)
+	raw, err := desc.Encode()
 	if err != nil {
 		return err
 	}
@@ -454,7 +425,7 @@ func (d *Database) RenameTable(ctx *sql.Context, oldName, newName string) error 
 	if err != nil {
 		return err
 	}
-	desc := t.desc.clone()
+	desc := t.Desc.Clone()
 	desc.Name = newName
 	desc.Version++
 	if err := d.writeDesc(ctx, tx, desc, nil); err != nil {
@@ -472,24 +443,12 @@ func (d *Database) RenameTable(ctx *sql.Context, oldName, newName string) error 
 		return err
 	}
 	for _, other := range tables {
-		changed := false
-		od := other.desc
-		if other.desc.ID == tid {
+		od := other.Desc
+		if other.Desc.ID == tid {
 			od = desc
 		}
-		nd := od.clone()
-		for i := range nd.FKs {
-			fk := &nd.FKs[i]
-			if strings.EqualFold(fk.ParentDatabase, d.desc.Name) && strings.EqualFold(fk.ParentTable, oldName) {
-				fk.ParentTable = newName
-				changed = true
-			}
-			if fk.Table != nd.Name && strings.EqualFold(fk.Table, oldName) {
-				fk.Table = newName
-				changed = true
-			}
-		}
-		if changed {
+		nd := od.Clone()
+		if nd.RenameReferences(d.desc.Name, oldName, newName) {
 			nd.Version = od.Version + 1
 			if err := d.writeDesc(ctx, tx, nd, nil); err != nil {
 				return err
@@ -560,7 +519,7 @@ func (d *Database) AllViews(ctx *sql.Context) ([]sql.ViewDefinition, error) {
 	err = scanPrefix(tx.reader(), kv.DBKey(d.desc.ID, kv.CatView, nil), func(k, v []byte) error {
 		var vd sql.ViewDefinition
 		if err := json.Unmarshal(v, &vd); err != nil {
-			return errCorruptCatalog(err.Error())
+			return catalog.ErrCorrupt(err.Error())
 		}
 		out = append(out, vd)
 		return nil
@@ -577,7 +536,7 @@ func (d *Database) GetTriggers(ctx *sql.Context) ([]sql.TriggerDefinition, error
 	err = scanPrefix(tx.reader(), kv.DBKey(d.desc.ID, kv.CatTrigger, nil), func(k, v []byte) error {
 		var td sql.TriggerDefinition
 		if err := json.Unmarshal(v, &td); err != nil {
-			return errCorruptCatalog(err.Error())
+			return catalog.ErrCorrupt(err.Error())
 		}
 		out = append(out, td)
 		return nil
@@ -643,7 +602,7 @@ func (d *Database) GetStoredProcedures(ctx *sql.Context) ([]sql.StoredProcedureD
 	err = scanPrefix(tx.reader(), kv.DBKey(d.desc.ID, kv.CatProcedure, nil), func(k, v []byte) error {
 		var p sql.StoredProcedureDetails
 		if err := json.Unmarshal(v, &p); err != nil {
-			return errCorruptCatalog(err.Error())
+			return catalog.ErrCorrupt(err.Error())
 		}
 		out = append(out, p)
 		return nil

@@ -1,7 +1,14 @@
 // Package storage keeps the engine's (go-mysql-server's) databases on disk, in one Pebble
-// store: a provider, databases, tables, indexes and sessions with transactions. The Pebble
-// store itself (the data directory, its format, key layout, durability and full disk) is
-// package storage/kv; storage imports kv, never the reverse. It imports nothing of the server.
+// store: a provider, databases, tables, indexes and sessions with transactions. It imports
+// nothing of the server. Its sub-packages, which never import storage:
+//
+//   - storage/kv: the Pebble store itself (the data directory, its format, key layout,
+//     durability and full disk);
+//   - storage/catalog: the schema, as descriptors of databases and tables, their stored form,
+//     their decoding into the engine's schema, the DDL edits of a descriptor, and the caches
+//     of decoded descriptors and of the committed catalog's reads;
+//   - storage/keys: the order-preserving encoding of index keys;
+//   - storage/rowcodec: the stored form of a row.
 //
 // # Data flow
 //
@@ -28,12 +35,13 @@
 // releases the write lock.
 //
 // Table, database and catalog reads go through the session's txn, found from the context at
-// each call, so that DDL is transactional: CREATE TABLE with its indexes and foreign keys, a
-// multi-clause ALTER, a RENAME of several tables commit or roll back whole. Row iterators open
-// their Pebble iterator at their first row, after the statement's editors took the lock;
-// a batch iterator is frozen at creation, so a scan does not see the writes of the statement
-// it feeds (Halloween protection), while the unique and foreign-key checks, which are point
-// reads, do.
+// each call, so that DDL is transactional: a DDL method reads the descriptor from the txn,
+// edits a clone (catalog.Table's methods) and writes it back into the same batch, so CREATE
+// TABLE with its indexes and foreign keys, a multi-clause ALTER, a RENAME of several tables
+// commit or roll back whole. Row iterators open their Pebble iterator at their first row,
+// after the statement's editors took the lock; a batch iterator is frozen at creation, so a
+// scan does not see the writes of the statement it feeds (Halloween protection), while the
+// unique and foreign-key checks, which are point reads, do.
 //
 // Editors check every unique key (the primary key, then each unique index) before they write,
 // and fail with the engine's UniqueKeyError carrying the existing row, which REPLACE and
@@ -60,15 +68,16 @@
 // # Locks
 //
 // Lock order: the write lock (WriteLock: the store's own, or the server's through
-// Options.WriteLock), then Store.mu (counters; a leaf), then descCache.mu and catalogCache.mu
-// (leaves). No lock is held while waiting for the write lock; kv's and Pebble's own locks
-// are below all of these. A session is used by one goroutine at a time, so its txn needs no lock.
+// Options.WriteLock), then Store.mu (counters; a leaf), then the locks of catalog.Cache and
+// catalog.ReadCache (leaves, storage/catalog/doc.go). No lock is held while waiting for the
+// write lock; kv's and Pebble's own locks are below all of these. A session is used by one
+// goroutine at a time, so its txn needs no lock.
 //
 // # The catalog cache
 //
 // Planning a statement reads the same few catalog keys many times (the database, the table's
 // name and descriptor, whether the name is a view). A snapshot reader takes them from a cache
-// of the committed catalog (catalogcache.go), which a commit that changes the catalog
+// of the committed catalog (catalog.ReadCache), which a commit that changes the catalog
 // invalidates: a sequence count around the apply tells a reader whether its snapshot holds
 // exactly the cached generation. Writers read their batch.
 //

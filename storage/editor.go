@@ -11,6 +11,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 
+	"overloadsql/storage/catalog"
 	"overloadsql/storage/keys"
 	"overloadsql/storage/kv"
 )
@@ -27,7 +28,7 @@ type editor struct {
 	// mark is the undo-log length at StatementBegin.
 	mark int
 	// build, when set, limits the editor to writing that index's entries (CREATE INDEX).
-	build *indexInfo
+	build *catalog.DecodedIndex
 	// rewrite, when set, is the ALTER that rewrites the table into dst.
 	rewrite *rewrite
 	// viewTID is the table whose view the editor's statement froze.
@@ -139,7 +140,7 @@ func (e *editor) IndexedAccess(ctx *sql.Context, lookup sql.IndexLookup) sql.Ind
 
 // rowKeyOf is the key suffix of a row to write: its primary key, or a new hidden row id.
 func (e *editor) newRowKey(row sql.Row) ([]byte, error) {
-	if len(e.t.pkPos) > 0 {
+	if len(e.t.PKPos) > 0 {
 		return e.pkSuffix(row)
 	}
 	id, err := e.nextRowID()
@@ -182,17 +183,17 @@ func (e *editor) nextRowID() (uint64, error) {
 // indexKey is the entry key of row in index idx; unique entries of rows without NULL in the
 // index are keyed by the columns alone (so that a duplicate is one Get), the others end with
 // the row key suffix pk.
-func (e *editor) indexKey(idx *indexInfo, row sql.Row, pk []byte) (key []byte, uniqueKey bool, err error) {
-	k := kv.IndexPrefix(e.tid(), idx.desc.ID)
+func (e *editor) indexKey(idx *catalog.DecodedIndex, row sql.Row, pk []byte) (key []byte, uniqueKey bool, err error) {
+	k := kv.IndexPrefix(e.tid(), idx.Desc.ID)
 	hasNull := false
-	for j, pos := range idx.pos {
+	for j, pos := range idx.Pos {
 		v := row[pos]
 		if v == nil {
 			hasNull = true
 		}
-		typ := e.t.schema.Schema[pos].Type
-		if j < len(idx.desc.Prefix) && idx.desc.Prefix[j] > 0 {
-			k, err = keys.AppendPrefix(k, typ, v, int(idx.desc.Prefix[j]))
+		typ := e.t.Schema.Schema[pos].Type
+		if j < len(idx.Desc.Prefix) && idx.Desc.Prefix[j] > 0 {
+			k, err = keys.AppendPrefix(k, typ, v, int(idx.Desc.Prefix[j]))
 		} else {
 			k, err = keys.Append(k, typ, v)
 		}
@@ -200,7 +201,7 @@ func (e *editor) indexKey(idx *indexInfo, row sql.Row, pk []byte) (key []byte, u
 			return nil, false, err
 		}
 	}
-	if idx.desc.Unique && !hasNull {
+	if idx.Desc.Unique && !hasNull {
 		return k, true, nil
 	}
 	return append(k, pk...), false, nil
@@ -216,29 +217,29 @@ func (e *editor) hashKey(enc, pk []byte) []byte {
 // column's type does not hold (the engine leaves this check, invalid text included, to the
 // storage).
 func (e *editor) checkRow(ctx *sql.Context, row sql.Row) error {
-	if len(row) != len(e.t.schema.Schema) {
-		return fmt.Errorf("storage: a row of %d values for table %s of %d columns", len(row), e.Name(), len(e.t.schema.Schema))
+	if len(row) != len(e.t.Schema.Schema) {
+		return fmt.Errorf("storage: a row of %d values for table %s of %d columns", len(row), e.Name(), len(e.t.Schema.Schema))
 	}
 	for i, v := range row {
-		if v != nil && !e.t.schema.Schema[i].Check(ctx, v) {
+		if v != nil && !e.t.Schema.Schema[i].Check(ctx, v) {
 			return sql.ErrInvalidType.New(v)
 		}
 	}
 	return nil
 }
 
-func (e *editor) indexes() []*indexInfo {
+func (e *editor) indexes() []*catalog.DecodedIndex {
 	if e.build != nil {
-		return []*indexInfo{e.build}
+		return []*catalog.DecodedIndex{e.build}
 	}
-	return e.t.indexes
+	return e.t.Indexes
 }
 
 // uniqueConflict finds the row that a write of row (with key suffix pk) would duplicate in a
 // unique index, skipping the row with suffix self.
 func (e *editor) uniqueConflict(ctx *sql.Context, row sql.Row, pk, self []byte) error {
 	for _, idx := range e.indexes() {
-		if !idx.desc.Unique {
+		if !idx.Desc.Unique {
 			continue
 		}
 		k, unique, err := e.indexKey(idx, row, pk)
@@ -265,7 +266,7 @@ func (e *editor) uniqueConflict(ctx *sql.Context, row sql.Row, pk, self []byte) 
 				return err
 			}
 		}
-		return sql.NewUniqueKeyErr(formatKey(row, idx.pos), false, existing)
+		return sql.NewUniqueKeyErr(formatKey(row, idx.Pos), false, existing)
 	}
 	return nil
 }
@@ -298,7 +299,7 @@ func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 		return err
 	}
 	rk := e.rowKey(pk)
-	if len(e.t.pkPos) > 0 {
+	if len(e.t.PKPos) > 0 {
 		raw, found, err := e.tx.get(rk)
 		if err != nil {
 			return err
@@ -308,13 +309,13 @@ func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 			if err != nil {
 				return err
 			}
-			return sql.NewUniqueKeyErr(formatKey(row, e.t.pkPos), true, existing)
+			return sql.NewUniqueKeyErr(formatKey(row, e.t.PKPos), true, existing)
 		}
 	}
 	if err := e.uniqueConflict(ctx, row, pk, nil); err != nil {
 		return err
 	}
-	enc, err := e.t.codec.Encode(ctx, nil, row)
+	enc, err := e.t.Codec.Encode(ctx, nil, row)
 	if err != nil {
 		return err
 	}
@@ -329,7 +330,7 @@ func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 
 // putEntries writes the index entries of a new row.
 func (e *editor) putEntries(row sql.Row, pk, enc []byte) error {
-	for _, idx := range e.t.indexes {
+	for _, idx := range e.t.Indexes {
 		k, _, err := e.indexKey(idx, row, pk)
 		if err != nil {
 			return err
@@ -338,7 +339,7 @@ func (e *editor) putEntries(row sql.Row, pk, enc []byte) error {
 			return err
 		}
 	}
-	if len(e.t.pkPos) == 0 {
+	if len(e.t.PKPos) == 0 {
 		if err := e.tx.put(e.hashKey(enc, pk), pk, nil, false, 0, 0); err != nil {
 			return err
 		}
@@ -348,7 +349,7 @@ func (e *editor) putEntries(row sql.Row, pk, enc []byte) error {
 
 // delEntries deletes the index entries of a stored row.
 func (e *editor) delEntries(row sql.Row, pk, enc []byte) error {
-	for _, idx := range e.t.indexes {
+	for _, idx := range e.t.Indexes {
 		k, _, err := e.indexKey(idx, row, pk)
 		if err != nil {
 			return err
@@ -357,7 +358,7 @@ func (e *editor) delEntries(row sql.Row, pk, enc []byte) error {
 			return err
 		}
 	}
-	if len(e.t.pkPos) == 0 {
+	if len(e.t.PKPos) == 0 {
 		if err := e.tx.del(e.hashKey(enc, pk), pk, true, 0, 0); err != nil {
 			return err
 		}
@@ -369,12 +370,12 @@ func (e *editor) delEntries(row sql.Row, pk, enc []byte) error {
 func (e *editor) buildEntry(ctx *sql.Context, row sql.Row) error {
 	var pk []byte
 	var err error
-	if len(e.t.pkPos) > 0 {
+	if len(e.t.PKPos) > 0 {
 		pk, err = e.pkSuffix(row)
 	} else {
 		pk, err = e.findKeyless(ctx, row)
 		if err == nil && pk == nil {
-			return fmt.Errorf("storage: building index %s: a row of %s was not found", e.build.desc.Name, e.Name())
+			return fmt.Errorf("storage: building index %s: a row of %s was not found", e.build.Desc.Name, e.Name())
 		}
 	}
 	if err != nil {
@@ -392,7 +393,7 @@ func (e *editor) buildEntry(ctx *sql.Context, row sql.Row) error {
 
 // findKeyless finds the row id of a stored row equal to row in a keyless table (nil if none).
 func (e *editor) findKeyless(ctx *sql.Context, row sql.Row) ([]byte, error) {
-	enc, err := e.t.codec.Encode(ctx, nil, row)
+	enc, err := e.t.Codec.Encode(ctx, nil, row)
 	if err != nil {
 		return nil, err
 	}
@@ -423,7 +424,7 @@ func (e *editor) findKeyless(ctx *sql.Context, row sql.Row) ([]byte, error) {
 
 // storedKey is the key suffix of the stored row equal to row, with its stored bytes.
 func (e *editor) storedKey(ctx *sql.Context, row sql.Row) (pk, raw []byte, found bool, err error) {
-	if len(e.t.pkPos) > 0 {
+	if len(e.t.PKPos) > 0 {
 		pk, err = e.pkSuffix(row)
 		if err != nil {
 			return nil, nil, false, err
@@ -464,18 +465,18 @@ func (e *editor) Delete(ctx *sql.Context, row sql.Row) error {
 // INSERT ... ON DUPLICATE KEY UPDATE hands over the updated row with the virtual values of the
 // old one, and the stored values are what the indexes over virtual columns are kept by.
 func (e *editor) withVirtual(ctx *sql.Context, row sql.Row) (sql.Row, error) {
-	if !e.t.hasVirtual {
+	if !e.t.HasVirtual {
 		return row, nil
 	}
 	out := row.Copy()
-	for i, col := range e.t.schema.Schema {
+	for i, col := range e.t.Schema.Schema {
 		if !col.Virtual || col.Generated == nil || i >= len(out) {
 			continue
 		}
 		// the stored expression's field indexes are not the schema's: bind them by name
 		expr, _, err := transform.Expr(ctx, col.Generated.Expr, func(ctx *sql.Context, x sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 			if gf, ok := x.(*expression.GetField); ok {
-				if j := e.t.schema.Schema.IndexOfColName(gf.Name()); j >= 0 {
+				if j := e.t.Schema.Schema.IndexOfColName(gf.Name()); j >= 0 {
 					return gf.WithIndex(j), transform.NewTree, nil
 				}
 			}
@@ -522,7 +523,7 @@ func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
 		return err
 	}
 	newPK := pk
-	if len(e.t.pkPos) > 0 {
+	if len(e.t.PKPos) > 0 {
 		if newPK, err = e.pkSuffix(new); err != nil {
 			return err
 		}
@@ -534,14 +535,14 @@ func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
 				if err != nil {
 					return err
 				}
-				return sql.NewUniqueKeyErr(formatKey(new, e.t.pkPos), true, existing)
+				return sql.NewUniqueKeyErr(formatKey(new, e.t.PKPos), true, existing)
 			}
 		}
 	}
 	if err := e.uniqueConflict(ctx, new, newPK, pk); err != nil {
 		return err
 	}
-	enc, err := e.t.codec.Encode(ctx, nil, new)
+	enc, err := e.t.Codec.Encode(ctx, nil, new)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 
+	"overloadsql/storage/catalog"
 	"overloadsql/storage/keys"
 	"overloadsql/storage/kv"
 )
@@ -20,7 +21,7 @@ import (
 type Index struct {
 	tbl *Table
 	// info is nil for PRIMARY.
-	info *indexInfo
+	info *catalog.DecodedIndex
 }
 
 var (
@@ -35,7 +36,7 @@ func (i *Index) ID() string {
 	if i.primary() {
 		return "PRIMARY"
 	}
-	return i.info.desc.Name
+	return i.info.Desc.Name
 }
 
 func (i *Index) Database() string { return i.tbl.db.desc.Name }
@@ -44,13 +45,13 @@ func (i *Index) Table() string    { return i.tbl.Name() }
 // positions are the schema positions of the index's columns.
 func (i *Index) positions() []int {
 	if i.primary() {
-		return i.tbl.t.pkPos
+		return i.tbl.t.PKPos
 	}
-	return i.info.pos
+	return i.info.Pos
 }
 
 func (i *Index) colExpr(pos int) string {
-	return i.tbl.Name() + "." + i.tbl.t.schema.Schema[pos].Name
+	return i.tbl.Name() + "." + i.tbl.t.Schema.Schema[pos].Name
 }
 
 func (i *Index) Expressions() []string {
@@ -67,7 +68,7 @@ func (i *Index) extendedPositions() []int {
 	if i.primary() {
 		return pos
 	}
-	for _, pk := range i.tbl.t.pkPos {
+	for _, pk := range i.tbl.t.PKPos {
 		found := false
 		for _, p := range pos {
 			if p == pk {
@@ -101,13 +102,13 @@ func (i *Index) ExtendedColumnExpressionTypes(*sql.Context) []sql.ColumnExpressi
 func (i *Index) cets(pos []int) []sql.ColumnExpressionType {
 	out := make([]sql.ColumnExpressionType, len(pos))
 	for j, p := range pos {
-		out[j] = sql.ColumnExpressionType{Expression: i.colExpr(p), Type: i.tbl.t.schema.Schema[p].Type}
+		out[j] = sql.ColumnExpressionType{Expression: i.colExpr(p), Type: i.tbl.t.Schema.Schema[p].Type}
 	}
 	return out
 }
 
 func (i *Index) IsUnique() bool {
-	return i.primary() || i.info.desc.Unique
+	return i.primary() || i.info.Desc.Unique
 }
 
 func (i *Index) IsSpatial() bool                            { return false }
@@ -124,16 +125,16 @@ func (i *Index) Comment() string {
 	if i.primary() {
 		return ""
 	}
-	return i.info.desc.Comment
+	return i.info.Desc.Comment
 }
 
 func (i *Index) PrefixLengths() []uint16 {
 	if i.primary() {
 		return nil
 	}
-	for _, p := range i.info.desc.Prefix {
+	for _, p := range i.info.Desc.Prefix {
 		if p > 0 {
-			return append([]uint16(nil), i.info.desc.Prefix...)
+			return append([]uint16(nil), i.info.Desc.Prefix...)
 		}
 	}
 	return nil
@@ -147,7 +148,7 @@ func (i *Index) CoversColumns(cols []string) bool {
 	for _, c := range cols {
 		found := false
 		for _, p := range i.extendedPositions() {
-			if strings.EqualFold(i.tbl.t.schema.Schema[p].Name, c) {
+			if strings.EqualFold(i.tbl.t.Schema.Schema[p].Name, c) {
 				found = true
 			}
 		}
@@ -159,27 +160,27 @@ func (i *Index) CoversColumns(cols []string) bool {
 }
 
 func (i *Index) prefixOf(j int) int {
-	if i.primary() || j >= len(i.info.desc.Prefix) {
+	if i.primary() || j >= len(i.info.Desc.Prefix) {
 		return 0
 	}
-	return int(i.info.desc.Prefix[j])
+	return int(i.info.Desc.Prefix[j])
 }
 
 func (i *Index) keyPrefix() []byte {
 	if i.primary() {
 		return kv.IndexPrefix(i.tbl.tid(), kv.IIDRows)
 	}
-	return kv.IndexPrefix(i.tbl.tid(), i.info.desc.ID)
+	return kv.IndexPrefix(i.tbl.tid(), i.info.Desc.ID)
 }
 
 // GetIndexes implements sql.IndexAddressable: PRIMARY when there is a primary key, then the
 // secondary indexes in creation order.
 func (t *Table) GetIndexes(*sql.Context) ([]sql.Index, error) {
 	var out []sql.Index
-	if len(t.t.pkPos) > 0 {
+	if len(t.t.PKPos) > 0 {
 		out = append(out, &Index{tbl: t})
 	}
-	for _, info := range t.t.indexes {
+	for _, info := range t.t.Indexes {
 		out = append(out, &Index{tbl: t, info: info})
 	}
 	return out, nil
@@ -232,8 +233,8 @@ func (t *Table) lookupPartition(ctx *sql.Context, lookup sql.IndexLookup) (*inde
 	idx = &Index{tbl: t, info: idx.info}
 	if idx.info != nil {
 		found := false
-		for _, info := range t.t.indexes {
-			if info.desc.ID == idx.info.desc.ID {
+		for _, info := range t.t.Indexes {
+			if info.Desc.ID == idx.info.Desc.ID {
 				idx.info, found = info, true
 			}
 		}
@@ -305,7 +306,7 @@ func (i *Index) bounds(ctx *sql.Context, r sql.MySQLRange) (lo, hi []byte, ok, e
 		if j >= len(pos) {
 			break
 		}
-		typ := i.tbl.t.schema.Schema[pos[j]].Type
+		typ := i.tbl.t.Schema.Schema[pos[j]].Type
 		plen := i.prefixOf(j)
 		if point, isNull, v := pointOf(ctx, ce); point {
 			if isNull {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"overloadsql/mysqlerr"
+	"overloadsql/storage/catalog"
 	"overloadsql/storage/kv"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -332,7 +333,7 @@ type txn struct {
 	failed error
 
 	// catalogGen is the catalog generation the snapshot holds; catalogCached says whether
-	// the snapshot's catalog reads may use the catalog cache (see catalogCache).
+	// the snapshot's catalog reads may use the catalog cache (see catalog.ReadCache).
 	catalogGen    uint64
 	catalogCached bool
 
@@ -404,9 +405,9 @@ func (t *txn) reader() pebble.Reader {
 	}
 	if t.snap == nil {
 		t.snapCommits = t.store.kv.Stats().Commits.Load()
-		before := t.store.catalog.gen.Load()
+		before := t.store.catalogReads.Current()
 		t.snap = t.store.kv.DB().NewSnapshot()
-		t.catalogGen, t.catalogCached = t.store.catalog.generation(before)
+		t.catalogGen, t.catalogCached = t.store.catalogReads.Generation(before)
 	}
 	return t.snap
 }
@@ -489,14 +490,14 @@ func (t *txn) get(key []byte) ([]byte, bool, error) {
 	r := t.reader()
 	cached := t.catalogCached && t.batch == nil && len(key) > 0 && key[0] == kv.SpaceCatalog
 	if cached {
-		if e, ok := t.store.catalog.get(t.catalogGen, key); ok {
-			return append([]byte(nil), e.val...), e.found, nil
+		if e, ok := t.store.catalogReads.Get(t.catalogGen, key); ok {
+			return append([]byte(nil), e.Val...), e.Found, nil
 		}
 	}
 	v, closer, err := r.Get(key)
 	if errors.Is(err, pebble.ErrNotFound) {
 		if cached {
-			t.store.catalog.put(t.catalogGen, key, catalogEntry{})
+			t.store.catalogReads.Put(t.catalogGen, key, catalog.Entry{})
 		}
 		return nil, false, nil
 	}
@@ -506,7 +507,7 @@ func (t *txn) get(key []byte) ([]byte, bool, error) {
 	out := append([]byte(nil), v...)
 	_ = closer.Close()
 	if cached {
-		t.store.catalog.put(t.catalogGen, key, catalogEntry{val: append([]byte(nil), out...), found: true})
+		t.store.catalogReads.Put(t.catalogGen, key, catalog.Entry{Val: append([]byte(nil), out...), Found: true})
 	}
 	return out, true, nil
 }
@@ -681,8 +682,8 @@ func (t *txn) rollback() {
 // apply applies the batch; a change of the catalog is bracketed for the catalog cache.
 func (t *txn) apply(opts *pebble.WriteOptions) error {
 	if t.ddl {
-		t.store.catalog.beginChange()
-		defer t.store.catalog.endChange()
+		t.store.catalogReads.BeginChange()
+		defer t.store.catalogReads.EndChange()
 	}
 	return t.store.kv.Apply(t.batch, opts)
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"overloadsql/storage/catalog"
 	"overloadsql/storage/kv"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -54,12 +55,10 @@ type Store struct {
 	opts Options
 
 	writeLock WriteLock
-	descs     descCache
-	// catalog: the committed catalog's point reads, for snapshot readers.
-	catalog catalogCache
-	// dbDescs: database id → the last decoded database descriptor with its stored bytes
-	// (*dbDescEntry), reused only while the stored bytes are the same.
-	dbDescs sync.Map
+	// descs: decoded table and database descriptors.
+	descs catalog.Cache
+	// catalogReads: the committed catalog's point reads, for snapshot readers.
+	catalogReads catalog.ReadCache
 
 	// mu guards the counters below; it is a leaf lock.
 	mu      sync.Mutex
@@ -99,7 +98,7 @@ func Open(dir string, opts Options) (*Store, error) {
 // the database main.
 func (s *Store) bootstrap(b *pebble.Batch) error {
 	if !s.opts.NoMainDatabase {
-		d := dbDesc{ID: 1, Name: "main", Collation: sql.Collation_Default}
+		d := catalog.Database{ID: 1, Name: "main", Collation: sql.Collation_Default}
 		raw, _ := json.Marshal(d)
 		_ = b.Set(kv.DBDescKey(1), raw, nil)
 		_ = b.Set(kv.DBNameKey("main"), binary.BigEndian.AppendUint32(nil, 1), nil)

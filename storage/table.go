@@ -2,7 +2,6 @@ package storage
 
 import (
 	"encoding/binary"
-	"fmt"
 	"io"
 	"strings"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 
 	"overloadsql/mysqlerr"
+	"overloadsql/storage/catalog"
 	"overloadsql/storage/keys"
 	"overloadsql/storage/kv"
 )
@@ -23,7 +23,7 @@ import (
 // same statement see the change.
 type Table struct {
 	db *Database
-	t  *table
+	t  *catalog.Decoded
 
 	proj       []string
 	projPos    []int
@@ -58,25 +58,25 @@ var (
 	_ sql.TargetRowSizeTable          = (*Table)(nil)
 )
 
-func newTable(db *Database, t *table) *Table { return &Table{db: db, t: t} }
+func newTable(db *Database, t *catalog.Decoded) *Table { return &Table{db: db, t: t} }
 
-func (t *Table) tid() uint32 { return t.t.desc.ID }
+func (t *Table) tid() uint32 { return t.t.Desc.ID }
 
-func (t *Table) Name() string                                       { return t.t.desc.Name }
-func (t *Table) String() string                                     { return t.t.desc.Name }
+func (t *Table) Name() string                                       { return t.t.Desc.Name }
+func (t *Table) String() string                                     { return t.t.Desc.Name }
 func (t *Table) Database() string                                   { return t.db.desc.Name }
-func (t *Table) Collation() sql.CollationID                         { return t.t.desc.Collation }
-func (t *Table) Comment() string                                    { return t.t.desc.Comment }
-func (t *Table) HasTargetRowSize() bool                             { return t.t.desc.RowSize != 0 }
-func (t *Table) GetTargetRowSize() uint64                           { return t.t.desc.RowSize }
+func (t *Table) Collation() sql.CollationID                         { return t.t.Desc.Collation }
+func (t *Table) Comment() string                                    { return t.t.Desc.Comment }
+func (t *Table) HasTargetRowSize() bool                             { return t.t.Desc.RowSize != 0 }
+func (t *Table) GetTargetRowSize() uint64                           { return t.t.Desc.RowSize }
 func (t *Table) IsTemporary() bool                                  { return false }
-func (t *Table) PrimaryKeySchema(*sql.Context) sql.PrimaryKeySchema { return t.t.schema }
+func (t *Table) PrimaryKeySchema(*sql.Context) sql.PrimaryKeySchema { return t.t.Schema }
 
 func (t *Table) Schema(*sql.Context) sql.Schema {
 	if t.projSchema != nil {
 		return t.projSchema
 	}
-	return t.t.schema.Schema
+	return t.t.Schema.Schema
 }
 
 func (t *Table) WithProjections(ctx *sql.Context, cols []string) (sql.Table, error) {
@@ -89,12 +89,12 @@ func (t *Table) WithProjections(ctx *sql.Context, cols []string) (sql.Table, err
 	nt.projPos = make([]int, len(cols))
 	nt.projSchema = make(sql.Schema, len(cols))
 	for i, c := range cols {
-		pos := t.t.schema.Schema.IndexOfColName(c)
+		pos := t.t.Schema.Schema.IndexOfColName(c)
 		if pos < 0 {
 			return nil, sql.ErrTableColumnNotFound.New(t.Name(), c)
 		}
 		nt.projPos[i] = pos
-		nt.projSchema[i] = t.t.schema.Schema[pos]
+		nt.projSchema[i] = t.t.Schema.Schema[pos]
 	}
 	return &nt, nil
 }
@@ -102,8 +102,8 @@ func (t *Table) WithProjections(ctx *sql.Context, cols []string) (sql.Table, err
 func (t *Table) Projections() []string { return t.proj }
 
 // replace makes desc the table's descriptor (already written to the transaction).
-func (t *Table) replace(ctx *sql.Context, desc *tableDesc) error {
-	nt, err := buildTable(ctx, t.db.desc.Name, desc)
+func (t *Table) replace(ctx *sql.Context, desc *catalog.Table) error {
+	nt, err := catalog.Decode(ctx, t.db.desc.Name, desc)
 	if err != nil {
 		return err
 	}
@@ -121,7 +121,7 @@ func (t *Table) replace(ctx *sql.Context, desc *tableDesc) error {
 
 // current is the table's descriptor in the transaction: under its id, or, when a rewrite or
 // TRUNCATE of this statement moved it, under its name.
-func (t *Table) current(ctx *sql.Context, tx *txn) (*table, error) {
+func (t *Table) current(ctx *sql.Context, tx *txn) (*catalog.Decoded, error) {
 	if _, ok, err := tx.get(kv.TableDescKey(t.db.desc.ID, t.tid())); err != nil {
 		return nil, err
 	} else if ok {
@@ -152,8 +152,8 @@ func (t *Table) rowKey(pk []byte) []byte {
 func (t *Table) pkSuffix(row sql.Row) ([]byte, error) {
 	var k []byte
 	var err error
-	for _, pos := range t.t.pkPos {
-		k, err = keys.Append(k, t.t.schema.Schema[pos].Type, row[pos])
+	for _, pos := range t.t.PKPos {
+		k, err = keys.Append(k, t.t.Schema.Schema[pos].Type, row[pos])
 		if err != nil {
 			return nil, err
 		}
@@ -164,8 +164,8 @@ func (t *Table) pkSuffix(row sql.Row) ([]byte, error) {
 // decodeRow turns a stored row into the engine's row: the whole schema (virtual columns nil,
 // the engine computes them) or the projected columns.
 func (t *Table) decodeRow(raw []byte) (sql.Row, error) {
-	row := make(sql.Row, len(t.t.schema.Schema))
-	if err := t.t.codec.Decode(raw, row, nil); err != nil {
+	row := make(sql.Row, len(t.t.Schema.Schema))
+	if err := t.t.Codec.Decode(raw, row, nil); err != nil {
 		return nil, err
 	}
 	if t.projPos == nil {
@@ -180,8 +180,8 @@ func (t *Table) decodeRow(raw []byte) (sql.Row, error) {
 
 // fullRow decodes a stored row over the whole schema, whatever the projection.
 func (t *Table) fullRow(raw []byte) (sql.Row, error) {
-	row := make(sql.Row, len(t.t.schema.Schema))
-	err := t.t.codec.Decode(raw, row, nil)
+	row := make(sql.Row, len(t.t.Schema.Schema))
+	err := t.t.Codec.Decode(raw, row, nil)
 	return row, err
 }
 
@@ -386,10 +386,10 @@ func (s *Store) setAutoInc(tx *txn, tid uint32, v uint64) {
 }
 
 func (t *Table) autoCol() *sql.Column {
-	if t.t.autoInc < 0 {
+	if t.t.AutoInc < 0 {
 		return nil
 	}
-	return t.t.schema.Schema[t.t.autoInc]
+	return t.t.Schema.Schema[t.t.AutoInc]
 }
 
 func (t *Table) PeekNextAutoIncrementValue(ctx *sql.Context) (uint64, error) {
@@ -397,7 +397,7 @@ func (t *Table) PeekNextAutoIncrementValue(ctx *sql.Context) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	v, err := t.db.p.store.autoIncValue(tx, t.tid(), t.t.autoInc >= 0)
+	v, err := t.db.p.store.autoIncValue(tx, t.tid(), t.t.AutoInc >= 0)
 	if err != nil {
 		return 0, err
 	}
@@ -415,7 +415,7 @@ func (t *Table) GetNextAutoIncrementValue(ctx *sql.Context, insertVal interface{
 		return 0, err
 	}
 	s := t.db.p.store
-	cur, err := s.autoIncValue(tx, t.tid(), t.t.autoInc >= 0)
+	cur, err := s.autoIncValue(tx, t.tid(), t.t.AutoInc >= 0)
 	if err != nil {
 		return 0, err
 	}
@@ -440,7 +440,7 @@ func (t *Table) GetNextAutoIncrementValue(ctx *sql.Context, insertVal interface{
 // noteAutoInc moves the counter past an inserted value.
 func (t *Table) noteAutoInc(ctx *sql.Context, tx *txn, row sql.Row) error {
 	col := t.autoCol()
-	if col == nil || row[t.t.autoInc] == nil {
+	if col == nil || row[t.t.AutoInc] == nil {
 		return nil
 	}
 	s := t.db.p.store
@@ -448,7 +448,7 @@ func (t *Table) noteAutoInc(ctx *sql.Context, tx *txn, row sql.Row) error {
 	if err != nil {
 		return err
 	}
-	cmp, err := col.Type.Compare(ctx, row[t.t.autoInc], cur)
+	cmp, err := col.Type.Compare(ctx, row[t.t.AutoInc], cur)
 	if err != nil {
 		return err
 	}
@@ -456,7 +456,7 @@ func (t *Table) noteAutoInc(ctx *sql.Context, tx *txn, row sql.Row) error {
 		return nil
 	}
 	if cmp > 0 {
-		v, _, err := types.Uint64.Convert(ctx, row[t.t.autoInc])
+		v, _, err := types.Uint64.Convert(ctx, row[t.t.AutoInc])
 		if err != nil {
 			return nil // negative values do not move the counter
 		}
@@ -498,11 +498,11 @@ func (a *autoIncSetter) Close(*sql.Context) error { return nil }
 // Checks and foreign keys live in the descriptor.
 
 func (t *Table) GetChecks(*sql.Context) ([]sql.CheckDefinition, error) {
-	return append([]sql.CheckDefinition(nil), t.t.desc.Checks...), nil
+	return append([]sql.CheckDefinition(nil), t.t.Desc.Checks...), nil
 }
 
 // alter writes a changed descriptor: f edits a copy, which replaces the table's.
-func (t *Table) alter(ctx *sql.Context, f func(d *tableDesc) error) error {
+func (t *Table) alter(ctx *sql.Context, f func(d *catalog.Table) error) error {
 	tx, err := t.db.writer(ctx)
 	if err != nil {
 		return err
@@ -512,12 +512,12 @@ func (t *Table) alter(ctx *sql.Context, f func(d *tableDesc) error) error {
 	if err != nil {
 		return err
 	}
-	d := cur.desc.clone()
+	d := cur.Desc.Clone()
 	if err := f(d); err != nil {
 		return err
 	}
-	d.Version = cur.desc.Version + 1
-	if err := checkKeyTypes(ctx, d); err != nil {
+	d.Version = cur.Desc.Version + 1
+	if err := d.CheckKeyTypes(ctx); err != nil {
 		return err
 	}
 	if err := t.db.writeDesc(ctx, tx, d, nil); err != nil {
@@ -527,53 +527,16 @@ func (t *Table) alter(ctx *sql.Context, f func(d *tableDesc) error) error {
 }
 
 func (t *Table) CreateCheck(ctx *sql.Context, check *sql.CheckDefinition) error {
-	return t.alter(ctx, func(d *tableDesc) error {
-		for _, c := range d.Checks {
-			if strings.EqualFold(c.Name, check.Name) {
-				return mysqlerr.New(mysqlerr.ERCheckConstraintDupName, "Duplicate check constraint name '%s'.", check.Name)
-			}
-		}
-		c := *check
-		if c.Name == "" {
-			// MySQL's name of an unnamed CHECK: <table>_chk_<n>, the first n not taken.
-			c.Name = generatedCheckName(d)
-		}
-		d.Checks = append(d.Checks, c)
-		return nil
-	})
-}
-
-func generatedCheckName(d *tableDesc) string {
-	for i := 1; ; i++ {
-		name := fmt.Sprintf("%s_chk_%d", d.Name, i)
-		taken := false
-		for _, c := range d.Checks {
-			if strings.EqualFold(c.Name, name) {
-				taken = true
-				break
-			}
-		}
-		if !taken {
-			return name
-		}
-	}
+	return t.alter(ctx, func(d *catalog.Table) error { return d.AddCheck(check) })
 }
 
 func (t *Table) DropCheck(ctx *sql.Context, name string) error {
-	return t.alter(ctx, func(d *tableDesc) error {
-		for i, c := range d.Checks {
-			if strings.EqualFold(c.Name, name) {
-				d.Checks = append(d.Checks[:i], d.Checks[i+1:]...)
-				return nil
-			}
-		}
-		return sql.ErrUnknownConstraint.New(name)
-	})
+	return t.alter(ctx, func(d *catalog.Table) error { return d.DropCheck(name) })
 }
 
 func (t *Table) GetDeclaredForeignKeys(*sql.Context) ([]sql.ForeignKeyConstraint, error) {
-	out := make([]sql.ForeignKeyConstraint, len(t.t.desc.FKs))
-	for i, fk := range t.t.desc.FKs {
+	out := make([]sql.ForeignKeyConstraint, len(t.t.Desc.FKs))
+	for i, fk := range t.t.Desc.FKs {
 		fk.Columns = append([]string(nil), fk.Columns...)
 		fk.ParentColumns = append([]string(nil), fk.ParentColumns...)
 		out[i] = fk
@@ -592,7 +555,7 @@ func (t *Table) GetReferencedForeignKeys(ctx *sql.Context) ([]sql.ForeignKeyCons
 			return nil, err
 		}
 		for _, other := range tables {
-			for _, fk := range other.desc.FKs {
+			for _, fk := range other.Desc.FKs {
 				if strings.EqualFold(fk.ParentDatabase, t.db.desc.Name) && strings.EqualFold(fk.ParentTable, t.Name()) {
 					fk.Columns = append([]string(nil), fk.Columns...)
 					fk.ParentColumns = append([]string(nil), fk.ParentColumns...)
@@ -605,38 +568,24 @@ func (t *Table) GetReferencedForeignKeys(ctx *sql.Context) ([]sql.ForeignKeyCons
 }
 
 func (t *Table) AddForeignKey(ctx *sql.Context, fk sql.ForeignKeyConstraint) error {
-	return t.alter(ctx, func(d *tableDesc) error {
-		for _, other := range d.FKs {
-			if strings.EqualFold(other.Name, fk.Name) {
-				return sql.ErrForeignKeyDuplicateName.New(fk.Name)
-			}
+	return t.alter(ctx, func(d *catalog.Table) error { return d.AddForeignKey(fk) })
+}
+
+func (t *Table) DropForeignKey(ctx *sql.Context, fkName, tableName, schemaName string) error {
+	return t.alter(ctx, func(d *catalog.Table) error {
+		if !d.DropForeignKey(fkName) {
+			return sql.ErrForeignKeyNotFound.New(fkName, t.Name())
 		}
-		d.FKs = append(d.FKs, fk)
 		return nil
 	})
 }
 
-func (t *Table) DropForeignKey(ctx *sql.Context, fkName, tableName, schemaName string) error {
-	return t.alter(ctx, func(d *tableDesc) error {
-		for i, fk := range d.FKs {
-			if strings.EqualFold(fk.Name, fkName) {
-				d.FKs = append(d.FKs[:i], d.FKs[i+1:]...)
-				return nil
-			}
-		}
-		return sql.ErrForeignKeyNotFound.New(fkName, t.Name())
-	})
-}
-
 func (t *Table) UpdateForeignKey(ctx *sql.Context, fkName string, fk sql.ForeignKeyConstraint) error {
-	return t.alter(ctx, func(d *tableDesc) error {
-		for i := range d.FKs {
-			if strings.EqualFold(d.FKs[i].Name, fkName) {
-				d.FKs[i] = fk
-				return nil
-			}
+	return t.alter(ctx, func(d *catalog.Table) error {
+		if !d.UpdateForeignKey(fkName, fk) {
+			return sql.ErrForeignKeyNotFound.New(fkName, t.Name())
 		}
-		return sql.ErrForeignKeyNotFound.New(fkName, t.Name())
+		return nil
 	})
 }
 
@@ -656,21 +605,21 @@ func (t *Table) ModifyStoredCollation(ctx *sql.Context, collation sql.CollationI
 }
 
 func (t *Table) ModifyDefaultCollation(ctx *sql.Context, collation sql.CollationID) error {
-	return t.alter(ctx, func(d *tableDesc) error {
+	return t.alter(ctx, func(d *catalog.Table) error {
 		d.Collation = collation
 		return nil
 	})
 }
 
 func (t *Table) ModifyComment(ctx *sql.Context, comment string) error {
-	return t.alter(ctx, func(d *tableDesc) error {
+	return t.alter(ctx, func(d *catalog.Table) error {
 		d.Comment = comment
 		return nil
 	})
 }
 
 func (t *Table) ModifyTargetRowSize(ctx *sql.Context, size uint64) error {
-	return t.alter(ctx, func(d *tableDesc) error {
+	return t.alter(ctx, func(d *catalog.Table) error {
 		d.RowSize = size
 		return nil
 	})
@@ -691,8 +640,8 @@ func (t *Table) Truncate(ctx *sql.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	d := cur.desc.clone()
-	if err := t.db.moveTable(ctx, tx, cur.desc, d); err != nil {
+	d := cur.Desc.Clone()
+	if err := t.db.moveTable(ctx, tx, cur.Desc, d); err != nil {
 		return 0, err
 	}
 	if err := t.replace(ctx, d); err != nil {
@@ -703,7 +652,7 @@ func (t *Table) Truncate(ctx *sql.Context) (int, error) {
 
 // moveTable gives d (a changed copy of old) a fresh table id: its descriptor is written under
 // it, the name points at it, and old's id is obsolete.
-func (db *Database) moveTable(ctx *sql.Context, tx *txn, old, d *tableDesc) error {
+func (db *Database) moveTable(ctx *sql.Context, tx *txn, old, d *catalog.Table) error {
 	tid, err := tx.nextCounter(kv.KeyNextTable)
 	if err != nil {
 		return err
@@ -720,35 +669,4 @@ func (db *Database) moveTable(ctx *sql.Context, tx *txn, old, d *tableDesc) erro
 		return err
 	}
 	return tx.markObsolete(old.ID)
-}
-
-// checkKeyTypes refuses key columns whose type has no key encoding.
-func checkKeyTypes(ctx *sql.Context, d *tableDesc) error {
-	t, err := buildTable(ctx, "", d)
-	if err != nil {
-		return err
-	}
-	for _, pos := range t.pkPos {
-		if err := keys.Check(t.schema.Schema[pos].Name, t.schema.Schema[pos].Type, 0); err != nil {
-			return err
-		}
-	}
-	for _, idx := range t.indexes {
-		for i, pos := range idx.pos {
-			var prefix uint16
-			if i < len(idx.desc.Prefix) {
-				prefix = idx.desc.Prefix[i]
-			}
-			col := t.schema.Schema[pos]
-			if err := keys.Check(col.Name, col.Type, int64(prefix)); err != nil {
-				// the engine's functional indexes key whole TEXT values of their hidden
-				// columns, which the encoding can
-				if col.HiddenSystem && prefix == 0 && keys.Check(col.Name, col.Type, 1) == nil {
-					continue
-				}
-				return err
-			}
-		}
-	}
-	return nil
 }

@@ -4,8 +4,8 @@
 // ErrNewerFormat), deletes what a crash left of dropped tables' data, commits batches with the
 // configured durability (Apply, Options.Sync), keeps the space reserve against a full disk, and
 // reports Pebble's metrics (Observe). It owns the key layout (keyspace.go) that storage writes
-// through. It knows nothing of the engine's SQL types; transactions, the catalog's descriptors
-// and the write lock are storage's.
+// through. It knows nothing of the engine's SQL types; transactions and the write lock are
+// storage's, the catalog's descriptors storage/catalog's.
 //
 // # Open
 //
@@ -24,7 +24,7 @@
 //	02 00000000 'd' lower(db)       database name → database id
 //	02 db 'D'                       database descriptor (JSON)
 //	02 db 'N' lower(table)          table name → table id
-//	02 db 'T' tid                   table descriptor: version (u64), JSON (storage/catalog.go)
+//	02 db 'T' tid                   table descriptor: version (u64), JSON (storage/catalog)
 //	02 db 'V' lower(view)           view definition
 //	02 db 'Q' / 'R' seq             next trigger number / trigger, in creation order
 //	02 db 'P' lower(procedure)      stored procedure
@@ -40,7 +40,7 @@
 //
 // spaceGuard.mu (the reserve's creation and removal) is a leaf: Pebble's writes take it through
 // spaceGuard.exhausted, and nothing but filesystem calls runs under it. kv and Pebble take their
-// locks below storage's (the write lock, Store.mu, descCache.mu).
+// locks below storage's (the write lock, Store.mu, the catalog caches).
 //
 // # A full disk
 //
