@@ -485,22 +485,27 @@ func trimZeros(v decimal.Decimal) decimal.Decimal {
 // 1.50 and f DOUBLE holding 1.499, `d = f` was true. asDoubles compares such a comparison's
 // number sides as DOUBLE when the floating-point side is not a literal, or is one that no
 // DECIMAL(65) holds exactly (1e300, 1e-300; the engine's index lookup failed on it with 1105);
-// a literal that fits is compared exactly, by exactSides, which gives the same answers.
+// a literal that fits is compared exactly, by exactSides, which gives the same answers. An
+// integer compared with such a literal is compared as DOUBLE too: the engine converted the
+// literal to the integer's type, so `h IN (1, -1e-300)` held for 0.
 
 // asDoubles is the sides of a comparison compared as DOUBLE when they mix text that is not a
-// literal with numbers, or a DECIMAL with a FLOAT or DOUBLE that is not an exact literal: text sides
+// literal with numbers, a DECIMAL with a FLOAT or DOUBLE that is not an exact literal, or an
+// integer with a floating-point literal no DECIMAL(65) holds: text sides
 // read as MySQL reads them (textAsDouble), integer and DECIMAL sides converted. False when they
 // do not.
 func asDoubles(ctx *sql.Context, sides []sql.Expression) ([]sql.Expression, bool) {
-	var text, number, decimal, float bool
+	var text, number, decimal, integer, float, huge bool
 	for _, side := range sides {
 		_, literal := side.(*expression.Literal)
 		text = text || types.IsText(side.Type(ctx)) && !literal
 		number = number || types.IsNumber(side.Type(ctx))
 		decimal = decimal || types.IsDecimal(side.Type(ctx))
+		integer = integer || types.IsInteger(side.Type(ctx))
+		huge = huge || types.IsFloat(side.Type(ctx)) && literal && !fitsExactDecimal(ctx, side)
 		float = float || types.IsFloat(side.Type(ctx)) && (!literal || !fitsExactDecimal(ctx, side))
 	}
-	if !(text && number) && !(decimal && float) {
+	if !(text && number) && !(decimal && float) && !(integer && huge) {
 		return sides, false
 	}
 	doubles := make([]sql.Expression, len(sides))

@@ -34,6 +34,7 @@ var comparisonScripts = []scriptTest{
 				{"t < 300", []string{"1", "2", "3"}},
 				{"t IN (300, 5)", []string{"3"}},
 				{"t IN (300, NULL, 5)", []string{"3"}},
+
 				{"d IN ('z', NULL, -9223372036854775808)", nil},
 				{"d IN (NULL, 1.499, 2)", []string{"3"}},
 				{"t = 5.5", nil},
@@ -247,11 +248,12 @@ var comparisonScripts = []scriptTest{
 	// compares as floating-point numbers, and a DECIMAL column with a floating-point literal no
 	// DECIMAL(65) holds (1e300, 1e-300) too, as in MySQL. The engine compared the DOUBLE in the
 	// literal's type, so `c = 0.0` held for 1e300 and -1e-300, and its index lookup on the DECIMAL
-	// failed with 1105 (out of range).
+	// failed with 1105 (out of range); an integer compared with such a literal in the integer's
+	// type, so `n IN (1, -1e-300)` held for 0.
 	{
 		name: "DoublesComparedWithDecimalLiterals",
-		setup: indexedAndPlain("wi", "wn", "id INT PRIMARY KEY, c DOUBLE, d DECIMAL(6,2)", ", KEY (c), KEY (d)",
-			"(1, 1e300, 1.50), (2, -1e-300, -2.00), (3, 0.0e0, 0), (4, -0.0e0, NULL), (5, 2.5e0, 2.50)"),
+		setup: indexedAndPlain("wi", "wn", "id INT PRIMARY KEY, c DOUBLE, d DECIMAL(6,2), n TINYINT", ", KEY (c), KEY (d), KEY (n)",
+			"(1, 1e300, 1.50, 0), (2, -1e-300, -2.00, 1), (3, 0.0e0, 0, 2), (4, -0.0e0, NULL, 0), (5, 2.5e0, 2.50, NULL)"),
 		assertions: whereIDs([]whereCase{
 			{"c = 0.0", []string{"3", "4"}},
 			{"c <=> 0.0", []string{"3", "4"}},
@@ -264,6 +266,10 @@ var comparisonScripts = []scriptTest{
 			{"d > -1e300", []string{"1", "2", "3", "5"}},
 			{"d > 1e-300", []string{"1", "5"}},
 			{"d IN (1e300, 2.5e0)", []string{"5"}},
+			{"n IN (1, -1e-300)", []string{"2"}},
+			{"n = 1e-300", nil},
+			{"n < 1e300", []string{"1", "2", "3", "4"}},
+			{"n BETWEEN -1e-300 AND 1e-300", []string{"1", "4"}},
 		}, "wi", "wn"),
 	},
 
