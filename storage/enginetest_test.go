@@ -119,6 +119,17 @@ func TestEngine(t *testing.T) {
 			continue
 		}
 		t.Run(s.name, func(t *testing.T) { s.run(t, newHarness(t)) })
+		// with precise lookups, the engine's own answers must not change: it drops the
+		// filters a lookup's ranges cover, so the rows a lookup returns are the answer
+		// (Variables reads no table, and sets process-wide variables a second run would see)
+		if s.name == "Variables" {
+			continue
+		}
+		t.Run("Precise"+s.name, func(t *testing.T) {
+			h := newHarness(t)
+			h.precise = true
+			s.run(t, h)
+		})
 	}
 }
 

@@ -26,6 +26,8 @@ type harness struct {
 	session *Session
 	setup   []setup.SetupScript
 	skips   map[string]string
+	// precise: the store's lookups are precise (Options.PreciseLookups)
+	precise bool
 }
 
 var (
@@ -61,7 +63,8 @@ func (h *harness) openStore() *Store {
 	if h.store != nil {
 		_ = h.store.Close()
 	}
-	s, err := Open("data", Options{FS: vfs.NewMem(), Sync: kv.SyncNone, NoMainDatabase: true, CacheBytes: 8 << 20, MemTableBytes: 4 << 20})
+	s, err := Open("data", Options{FS: vfs.NewMem(), Sync: kv.SyncNone, NoMainDatabase: true, CacheBytes: 8 << 20,
+		MemTableBytes: 4 << 20, PreciseLookups: h.precise})
 	if err != nil {
 		h.t.Fatal(err)
 	}

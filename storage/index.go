@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/vitess/go/sqltypes"
 
 	"overloadsql/storage/catalog"
 	"overloadsql/storage/keys"
@@ -14,10 +16,11 @@ import (
 )
 
 // Index is the primary key (PRIMARY) or a secondary index of a table. Its entries are ordered
-// by the key encoding of its columns, then by primary key; a lookup reads the key ranges of
-// the engine's ranges. The engine keeps its filter above every lookup (PreciseMatch is
-// false), so a range may be read wider than asked: after a prefix column, or a column the
-// encoder cannot bound, the later columns are not narrowed.
+// by the key encoding of its columns, then by primary key. A lookup reads the key ranges of
+// the engine's ranges and returns exactly the rows of those ranges: a key range wider than
+// its range (after a prefix column, a bound the encoder must convert, a column after the
+// first that is not one value) is read wide, and its rows are filtered by the ranges. Under
+// Options.PreciseLookups (PreciseMatch) the engine drops the filters the ranges cover.
 type Index struct {
 	tbl *Table
 	// info is nil for PRIMARY.
@@ -186,7 +189,10 @@ func (t *Table) GetIndexes(*sql.Context) ([]sql.Index, error) {
 	return out, nil
 }
 
-func (t *Table) PreciseMatch() bool { return false }
+// PreciseMatch: a lookup returns exactly the rows of its ranges (under
+// Options.PreciseLookups), except on a table with virtual columns, whose values the engine
+// computes after the read.
+func (t *Table) PreciseMatch() bool { return t.db.p.store.opts.PreciseLookups && !t.t.HasVirtual }
 
 func (t *Table) IndexedAccess(ctx *sql.Context, lookup sql.IndexLookup) sql.IndexedTable {
 	return &IndexedTable{Table: t, lookup: lookup}
@@ -219,6 +225,9 @@ type indexPartition struct {
 	ranges    []rangeSpec
 	secondary bool
 	latest    bool
+	// filter holds the rows of the lookup's ranges when a key range is wider than its range
+	// and the engine keeps no filter of its own (PreciseMatch); else nil. It reads the whole row.
+	filter sql.Expression
 }
 
 func (p *indexPartition) Key() []byte { return []byte("lookup") }
@@ -250,21 +259,42 @@ func (t *Table) lookupPartition(ctx *sql.Context, lookup sql.IndexLookup) (*inde
 	if !ok {
 		return nil, fmt.Errorf("storage: unsupported range type %T", lookup.Ranges)
 	}
+	wide := false
 	for _, r := range ranges {
-		lo, hi, ok, exact, err := idx.bounds(ctx, r)
+		b, err := idx.bounds(ctx, r)
 		if err != nil {
 			return nil, err
 		}
-		if !ok {
+		if b.empty {
 			continue
 		}
+		wide = wide || !b.precise
 		// every primary-key column one value: the range holds at most the row keyed lo, as
 		// each column's key is self-delimiting (storage/keys), so no other key extends lo
-		point := idx.primary() && exact
-		p.ranges = append(p.ranges, rangeSpec{lower: lo, upper: hi, reverse: lookup.IsReverse, point: point})
+		point := idx.primary() && b.whole
+		p.ranges = append(p.ranges, rangeSpec{lower: b.lo, upper: b.hi, reverse: lookup.IsReverse, point: point})
 	}
 	p.ranges = mergeRanges(p.ranges, lookup.IsReverse)
+	if wide && t.PreciseMatch() {
+		f, err := expression.NewRangeFilterExpr(ctx, idx.rowExprs(), ranges)
+		if err != nil {
+			return nil, err
+		}
+		p.filter = f
+	}
 	return p, nil
+}
+
+// rowExprs are the index's columns as fields of the table's whole row.
+func (i *Index) rowExprs() []sql.Expression {
+	sch := i.tbl.t.Schema.Schema
+	pos := i.extendedPositions()
+	out := make([]sql.Expression, len(pos))
+	for j, p := range pos {
+		c := sch[p]
+		out[j] = expression.NewGetFieldWithTable(p, 0, c.Type, i.Database(), i.Table(), c.Name, c.Nullable)
+	}
+	return out
 }
 
 // mergeRanges sorts key ranges and merges those that overlap: the engine's ranges do not, but
@@ -295,13 +325,24 @@ func mergeRanges(rs []rangeSpec, reverse bool) []rangeSpec {
 	return out
 }
 
-// bounds are the key bounds [lo, hi) of one range of the index; ok is false for a range
-// that holds no key. exact: every column of the index is one value (or IS NULL) in r and lo
-// is their whole key.
-func (i *Index) bounds(ctx *sql.Context, r sql.MySQLRange) (lo, hi []byte, ok, exact bool, err error) {
+// keyRange is the key range [lo, hi) of one of the engine's ranges over an index.
+type keyRange struct {
+	lo, hi []byte
+	// empty: the range holds no key.
+	empty bool
+	// whole: every column of the index is one value (or IS NULL) and lo is their whole key.
+	whole bool
+	// precise: the key range holds exactly the keys of the range; else it is wider.
+	precise bool
+}
+
+// bounds is the key range of one range of the index: the columns that are one value make the
+// key's prefix, and the first column that is not bounds it.
+func (i *Index) bounds(ctx *sql.Context, r sql.MySQLRange) (keyRange, error) {
 	prefix := i.keyPrefix()
 	pos := i.positions()
 	points := 0
+	precise := len(r) <= len(pos)
 	for j, ce := range r {
 		if j >= len(pos) {
 			break
@@ -314,22 +355,39 @@ func (i *Index) bounds(ctx *sql.Context, r sql.MySQLRange) (lo, hi []byte, ok, e
 				points++
 				continue
 			}
-			enc, ok := encodeBound(ctx, typ, v, plen)
+			enc, ok, direct := encodeBound(ctx, typ, v, plen)
 			if !ok {
 				break
 			}
 			if plen > 0 {
 				k := append(prefix, enc...)
-				return k, kv.PrefixEnd(k), true, false, nil
+				return keyRange{lo: k, hi: kv.PrefixEnd(k)}, nil
 			}
 			prefix = append(prefix, enc...)
+			precise = precise && direct
 			points++
 			continue
 		}
-		lo, hi, ok := cutBounds(ctx, prefix, ce, typ, plen)
-		return lo, hi, ok, false, nil
+		kr := cutBounds(ctx, prefix, ce, typ, plen)
+		kr.precise = kr.precise && precise && allAfter(r, j)
+		return kr, nil
 	}
-	return prefix, kv.PrefixEnd(prefix), true, len(pos) > 0 && points == len(pos), nil
+	return keyRange{
+		lo:      prefix,
+		hi:      kv.PrefixEnd(prefix),
+		whole:   len(pos) > 0 && points == len(pos),
+		precise: precise && points == len(r),
+	}, nil
+}
+
+// allAfter says whether every column range of r after the j-th holds every value.
+func allAfter(r sql.MySQLRange, j int) bool {
+	for _, ce := range r[j+1:] {
+		if ce.Type() != sql.RangeType_All {
+			return false
+		}
+	}
+	return true
 }
 
 // pointOf says whether a column range is one value (or IS NULL).
@@ -352,85 +410,112 @@ func pointOf(ctx *sql.Context, ce sql.MySQLRangeColumnExpr) (point, isNull bool,
 	return false, false, nil
 }
 
-// encodeBound encodes a range key as the column's key; ok is false when it cannot be.
-func encodeBound(ctx *sql.Context, typ sql.Type, v any, plen int) ([]byte, bool) {
-	enc := func(v any) ([]byte, error) {
-		if plen > 0 {
-			return keys.AppendPrefix(nil, typ, v, plen)
+// encodeBound encodes a range key as the column's key; ok is false when it cannot be. direct:
+// the key is v's own, so the key order around it is the engine's comparison with v; else v was
+// converted to the column's type, which may round it, or cut to a prefix.
+func encodeBound(ctx *sql.Context, typ sql.Type, v any, plen int) (enc []byte, ok, direct bool) {
+	if plen > 0 {
+		b, err := keys.AppendPrefix(nil, typ, v, plen)
+		return b, err == nil, false
+	}
+	if exactBound(typ, v) {
+		if b, err := keys.Append(nil, typ, v); err == nil {
+			return b, true, true
 		}
-		return keys.Append(nil, typ, v)
 	}
-	b, err := enc(v)
-	if err == nil {
-		return b, true
+	cv, inRange, err := typ.Convert(ctx, v)
+	if err != nil || inRange != sql.InRange {
+		return nil, false, false
 	}
-	cv, inRange, cerr := typ.Convert(ctx, v)
-	if cerr != nil || inRange != sql.InRange {
-		return nil, false
+	b, err := keys.Append(nil, typ, cv)
+	return b, err == nil, false
+}
+
+// exactBound says whether v is of a Go type the key encoding takes for a column of typ without
+// conversion: integers for integer columns, float64 for DOUBLE, text for text and variable
+// binary columns. Other bounds are converted first, and their key ranges are not exact.
+func exactBound(typ sql.Type, v any) bool {
+	switch typ.Type() {
+	case sqltypes.Int8, sqltypes.Int16, sqltypes.Int24, sqltypes.Int32, sqltypes.Int64,
+		sqltypes.Uint8, sqltypes.Uint16, sqltypes.Uint24, sqltypes.Uint32, sqltypes.Uint64:
+		switch v.(type) {
+		case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
+			return true
+		}
+	case sqltypes.Float64:
+		_, ok := v.(float64)
+		return ok
+	case sqltypes.Char, sqltypes.VarChar, sqltypes.Text, sqltypes.VarBinary, sqltypes.Blob:
+		switch v.(type) {
+		case string, []byte:
+			return true
+		}
 	}
-	b, err = enc(cv)
-	return b, err == nil
+	return false
 }
 
 // cutBounds bounds the first column whose range is not a point.
-func cutBounds(ctx *sql.Context, prefix []byte, ce sql.MySQLRangeColumnExpr, typ sql.Type, plen int) (lo, hi []byte, ok bool) {
-	all := func() ([]byte, []byte, bool) { return prefix, kv.PrefixEnd(prefix), true }
+func cutBounds(ctx *sql.Context, prefix []byte, ce sql.MySQLRangeColumnExpr, typ sql.Type, plen int) keyRange {
+	all := keyRange{lo: prefix, hi: kv.PrefixEnd(prefix)}
 	cat := func(b []byte) []byte { return append(append([]byte(nil), prefix...), b...) }
+	kr := keyRange{precise: plen == 0}
 	switch lb := ce.LowerBound.(type) {
 	case sql.BelowNull:
-		lo = prefix
+		kr.lo = prefix
 	case sql.AboveNull:
-		lo = cat([]byte{0x01})
+		kr.lo = cat([]byte{0x01})
 	case sql.AboveAll:
-		return nil, nil, false
+		return keyRange{empty: true}
 	case sql.Below:
-		enc, ok := encodeBound(ctx, typ, lb.Key, plen)
+		enc, ok, direct := encodeBound(ctx, typ, lb.Key, plen)
 		if !ok {
-			return all()
+			return all
 		}
-		lo = cat(enc)
+		kr.lo, kr.precise = cat(enc), kr.precise && direct
 	case sql.Above:
-		enc, ok := encodeBound(ctx, typ, lb.Key, plen)
+		enc, ok, direct := encodeBound(ctx, typ, lb.Key, plen)
 		if !ok {
-			return all()
+			return all
 		}
 		if plen > 0 {
-			lo = cat(enc)
+			kr.lo = cat(enc)
 		} else {
-			lo = kv.PrefixEnd(cat(enc))
+			kr.lo = kv.PrefixEnd(cat(enc))
 		}
+		kr.precise = kr.precise && direct
 	default:
-		return all()
+		return all
 	}
 	switch ub := ce.UpperBound.(type) {
 	case sql.AboveAll:
-		hi = kv.PrefixEnd(prefix)
+		kr.hi = kv.PrefixEnd(prefix)
 	case sql.AboveNull:
-		hi = cat([]byte{0x01})
+		kr.hi = cat([]byte{0x01})
 	case sql.BelowNull:
-		return nil, nil, false
+		return keyRange{empty: true}
 	case sql.Above:
-		enc, ok := encodeBound(ctx, typ, ub.Key, plen)
+		enc, ok, direct := encodeBound(ctx, typ, ub.Key, plen)
 		if !ok {
-			hi = kv.PrefixEnd(prefix)
+			kr.hi, kr.precise = kv.PrefixEnd(prefix), false
 			break
 		}
-		hi = kv.PrefixEnd(cat(enc))
+		kr.hi, kr.precise = kv.PrefixEnd(cat(enc)), kr.precise && direct
 	case sql.Below:
-		enc, ok := encodeBound(ctx, typ, ub.Key, plen)
+		enc, ok, direct := encodeBound(ctx, typ, ub.Key, plen)
 		if !ok {
-			hi = kv.PrefixEnd(prefix)
+			kr.hi, kr.precise = kv.PrefixEnd(prefix), false
 			break
 		}
 		if plen > 0 {
-			hi = kv.PrefixEnd(cat(enc))
+			kr.hi = kv.PrefixEnd(cat(enc))
 		} else {
-			hi = cat(enc)
+			kr.hi = cat(enc)
 		}
+		kr.precise = kr.precise && direct
 	default:
-		hi = kv.PrefixEnd(prefix)
+		kr.hi, kr.precise = kv.PrefixEnd(prefix), false
 	}
-	return lo, hi, true
+	return kr
 }
 
 // PartitionRows reads a lookup's partition.

@@ -125,6 +125,8 @@ type rowIter struct {
 	secondary bool
 	// latest: read the batch as it is, not as the statement began (see openIter).
 	latest bool
+	// filter, when not nil, holds the rows to return, over the whole row (indexPartition).
+	filter sql.Expression
 
 	cur        int
 	it         *pebble.Iterator
@@ -151,7 +153,10 @@ func (r *rowIter) Next(ctx *sql.Context) (sql.Row, error) {
 				if !ok {
 					continue
 				}
-				return r.tbl.decodeRow(v)
+				if row, keep, err := r.row(ctx, v); err != nil || keep {
+					return row, err
+				}
+				continue
 			}
 			it, err := r.tx.openIter(r.tbl.tid(), rg.lower, rg.upper, r.latest)
 			if err != nil {
@@ -193,9 +198,28 @@ func (r *rowIter) Next(ctx *sql.Context) (sql.Row, error) {
 			}
 			v = raw
 		}
-		return r.tbl.decodeRow(v)
+		if row, keep, err := r.row(ctx, v); err != nil || keep {
+			return row, err
+		}
 	}
 	return nil, io.EOF
+}
+
+// row decodes a stored row; keep is false for a row the filter leaves out.
+func (r *rowIter) row(ctx *sql.Context, raw []byte) (row sql.Row, keep bool, err error) {
+	if r.filter == nil {
+		row, err = r.tbl.decodeRow(raw)
+		return row, true, err
+	}
+	full, err := r.tbl.fullRow(raw)
+	if err != nil {
+		return nil, false, err
+	}
+	ok, err := sql.EvaluateCondition(ctx, r.filter, full)
+	if err != nil || !sql.IsTrue(ok) {
+		return nil, false, err
+	}
+	return r.tbl.project(full), true, nil
 }
 
 func (r *rowIter) Close(ctx *sql.Context) error {

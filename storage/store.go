@@ -37,6 +37,12 @@ type Options struct {
 	LockWaitTimeout time.Duration
 	// NoMainDatabase leaves out the database main that a new store is created with.
 	NoMainDatabase bool
+	// PreciseLookups tells the engine that an index lookup returns exactly the rows of its
+	// ranges, so that it drops the filters the ranges cover. Set it only under an analyzer
+	// that corrects the engine's comparisons (package engine): without them the engine's
+	// ranges are not its filters' (`h IN (1, -1e-300)` on a TINYINT, `b <=> 'A'` on a
+	// case-insensitive column), and the filter it keeps is what makes a lookup right.
+	PreciseLookups bool
 }
 
 func (o *Options) defaults() {

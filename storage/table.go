@@ -164,18 +164,23 @@ func (t *Table) pkSuffix(row sql.Row) ([]byte, error) {
 // decodeRow turns a stored row into the engine's row: the whole schema (virtual columns nil,
 // the engine computes them) or the projected columns.
 func (t *Table) decodeRow(raw []byte) (sql.Row, error) {
-	row := make(sql.Row, len(t.t.Schema.Schema))
-	if err := t.t.Codec.Decode(raw, row, nil); err != nil {
+	row, err := t.fullRow(raw)
+	if err != nil {
 		return nil, err
 	}
+	return t.project(row), nil
+}
+
+// project is a whole row's projected columns (the row itself without a projection).
+func (t *Table) project(row sql.Row) sql.Row {
 	if t.projPos == nil {
-		return row, nil
+		return row
 	}
 	out := make(sql.Row, len(t.projPos))
 	for i, p := range t.projPos {
 		out[i] = row[p]
 	}
-	return out, nil
+	return out
 }
 
 // fullRow decodes a stored row over the whole schema, whatever the projection.
@@ -215,7 +220,7 @@ func (t *Table) PartitionRows(ctx *sql.Context, p sql.Partition) (sql.RowIter, e
 		return nil, err
 	}
 	if ip, ok := p.(*indexPartition); ok {
-		return &rowIter{tbl: t, tx: tx, ranges: ip.ranges, secondary: ip.secondary, latest: ip.latest}, nil
+		return &rowIter{tbl: t, tx: tx, ranges: ip.ranges, secondary: ip.secondary, latest: ip.latest, filter: ip.filter}, nil
 	}
 	prefix := kv.IndexPrefix(t.tid(), kv.IIDRows)
 	return &rowIter{tbl: t, tx: tx, ranges: []rangeSpec{{lower: prefix, upper: kv.PrefixEnd(prefix)}}}, nil

@@ -86,6 +86,8 @@ func Open(cfg *config.Config, fs vfs.FS, collation sql.CollationID, lock storage
 		MemTableBytes: memTableBytes,
 		Sync:          sync,
 		WriteLock:     lock,
+		// the server's analyzer runs package engine's comparison corrections
+		PreciseLookups: true,
 		OnDiskFull: func(full bool) {
 			if full {
 				logger.Error("storage: the disk of data_dir is full; writes are refused with error 1114 until space is back, reads go on", "data_dir", dir)
