@@ -88,6 +88,9 @@ func TestIndexMatchesScanThroughServer(t *testing.T) {
 	ops := []string{"=", "<", "<=", ">", ">=", "<>", "<=>"}
 	cond := func() string {
 		col := string("aghcdbef"[rng.Intn(8)])
+		if (col == "b" || col == "f") && rng.Intn(5) == 0 {
+			return fmt.Sprintf("%s LIKE '%s%%'", col, []string{"a", "A", "ß", "s", "", "é", "e_", "%b"}[rng.Intn(8)])
+		}
 		switch rng.Intn(7) {
 		case 0:
 			return col + " IS NULL"
