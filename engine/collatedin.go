@@ -11,7 +11,7 @@ import (
 
 // Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): `x IN (...)` of a text
 // column and text constants compares in the column's collation (the engine compares in the
-// literals' collation, so under utf8mb4_0900_ai_ci `b IN ('E')` missed 'e' and 'é' that
+// literals' collation, so under utf8mb4_0900_ai_ci `b IN ('E')` misses 'e' and 'é' that
 // `b = 'E'` finds).
 // Test: TestCollatedIn/TextInListUsesTheColumnsCollation fails without it.
 //
@@ -21,7 +21,7 @@ import (
 // the column type's own comparison, the one `=` uses.
 
 //
-// `x <=> 'text'` alike: the engine compares it in bytes, so `b <=> 'A'` missed 'a' that
+// `x <=> 'text'` alike: the engine compares it in bytes, so `b <=> 'A'` misses 'a' that
 // `b = 'A'` finds; collatedNullSafeEquals compares with the column type's comparison.
 // Test: TestCollatedIn/NullSafeEqualsUsesTheColumnsCollation fails without it.
 

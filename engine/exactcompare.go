@@ -24,9 +24,9 @@ import (
 // compare exactly with other numbers (the engine rounds or clamps).
 // Test: TestComparisons/NumericComparisonsAreExact, TestComparisons/TextComparedWithNumbers fails without it.
 //
-// MySQL compares the exact values. Two steps bring that back. The engine's planner already
+// MySQL compares the exact values. Two steps bring that back. The engine's planner
 // converts a decimal literal compared with a DECIMAL column to the column's type (`d > 1.499`
-// became `d > 1.50`), so the parser's output first gives each decimal literal of a comparison a
+// becomes `d > 1.50`), so the parser's output first gives each decimal literal of a comparison a
 // type that holds it (exactDecimalLiterals: CAST(1.499 AS DECIMAL(5,3)), which the engine folds
 // back into a constant, for index lookups too). Then exactComparison, part of the analyzer rule
 // correctComparisons (planwalk.go) that runs before the engine's own, finds the comparisons (=,
@@ -68,7 +68,7 @@ func exactDecimalLiterals(stmt ast.Statement) ast.Statement {
 		return stmt
 	case *ast.DDL:
 		// A view's query, and CHECK constraints: the engine keeps a constraint as the text of
-		// its planned expression, where 1.499 had become 1.50 for a DECIMAL(8,2) column.
+		// its planned expression, where 1.499 becomes 1.50 for a DECIMAL(8,2) column.
 		exactCheckLiterals(s)
 		exactRoutineLiterals(s)
 		if s.ViewSpec == nil || s.ViewSpec.ViewExpr == nil {
@@ -472,22 +472,22 @@ func trimZeros(v decimal.Decimal) decimal.Decimal {
 
 // Text compared with a number. MySQL compares text with a number as floating-point numbers,
 // reading the text's longest numeric prefix: with s VARCHAR, `s = 0` holds for 'aa' and '0', `s
-// = 1` for '1', '1.0' and ' 1', `s = 2` for '2x'. The engine read a text column as the number's
-// type, strictly: '2x' was 0, so `s = 2` missed it and `s = 0` found it; an index lookup on s
-// converted the number to text first and found only '0', or '1'; `s IN (1, 0)` compared as
-// text; and a join `s = n` with an INT n found different rows through an index on s, one on n,
+// = 1` for '1', '1.0' and ' 1', `s = 2` for '2x'. The engine reads a text column as the
+// number's type, strictly: '2x' is 0, so `s = 2` misses it and `s = 0` finds it; an index lookup
+// on s converts the number to text first and finds only '0', or '1'; `s IN (1, 0)` compares as
+// text; and a join `s = n` with an INT n finds different rows through an index on s, one on n,
 // and none. asDoubles reads each text side that is not a literal as MySQL does (textAsDouble)
 // and compares the number sides as DOUBLE; text literals are read by textReadAsNumber, below.
 // A text side so read is not looked up in an index.
 
 // A DECIMAL compared with a FLOAT or DOUBLE: MySQL compares them as floating-point numbers. The
-// engine compared them in the DECIMAL's type, rounding the other side: with d DECIMAL(8,2) holding
-// 1.50 and f DOUBLE holding 1.499, `d = f` was true. asDoubles compares such a comparison's
-// number sides as DOUBLE when the floating-point side is not a literal, or is one that no
-// DECIMAL(65) holds exactly (1e300, 1e-300; the engine's index lookup failed on it with 1105);
-// a literal that fits is compared exactly, by exactSides, which gives the same answers. An
-// integer compared with such a literal is compared as DOUBLE too: the engine converted the
-// literal to the integer's type, so `h IN (1, -1e-300)` held for 0.
+// engine compares them in the DECIMAL's type, rounding the other side: with d DECIMAL(8,2)
+// holding 1.50 and f DOUBLE holding 1.499, `d = f` is true. asDoubles compares such a
+// comparison's number sides as DOUBLE when the floating-point side is not a literal, or is one
+// that no DECIMAL(65) holds exactly (1e300, 1e-300; the engine's index lookup fails on it with
+// 1105); a literal that fits is compared exactly, by exactSides, which gives the same answers.
+// An integer compared with such a literal is compared as DOUBLE too: the engine converts the
+// literal to the integer's type, so `h IN (1, -1e-300)` holds for 0.
 
 // asDoubles is the sides of a comparison compared as DOUBLE when they mix text that is not a
 // literal with numbers, a DECIMAL with a FLOAT or DOUBLE that is not an exact literal, or an
@@ -596,9 +596,9 @@ func (t textAsDouble) WithChildren(ctx *sql.Context, children ...sql.Expression)
 
 // A number compared with text that is not a number: MySQL compares them as floating-point
 // numbers, reading the text's longest numeric prefix ('1x' is 1, '2.5e1zz' 25, 'abc' 0) with a
-// warning 1292. The engine converted such text to the number's type: a lookup in an index on an
-// INT n failed with 1366 ("'1x' is not a valid value for 'int'"), and without one '1x' read as 0,
-// so `n = '1x'` found the rows holding 0. textReadAsNumber gives such a text literal its value
+// warning 1292. The engine converts such text to the number's type: a lookup in an index on an
+// INT n fails with 1366 ("'1x' is not a valid value for 'int'"), and without one '1x' reads as
+// 0, so `n = '1x'` finds the rows holding 0. textReadAsNumber gives such a text literal its value
 // as MySQL reads it, a DOUBLE; text that is a number as a whole (' 1', '1.5') is left to the
 // engine, which reads it right.
 

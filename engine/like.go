@@ -118,7 +118,7 @@ func (l cancellableLike) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 				}
 			}
 			s := v.(string)
-			if s == "" || utf8.RuneCountInString(s) > 1 { // the engine failed on ""
+			if s == "" || utf8.RuneCountInString(s) > 1 { // one character; the engine fails on ""
 				return nil, sql.ErrInvalidArgument.New("ESCAPE")
 			}
 			escape, _ = utf8.DecodeRuneInString(s)

@@ -18,10 +18,10 @@ import (
 // comparisons and turn NOT IN into anti joins. It corrects each expression, bottom-up, then each
 // filter: a row equality becomes the AND of its pairs, each compared exactly (rowComparison,
 // rowcompare.go); a NOT, notEqualUnindexed (notequal.go); an IN list with a spatial left side,
-// checkedGeometryList (geometry.go);
-// any other expression, exactComparison (exactcompare.go); a filter, nullSafeNotIn (notin.go). That is the order in which they ran as separate walks (the
-// geometry check ran last: the lists it changes are those the others leave alone), and each
-// changes only what the later ones do not look at.
+// checkedGeometryList (geometry.go); any other expression, exactComparison (exactcompare.go); a
+// filter, nullSafeNotIn (notin.go). Each changes only what the later ones do not look at (the
+// lists the geometry check changes are those the others leave alone), so one walk gives the
+// plan that a separate walk for each would.
 //
 // correctExecution runs after the engine's rules, on the joins they chose and the assignments
 // they left: mergeJoinNulls (mergejoin.go) and rangeCheckedAssignments (outofrange.go), each on

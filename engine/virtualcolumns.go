@@ -13,8 +13,9 @@ import (
 )
 
 // Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): ALTER of a column after a
-// VIRTUAL column fails with 1235 (the in-memory tables that preceded the storage shifted
-// columns; the storage keeps columns by tag, storage/doc.go, and may not need the refusal).
+// VIRTUAL column fails with 1235 (the engine's ALTER shifts the values of the columns after it
+// in the engine's in-memory tables; the storage keeps columns by tag, storage/doc.go, and may
+// not need the refusal).
 // Test: TestColumnExpressions/VirtualColumns fails without it.
 //
 // refuseVirtualColumnShifts covers MODIFY, CHANGE, RENAME COLUMN and ALTER COLUMN ... SET or DROP

@@ -408,7 +408,7 @@ func TestGlobalOnlyVariablesReadTheGlobal(t *testing.T) {
 	}
 	mustExec(t, setter, "SET GLOBAL simulated_cpu_busy_ratio = -1")
 
-	// SHOW VARIABLES prints negative floats as numbers (the engine printed -1 as "1" or "s").
+	// SHOW VARIABLES prints negative floats as numbers (the engine prints -1 as "1" or "s").
 	for _, q := range []string{"SHOW VARIABLES LIKE 'simulated%'", "SHOW GLOBAL VARIABLES LIKE 'simulated%'"} {
 		rows := queryStrings(t, setter, q)
 		if len(rows) != 3 {

@@ -625,7 +625,7 @@ func TestStoredDataOverTheMemoryLimit(t *testing.T) {
 	if _, err := db.Exec("CREATE TABLE main.s (id INT PRIMARY KEY, v LONGTEXT)"); err != nil {
 		t.Fatal(err)
 	}
-	// 60 rows of 10 MB, stored by an admin on the admin listener, which the guard neither
+	// 60 rows of 10 MB, stored by an admin on the admin listener, which the memory guard neither
 	// stops nor refuses.
 	for id := range 60 {
 		if _, err := admin.Exec("INSERT INTO main.s VALUES (?, REPEAT('y', 10000000))", id); err != nil {

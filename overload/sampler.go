@@ -23,7 +23,7 @@ type Sampler struct {
 	simulation  Simulation
 	measured    *Snapshot // the newest snapshot without simulation
 	readers     *readers
-	history     history
+	samples     sampleRing
 	counters    Counters
 	goBound     *goWaitBound
 	failing     map[string]bool // sources whose failure was logged
@@ -64,7 +64,7 @@ func newSampler(cfg Config, goWait goWaitSource) *Sampler {
 	s.readers.busyShare = func() (float64, int) { return s.goBound.busyShare() }
 	settings := cfg.Settings.withDefaults()
 	s.settings.Store(&settings)
-	s.history.resize(settings.historySize())
+	s.samples.resize(settings.ringSize())
 	s.measured = &Snapshot{Time: s.clock(), Simulation: s.simulation}
 	s.current.Store(s.measured)
 	return s
@@ -104,7 +104,7 @@ func (s *Sampler) sample() *Snapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	settings := *s.settings.Load()
-	s.history.resize(settings.historySize())
+	s.samples.resize(settings.ringSize())
 
 	s.unavailable = nil
 	smp := sample{at: s.clock()}
@@ -115,10 +115,10 @@ func (s *Sampler) sample() *Snapshot {
 	}
 	smp.goWaitRaw, smp.kernelWaitRaw = smp.goWait, smp.threads.wait
 	smp.goExcess, smp.kernelWanted = s.goBound.advance(smp.at)
-	previous := s.history.newestOrNil()
-	s.history.push(smp)
-	base := s.history.baseline(settings.Window, settings.Interval/2)
-	newest := s.history.newest()
+	previous := s.samples.newestOrNil()
+	s.samples.push(smp)
+	base := s.samples.baseline(settings.Window, settings.Interval/2)
+	newest := s.samples.newest()
 	if s.goBound.bounded() && newest.goWaitOK {
 		newest.goWait = 0
 		if previous != nil && previous.goWaitOK && base.goWaitOK {

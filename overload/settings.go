@@ -33,8 +33,8 @@ const (
 	defaultInterval      = 100 * time.Millisecond
 	defaultWindow        = time.Second
 	defaultBusyThreshold = time.Second
-	// maxHistory bounds the ring of samples whatever Window/Interval is.
-	maxHistory = 4096
+	// maxRingSize bounds the ring of samples whatever Window/Interval is.
+	maxRingSize = 4096
 )
 
 func (s Settings) withDefaults() Settings {
@@ -50,9 +50,9 @@ func (s Settings) withDefaults() Settings {
 	return s
 }
 
-// historySize is the number of samples that cover one window, plus the
+// ringSize is the number of samples that cover one window, plus the
 // baseline and one spare for timer jitter.
-func (s Settings) historySize() int {
+func (s Settings) ringSize() int {
 	n := int((s.Window+s.Interval-1)/s.Interval) + 2
-	return min(n, maxHistory)
+	return min(n, maxRingSize)
 }

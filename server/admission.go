@@ -120,7 +120,7 @@ func millis(d time.Duration) string { return number(float64(d) / float64(time.Mi
 
 // queueMaxWait is the statement's queue_max_wait_ms: its SET_VAR hint, else the session's value.
 // A hint that breaks one of constraints (a non-admin's; nil for admins) is ignored, with the
-// engine's warning (access.Guard's warnIgnoredHints).
+// engine's warning (access.PlanCheck's warnIgnoredHints).
 func queueMaxWait(c *mysql.Conn, stmt *statement.Summary, constraints map[string]config.Constraint) time.Duration {
 	var sess sql.Session
 	if cl := clientOf(c); cl != nil {

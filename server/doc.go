@@ -26,8 +26,9 @@
 // a failed statement undoes only its own changes.
 //
 // Who may do what is stated in one table in package server/access (privileges.go): the engine's
-// privilege tables hold the grants, and its Guard checks every plan before it runs for what
-// grants cannot express; guard.go here asks it at the first node of each statement's plan.
+// privilege tables hold the grants, and its PlanCheck checks every plan before it runs for what
+// grants cannot express; checkedBuilder (checkedbuilder.go) asks it at the first node of each
+// statement's plan.
 //
 // Every error a client sees gets MySQL's number and SQLSTATE from package mysqlerr.
 //

@@ -207,7 +207,7 @@ func (i *interceptor) hintConstraints(c *mysql.Conn) map[string]config.Constrain
 // hinted applies a statement's SET_VAR hints for the two thresholds. As MySQL ignores invalid
 // hints, it ignores hints with values that are not non-negative numbers, and hints that break
 // one of constraints (a non-admin's; nil for admins, who are not bound): the session's value
-// applies, and the engine shows the warning (access.Guard's warnIgnoredHints).
+// applies, and the engine shows the warning (access.PlanCheck's warnIgnoredHints).
 func hinted(hints []statement.Hint, lo, hi float64, constraints map[string]config.Constraint) (float64, float64) {
 	for _, h := range hints {
 		f, err := h.Number()

@@ -109,9 +109,9 @@ func (d *procedureDDL) Close(ctx *sql.Context) error {
 }
 
 // okWhenEmpty is the rows of COMMIT, ROLLBACK or START TRANSACTION in a procedure: the engine
-// answers them with no row, and when one was a procedure's last statement, the CALL, whose
-// answer is its last statement's, failed with error 1105 "EOF" (the protocol layer reads one row
-// for an OK), though the statement had run. An OK row stands for the empty answer.
+// answers them with no row, and when one is a procedure's last statement, the CALL, whose
+// answer is its last statement's, would fail with error 1105 "EOF" (the protocol layer reads one
+// row for an OK), though the statement has run. An OK row stands for the empty answer.
 type okWhenEmpty struct {
 	sql.RowIter
 	started bool

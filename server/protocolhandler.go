@@ -100,9 +100,9 @@ func (h *protocolHandler) ComQuery(ctx context.Context, c *mysql.Conn, query str
 // ComMultiQuery runs the first statement of query and returns the rest; none after a statement
 // that failed. As in MySQL, a multi-statement query stops at its first error: its ERR packet
 // ends the answer. The protocol layer runs whatever rest it is given, also after writing the
-// error, so the statements after a failed one ran unseen (BEGIN; UPDATE that fails; DELETE ...
-// ran the DELETE) and their answers came after the ERR packet, which the client read as the
-// next statement's ("Packet sequence number wrong").
+// error: given one, the statements after a failed one would run unseen (BEGIN; UPDATE that
+// fails; DELETE ... would run the DELETE) and their answers would follow the ERR packet, which
+// the client reads as the next statement's ("Packet sequence number wrong").
 func (h *protocolHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
 	rest, err := h.comMultiQuery(ctx, c, query, callback)
 	if err != nil {

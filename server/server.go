@@ -80,7 +80,7 @@ type Server struct {
 	memory     *overload.MemoryGuard
 	statements *memlimit.Statements
 	// sessionAccounts are the memory accounts of the sessions and of the server
-	// (package server/memlimit); the guard's checks set their limits.
+	// (package server/memlimit); the memory guard's checks set their limits.
 	sessionAccounts *memlimit.Accounts
 	// userLocks are the user-level locks of GET_LOCK (userlocks.go).
 	userLocks *userlock.Table
@@ -295,8 +295,8 @@ func (s *Server) buildEngine(cfg *config.Config, collation sql.CollationID) *sql
 	access.GrantPrivileges(e.Analyzer.Catalog.MySQLDb, cfg.Users)
 	e.Analyzer.Catalog.AuthHandler = access.Authorization{AuthorizationHandler: e.Analyzer.Catalog.AuthHandler, Allowed: data.RefuseRenameElsewhere}
 	yielder := newYielder(func() int { return int(s.counters.running.Load()) })
-	privileges := access.Guard{Accounts: s.auth, Processes: func() []sql.Process { return e.ProcessList.Processes() }, Config: s.cfg.Load}
-	e.Analyzer.ExecBuilder.PriorityBuilder = guard{yielder: yielder, s: s, base: e.Analyzer.ExecBuilder, privileges: privileges}
+	privileges := access.PlanCheck{Accounts: s.auth, Processes: func() []sql.Process { return e.ProcessList.Processes() }, Config: s.cfg.Load}
+	e.Analyzer.ExecBuilder.PriorityBuilder = checkedBuilder{yielder: yielder, s: s, base: e.Analyzer.ExecBuilder, privileges: privileges}
 	runner := procedureRunner{next: e, s: s}
 	e.Analyzer.Runner = runner
 	e.Analyzer.ExecBuilder.Runner = runner

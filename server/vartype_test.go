@@ -11,8 +11,8 @@ import (
 )
 
 // A negative number for an unsigned setting is refused with MySQL's 1231: the engine's unsigned
-// type wrapped -5 around to 18446744073709551611, which the settings then refused with a message
-// about a float.
+// type wraps -5 around to 18446744073709551611, which the settings would then refuse with a
+// message about a float.
 func TestCheckedVariableTypeRefusesNegatives(t *testing.T) {
 	unsigned := checkedVariableType{SystemVariableType: types.NewSystemUintType("max_queued_statements", 0, math.MaxUint64),
 		name: "max_queued_statements", accepts: "a whole number >= 0", unsigned: true}

@@ -77,7 +77,7 @@ func (s *Server) statementWorkload(c *mysql.Conn, stmt *statement.Summary) (stri
 			continue
 		}
 		if !s.auth.IsAdmin(c.User) && access.IgnoredHint(cfg.Constraints, h) != nil {
-			break // the engine warns (access.Guard's warnIgnoredHints)
+			break // the engine warns (access.PlanCheck's warnIgnoredHints)
 		}
 		if _, ok := cfg.LookupWorkload(h.Value); !ok || !s.admission.Known(h.Value) {
 			return "", errUnknownWorkload(cfg, h.Value, " (SET_VAR hint)")

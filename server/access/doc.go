@@ -24,12 +24,13 @@
 //     an account is an admin or not. GrantPrivileges puts the accounts into the engine's
 //     privilege tables, which the engine checks while it builds a plan, and Authorization gives
 //     its refusals MySQL's numbers (1044, 1142, 1227). What grants cannot express (variable
-//     scopes, databases, account statements, KILL, files under secure_file_priv) Guard checks on
-//     each statement's finished plan, once per statement (CheckedPlans), just before it runs.
+//     scopes, databases, account statements, KILL, files under secure_file_priv) PlanCheck
+//     checks on each statement's finished plan, once per statement (CheckedPlans), just before
+//     it runs.
 //
 //   - SecureFiles resolves the files of SELECT ... INTO OUTFILE, LOAD DATA, LOAD_FILE and SYSTEM
 //     BACKUP inside secure_file_priv, symbolic links and ".." resolved first.
 //
-// The server wires these into the engine (server.go) and asks Guard from its plan builder. The
+// The server wires these into the engine (server.go) and asks PlanCheck from its plan builder. The
 // package imports server/config, server/statement, server/wire and mysqlerr, never server.
 package access

@@ -38,7 +38,7 @@ package access
 // Where the rules live: the engine's privilege tables hold the grants (GrantPrivileges), and the
 // engine checks them while it builds a plan; Authorization gives its refusals MySQL's error
 // numbers. What the engine does not check (variable scopes, databases, users, KILL, files) is
-// checked on the finished plan by Guard, just before it runs: every statement passes there,
+// checked on the finished plan by PlanCheck, just before it runs: every statement passes there,
 // whether it came as text, as a prepared statement, or inside a stored routine. Errors:
 // 1227 (42000) for a global privilege, 1044 (42000) for a database, 1142 (42000) for a table.
 
@@ -136,7 +136,7 @@ func errSecureFilePriv() error {
 
 // Authorization is the engine's own privilege check with MySQL's error numbers (the engine
 // answers 1105 for every refusal). Two statements it refuses are allowed here and checked by
-// Guard instead, because MySQL allows them on one's own connections: SHOW PROCESSLIST (the
+// PlanCheck instead, because MySQL allows them on one's own connections: SHOW PROCESSLIST (the
 // engine's PROCESS check; non-admins see only their own rows) and KILL (the engine's SUPER check;
 // non-admins may kill only their own connections). PROCESS and SUPER are used by nothing else.
 // Allowed, when set, is asked about every check the engine allows, and may still refuse it.
@@ -173,7 +173,7 @@ func (h Authorization) HandleAuth(ctx *sql.Context, aqs sql.AuthorizationQuerySt
 	return errGlobalPrivilege(privilege)
 }
 
-// HandleAuthNode checks GRANT and REVOKE, which Guard refuses for everyone.
+// HandleAuthNode checks GRANT and REVOKE, which PlanCheck refuses for everyone.
 func (h Authorization) HandleAuthNode(ctx *sql.Context, aqs sql.AuthorizationQueryState, node sql.AuthorizationCheckerNode) error {
 	err := h.AuthorizationHandler.HandleAuthNode(ctx, aqs, node)
 	if sql.ErrPrivilegeCheckFailed.Is(err) {
@@ -221,10 +221,10 @@ func errUsersInConfig() error {
 		"Access denied; %s: add, change or remove [[users]] there", errUsersInConfigMessage)
 }
 
-// Guard checks every plan just before it runs, for what the engine's privilege tables cannot
+// PlanCheck checks every plan just before it runs, for what the engine's privilege tables cannot
 // express; see the table at the top of this file. The server asks it once per statement, at the
 // first node of the statement's plan the engine builds (CheckedPlans.First).
-type Guard struct {
+type PlanCheck struct {
 	Accounts *Accounts
 	// Processes are the engine's connections, for KILL.
 	Processes func() []sql.Process
@@ -234,36 +234,36 @@ type Guard struct {
 
 // Check checks a statement's plan, and gives the plan to build (LOAD_FILE calls replaced by the
 // files' contents). visit, when not nil, is called for every node the check walks.
-func (g Guard) Check(ctx *sql.Context, n sql.Node, visit func(sql.Node)) (sql.Node, error) {
-	admin := g.Accounts.IsAdmin(ctx.Session.Client().User)
+func (pc PlanCheck) Check(ctx *sql.Context, n sql.Node, visit func(sql.Node)) (sql.Node, error) {
+	admin := pc.Accounts.IsAdmin(ctx.Session.Client().User)
 	var err error
 	files := false
 	engine.InspectPlan(ctx, n, func(n sql.Node) bool {
 		if visit != nil {
 			visit(n)
 		}
-		err = g.checkNode(ctx, n, admin)
+		err = pc.checkNode(ctx, n, admin)
 		return err == nil
 	}, func(e sql.Expression) bool {
 		if lf, ok := e.(*function.LoadFile); ok {
 			files = true
-			err = g.checkLoadFile(lf, admin)
+			err = pc.checkLoadFile(lf, admin)
 		}
 		return err == nil
 	})
 	if err == nil && files {
-		n, err = g.withFileContents(ctx, n)
+		n, err = pc.withFileContents(ctx, n)
 	}
 	if err != nil {
 		return nil, err
 	}
 	if !admin {
-		g.warnIgnoredHints(ctx)
+		pc.warnIgnoredHints(ctx)
 	}
 	return n, nil
 }
 
-// CheckedPlans remembers, for each session, the statement whose plan the guard checked, by its
+// CheckedPlans remembers, for each session, the statement whose plan PlanCheck checked, by its
 // process id (the engine gives each statement its own): the engine builds the iterators of
 // joins and subqueries again while it runs, from the statement's context. A statement of a
 // stored procedure is checked as its own (the server's procedure runner calls Again).
@@ -271,7 +271,7 @@ type CheckedPlans struct {
 	last sync.Map // session id -> process id
 }
 
-// checkedPlanKey marks the context the guard builds a checked plan with.
+// checkedPlanKey marks the context the server builds a checked plan in.
 type checkedPlanKey struct{}
 
 // Checked is ctx marked as the context of a checked plan: plans built in it are not first ones.
@@ -308,7 +308,7 @@ func (c *CheckedPlans) Again(ctx *sql.Context) *sql.Context {
 func (c *CheckedPlans) Forget(session uint32) { c.last.Delete(session) }
 
 // checkNode applies the rules for one node of the plan.
-func (g Guard) checkNode(ctx *sql.Context, n sql.Node, admin bool) error {
+func (pc PlanCheck) checkNode(ctx *sql.Context, n sql.Node, admin bool) error {
 	switch n := n.(type) {
 	case *plan.Set:
 		if admin {
@@ -349,24 +349,24 @@ func (g Guard) checkNode(ctx *sql.Context, n sql.Node, admin bool) error {
 			return errGlobalPrivilege("SUPER")
 		}
 	case *plan.Kill:
-		return g.killable(ctx, n.ConnID, admin)
+		return pc.killable(ctx, n.ConnID, admin)
 	case *plan.Into:
 		if n.Outfile != "" || n.Dumpfile != "" {
-			if err := g.fileAccessAllowed(admin); err != nil {
+			if err := pc.fileAccessAllowed(admin); err != nil {
 				return err
 			}
-			_, err := g.SecureFiles().Writable(n.Outfile + n.Dumpfile)
+			_, err := pc.SecureFiles().Writable(n.Outfile + n.Dumpfile)
 			return err
 		}
 	case *plan.LoadData:
-		if err := g.fileAccessAllowed(admin); err != nil {
+		if err := pc.fileAccessAllowed(admin); err != nil {
 			return err
 		}
 		if n.Local {
 			return mysqlerr.New(mysqlerr.ERClientLocalFilesDisabled,
 				"Loading local data is disabled; this must be enabled on both the client and server sides")
 		}
-		_, err := g.SecureFiles().Readable(n.File)
+		_, err := pc.SecureFiles().Readable(n.File)
 		return err
 	}
 	return nil
@@ -399,8 +399,8 @@ func setsGlobal(e sql.Expression) (string, bool) {
 // killable allows an admin's KILL of any connection and a non-admin's of a connection of the
 // same user only (MySQL: error 1095 for another user's thread, 1094 for an unknown one, also
 // for an admin).
-func (g Guard) killable(ctx *sql.Context, id uint32, admin bool) error {
-	for _, p := range g.Processes() {
+func (pc PlanCheck) killable(ctx *sql.Context, id uint32, admin bool) error {
+	for _, p := range pc.Processes() {
 		if p.Connection != id {
 			continue
 		}
@@ -413,8 +413,8 @@ func (g Guard) killable(ctx *sql.Context, id uint32, admin bool) error {
 }
 
 // fileAccessAllowed is the gate of every statement that reads or writes server files.
-func (g Guard) fileAccessAllowed(admin bool) error {
-	if g.SecureFiles().Dir == "" {
+func (pc PlanCheck) fileAccessAllowed(admin bool) error {
+	if pc.SecureFiles().Dir == "" {
 		return errSecureFilePriv()
 	}
 	if !admin {
@@ -426,8 +426,8 @@ func (g Guard) fileAccessAllowed(admin bool) error {
 // checkLoadFile admits LOAD_FILE(path) for an admin when path is a constant naming a file
 // inside secure_file_priv once symbolic links and ".." are resolved. (The engine's own check
 // only compares the file's directory, and follows a link out of it.)
-func (g Guard) checkLoadFile(lf *function.LoadFile, admin bool) error {
-	if err := g.fileAccessAllowed(admin); err != nil {
+func (pc PlanCheck) checkLoadFile(lf *function.LoadFile, admin bool) error {
+	if err := pc.fileAccessAllowed(admin); err != nil {
 		return err
 	}
 	var path string
@@ -439,7 +439,7 @@ func (g Guard) checkLoadFile(lf *function.LoadFile, admin bool) error {
 		return mysqlerr.New(mysql.EROptionPreventsStatement,
 			"The MySQL server is running with the --secure-file-priv option so it cannot execute this statement (LOAD_FILE needs a constant file name)")
 	}
-	_, err := g.SecureFiles().Readable(path)
+	_, err := pc.SecureFiles().Readable(path)
 	return err
 }
 
@@ -447,14 +447,14 @@ func (g Guard) checkLoadFile(lf *function.LoadFile, admin bool) error {
 // contents: the engine's own LOAD_FILE follows a link out of the directory, and fails on this
 // server's max_allowed_packet. Like MySQL's, the value is NULL for a missing file or one larger
 // than max_allowed_packet.
-func (g Guard) withFileContents(ctx *sql.Context, n sql.Node) (sql.Node, error) {
+func (pc PlanCheck) withFileContents(ctx *sql.Context, n sql.Node) (sql.Node, error) {
 	n, _, err := transform.Node(ctx, n, func(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 		switch x := n.(type) {
 		case *plan.InsertInto:
-			src, err := g.withFileContents(ctx, x.Source)
+			src, err := pc.withFileContents(ctx, x.Source)
 			return x.WithSource(src), transform.NewTree, err
 		case *plan.TableCopier:
-			src, err := g.withFileContents(ctx, x.Source)
+			src, err := pc.withFileContents(ctx, x.Source)
 			c := *x
 			c.Source = src
 			return &c, transform.NewTree, err
@@ -469,7 +469,7 @@ func (g Guard) withFileContents(ctx *sql.Context, n sql.Node) (sql.Node, error) 
 		if !ok {
 			return e, transform.SameTree, nil
 		}
-		data, err := g.readFile(ctx, lf.Children()[0].(*expression.Literal).Value().(string))
+		data, err := pc.readFile(ctx, lf.Children()[0].(*expression.Literal).Value().(string))
 		if err != nil || data == nil {
 			return expression.NewLiteral(nil, types.LongBlob), transform.NewTree, err
 		}
@@ -480,8 +480,8 @@ func (g Guard) withFileContents(ctx *sql.Context, n sql.Node) (sql.Node, error) 
 
 // readFile reads a file inside secure_file_priv; nil when it is missing, not a regular file, or
 // larger than max_allowed_packet.
-func (g Guard) readFile(ctx *sql.Context, path string) ([]byte, error) {
-	resolved, err := g.SecureFiles().Readable(path)
+func (pc PlanCheck) readFile(ctx *sql.Context, path string) ([]byte, error) {
+	resolved, err := pc.SecureFiles().Readable(path)
 	if err != nil {
 		var se *mysql.SQLError
 		if errors.As(err, &se) && se.Num == mysql.ERTextFileNotReadable {
@@ -507,13 +507,13 @@ func (g Guard) readFile(ctx *sql.Context, path string) ([]byte, error) {
 
 // warnIgnoredHints tells a non-admin which SET_VAR hints of the statement were ignored because
 // they break a constraint (the overload check ignores them; the server's hinted).
-func (g Guard) warnIgnoredHints(ctx *sql.Context) {
+func (pc PlanCheck) warnIgnoredHints(ctx *sql.Context) {
 	query := ctx.Query()
 	if !strings.Contains(query, "/*+") {
 		return
 	}
 	for _, h := range statement.Hints(query) {
-		err := IgnoredHint(g.Config().Constraints, h)
+		err := IgnoredHint(pc.Config().Constraints, h)
 		if err == nil {
 			continue
 		}
@@ -556,8 +556,8 @@ type SecureFiles struct {
 }
 
 // SecureFiles is the running configuration's secure_file_priv.
-func (g Guard) SecureFiles() SecureFiles {
-	return SecureFiles{Dir: g.Config().SecureFilePriv}
+func (pc PlanCheck) SecureFiles() SecureFiles {
+	return SecureFiles{Dir: pc.Config().SecureFilePriv}
 }
 
 // within reports a resolved path if it lies in the resolved directory.

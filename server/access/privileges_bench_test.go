@@ -10,13 +10,13 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 )
 
-// BenchmarkGuard is the privilege guard's cost per statement, on the analyzed plans of a
+// BenchmarkPlanCheck is the plan check's cost per statement, on the analyzed plans of a
 // point SELECT and an INSERT ... SELECT, for a non-admin (every rule runs).
-func BenchmarkGuard(b *testing.B) {
+func BenchmarkPlanCheck(b *testing.B) {
 	provider := memory.NewDBProvider(memory.NewDatabase(MainDatabase))
 	engine := sqle.NewDefault(provider)
 	users := []config.User{{Name: "app"}}
-	g := Guard{Accounts: NewAccounts(users), Config: config.Default} // the check alone, without the engine's executor
+	g := PlanCheck{Accounts: NewAccounts(users), Config: config.Default} // the check alone, without the engine's executor
 	base := sql.NewBaseSessionWithClientServer("", sql.Client{User: "app", Address: "127.0.0.1"}, 1)
 	ctx := sql.NewContext(b.Context(), sql.WithSession(memory.NewSession(base, provider)))
 	ctx.SetCurrentDatabase(MainDatabase)

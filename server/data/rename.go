@@ -13,13 +13,13 @@ import (
 
 // RENAME TABLE and ALTER TABLE ... RENAME TO, all or nothing as in MySQL.
 //
-// The engine renames pair by pair, each for good at once over the in-memory database (whose list
-// of tables was outside any transaction; not re-checked on the storage), and repoints the foreign keys that name a table before it
-// renames the table. So a pair that failed (its table missing, its new name taken) left the pairs
-// before it renamed, and its own table's foreign keys naming a table that was not renamed. An
-// ALTER TABLE that renames and changes more ran its parts in the order written: the parts after
-// RENAME TO looked for the table under its old name, and the statement failed (1146) with the
-// table renamed.
+// The engine renames pair by pair, each for good at once (over its in-memory database, whose
+// list of tables is outside any transaction; not checked again on the storage), and repoints the
+// foreign keys that name a table before it renames the table. So a pair that fails (its table
+// missing, its new name taken) leaves the pairs before it renamed, and its own table's foreign
+// keys naming a table that is not renamed. An ALTER TABLE that renames and changes more runs its
+// parts in the order written: the parts after RENAME TO look for the table under its old name,
+// and the statement fails (1146) with the table renamed.
 //
 // AtomicRenames, an analyzer rule, checks every pair of the statement, in order, against the
 // database's tables and views as the pairs before it leave them, and refuses the statement

@@ -173,7 +173,7 @@ func (l *WriteLock) State() (owner uint32, waiting int) {
 
 // LockWaits are the statements waiting for the write lock, by connection id. The engine lists a
 // connection as running a statement only once its own Query starts, after the wait: without
-// these, a writer stuck behind another transaction showed as Sleep in SHOW PROCESSLIST.
+// these, a writer stuck behind another transaction would show as Sleep in SHOW PROCESSLIST.
 type LockWaits struct{ m sync.Map } // uint32 -> lockWait
 
 // lockWait is one statement's wait: since when, and the statement's text.

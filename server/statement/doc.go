@@ -41,9 +41,9 @@
 // # Exempt statements
 //
 // Under CPU overload the server rejects statements at random. ClickHouse rejects
-// everything, and its users found themselves locked out of the server they had to repair
-// (ClickHouse issue #79880): the queries that show what is happening and the commands that fix
-// it were refused like any other. [Summary.Exempt] marks the statements an operator needs to
+// everything, which locks its users out of the server they have to repair (ClickHouse issue
+// #79880): the queries that show what is happening and the commands that fix it are refused
+// like any other. [Summary.Exempt] marks the statements an operator needs to
 // inspect and repair an overloaded server as exempt: SET, SHOW, KILL, USE, COMMIT, ROLLBACK, SELECTs
 // without FROM of system variables and session functions (DATABASE(), VERSION(), ...: what a
 // connection pool asks a new connection), SELECTs that read exactly one system.* or

@@ -28,61 +28,61 @@ type sample struct {
 	cgroupOK      bool
 }
 
-// history is a ring of the most recent samples, oldest first.
-type history struct {
+// sampleRing is a ring of the most recent samples, oldest first.
+type sampleRing struct {
 	buf        []sample
 	head, size int
 }
 
-func (h *history) at(i int) *sample { return &h.buf[(h.head+i)%len(h.buf)] }
+func (r *sampleRing) at(i int) *sample { return &r.buf[(r.head+i)%len(r.buf)] }
 
-func (h *history) newest() *sample { return h.at(h.size - 1) }
+func (r *sampleRing) newest() *sample { return r.at(r.size - 1) }
 
 // newestOrNil returns a copy of the newest sample, nil when there is none.
-func (h *history) newestOrNil() *sample {
-	if h.size == 0 {
+func (r *sampleRing) newestOrNil() *sample {
+	if r.size == 0 {
 		return nil
 	}
-	s := *h.newest()
+	s := *r.newest()
 	return &s
 }
 
 // push appends s, overwriting the oldest sample when the ring is full.
-func (h *history) push(s sample) {
-	if h.size == len(h.buf) {
-		h.buf[h.head] = s
-		h.head = (h.head + 1) % len(h.buf)
+func (r *sampleRing) push(s sample) {
+	if r.size == len(r.buf) {
+		r.buf[r.head] = s
+		r.head = (r.head + 1) % len(r.buf)
 		return
 	}
-	h.buf[(h.head+h.size)%len(h.buf)] = s
-	h.size++
+	r.buf[(r.head+r.size)%len(r.buf)] = s
+	r.size++
 }
 
 // resize changes the capacity, keeping the newest samples.
-func (h *history) resize(capacity int) {
-	if capacity == len(h.buf) {
+func (r *sampleRing) resize(capacity int) {
+	if capacity == len(r.buf) {
 		return
 	}
-	keep := min(h.size, capacity)
+	keep := min(r.size, capacity)
 	buf := make([]sample, capacity)
 	for i := range keep {
-		buf[i] = *h.at(h.size - keep + i)
+		buf[i] = *r.at(r.size - keep + i)
 	}
-	h.buf, h.head, h.size = buf, 0, keep
+	r.buf, r.head, r.size = buf, 0, keep
 }
 
 // baseline returns the sample the newest one is compared with: the newest
 // sample that is at least window old, within tolerance (half an interval,
 // so timer jitter does not stretch the window by a whole interval), or the
 // oldest sample when none is. Older samples are dropped.
-func (h *history) baseline(window, tolerance time.Duration) *sample {
-	newest := h.newest()
-	for i := h.size - 2; i >= 0; i-- {
-		if newest.at.Sub(h.at(i).at) >= window-tolerance {
-			h.head = (h.head + i) % len(h.buf)
-			h.size -= i
-			return h.at(0)
+func (r *sampleRing) baseline(window, tolerance time.Duration) *sample {
+	newest := r.newest()
+	for i := r.size - 2; i >= 0; i-- {
+		if newest.at.Sub(r.at(i).at) >= window-tolerance {
+			r.head = (r.head + i) % len(r.buf)
+			r.size -= i
+			return r.at(0)
 		}
 	}
-	return h.at(0)
+	return r.at(0)
 }
