@@ -44,8 +44,8 @@ import (
 // reserveFile is the space reserve's name in the data directory.
 const reserveFile = "RESERVE"
 
-// spaceGuard keeps the reserve and the store's disk-full state.
-type spaceGuard struct {
+// diskSpace keeps the reserve and the store's disk-full state.
+type diskSpace struct {
 	fs   vfs.FS // the filesystem under Pebble's wrapper
 	dir  string
 	path string
@@ -72,8 +72,8 @@ func isNoSpace(err error) bool {
 	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
 }
 
-func newSpaceGuard(fs vfs.FS, dir string, size int64, onChange func(bool)) *spaceGuard {
-	g := &spaceGuard{fs: fs, dir: dir, path: fs.PathJoin(dir, reserveFile), size: size,
+func newDiskSpace(fs vfs.FS, dir string, size int64, onChange func(bool)) *diskSpace {
+	g := &diskSpace{fs: fs, dir: dir, path: fs.PathJoin(dir, reserveFile), size: size,
 		onChange: onChange, pause: 100 * time.Millisecond}
 	// A reserve is whole once it has its name (allocate renames it last); a half-made one
 	// from a crash is dropped, and so is a reserve this configuration does not keep.
@@ -90,7 +90,7 @@ func newSpaceGuard(fs vfs.FS, dir string, size int64, onChange func(bool)) *spac
 
 // exhausted is vfs.OnDiskFull's callback: a write of Pebble's got ENOSPC. Pebble's writes wait
 // while it runs, and the failed one is retried once after it.
-func (g *spaceGuard) exhausted() {
+func (g *diskSpace) exhausted() {
 	g.mu.Lock()
 	freed := false
 	if g.reserve {
@@ -110,7 +110,7 @@ func (g *spaceGuard) exhausted() {
 
 // ensureReserve allocates the reserve when it is missing; at Open. A store whose reserve
 // cannot be allocated starts full.
-func (g *spaceGuard) ensureReserve() {
+func (g *diskSpace) ensureReserve() {
 	if g.size <= 0 {
 		return
 	}
@@ -131,7 +131,7 @@ func (g *spaceGuard) ensureReserve() {
 // allocate creates the reserve file: under a temporary name, renamed once its space is
 // allocated and synced, so that a crash never leaves a reserve that reserves nothing. g.mu is
 // held.
-func (g *spaceGuard) allocate() error {
+func (g *diskSpace) allocate() error {
 	tmp := g.path + ".tmp"
 	f, err := g.fs.Create(tmp, vfs.WriteCategoryUnspecified)
 	if err != nil {
@@ -163,7 +163,7 @@ func (g *spaceGuard) allocate() error {
 }
 
 // admit says whether a commit of n bytes may go ahead; table names the table in the error.
-func (g *spaceGuard) admit(n int64, table string) error {
+func (g *diskSpace) admit(n int64, table string) error {
 	if g.full.Load() && !g.tryResume() {
 		return errDiskFull(table)
 	}
@@ -178,7 +178,7 @@ func (g *spaceGuard) admit(n int64, table string) error {
 // tryResume leaves the full state when the filesystem has room for the reserve twice over (or,
 // when it does not report its free space, the reserve can be allocated), with the reserve
 // allocated again.
-func (g *spaceGuard) tryResume() bool {
+func (g *diskSpace) tryResume() bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if !g.full.Load() {
@@ -262,11 +262,11 @@ func (s *Store) CommitFailed(table string, err error) error {
 }
 
 // DiskFull reports whether the store refuses writes because its disk is full.
-func (s *Store) DiskFull() bool { return s.guard.full.Load() }
+func (s *Store) DiskFull() bool { return s.space.full.Load() }
 
 // Admit says whether a commit of n bytes may go ahead on the disk (0: whether writes are taken
 // at all); table names the table in the error (1114).
-func (s *Store) Admit(n int64, table string) error { return s.guard.admit(n, table) }
+func (s *Store) Admit(n int64, table string) error { return s.space.admit(n, table) }
 
 // Broken is the error of every write after Pebble's log failed, or nil.
 func (s *Store) Broken() error {

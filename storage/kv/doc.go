@@ -38,8 +38,8 @@
 //
 // # Locks
 //
-// spaceGuard.mu (the reserve's creation and removal) is a leaf: Pebble's writes take it through
-// spaceGuard.exhausted, and nothing but filesystem calls runs under it. kv and Pebble take their
+// diskSpace.mu (the reserve's creation and removal) is a leaf: Pebble's writes take it through
+// diskSpace.exhausted, and nothing but filesystem calls runs under it. kv and Pebble take their
 // locks below storage's (the write lock, Store.mu, the catalog caches).
 //
 // # A full disk

@@ -111,9 +111,9 @@ type Store struct {
 	stop chan struct{}
 	wg   sync.WaitGroup
 
-	// guard keeps the space reserve and the disk-full state; broken is set when Pebble's log
+	// space keeps the space reserve and the disk-full state; broken is set when Pebble's log
 	// failed a commit (diskspace.go).
-	guard  *spaceGuard
+	space  *diskSpace
 	broken atomic.Pointer[error]
 	// wedged: a panic of Pebble's commit path left its commit pipeline locked, so Close must
 	// not wait for it.
@@ -159,10 +159,10 @@ func Open(dir string, opts Options) (*Store, error) {
 	}
 	cache := pebble.NewCache(opts.CacheBytes)
 	s := &Store{lock: lock, cache: cache, opts: opts, dir: dir, stop: make(chan struct{})}
-	s.guard = newSpaceGuard(fs, dir, max(opts.DiskReserveBytes, 0), opts.OnDiskFull)
+	s.space = newDiskSpace(fs, dir, max(opts.DiskReserveBytes, 0), opts.OnDiskFull)
 	po := &pebble.Options{
 		EventListener:               stallListener(&s.stats),
-		FS:                          vfs.OnDiskFull(fs, s.guard.exhausted),
+		FS:                          vfs.OnDiskFull(fs, s.space.exhausted),
 		Cache:                       cache,
 		Lock:                        lock,
 		FormatMajorVersion:          pebbleFormat,
@@ -194,7 +194,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		_ = s.Close()
 		return nil, err
 	}
-	s.guard.ensureReserve()
+	s.space.ensureReserve()
 	if opts.Sync == SyncNone {
 		s.wg.Add(1)
 		go s.syncLoop()
