@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"overloadsql/internal/wheregen"
 )
 
 // catalogCorpus covers every column type, defaults and ON UPDATE, generated columns, CHECKs,
@@ -145,27 +147,10 @@ func TestIndexMatchesScan(t *testing.T) {
 		}
 		r.must("INSERT INTO sc VALUES " + vals)
 	}
-	ops := []string{"=", "<", "<=", ">", ">=", "<>", "<=>"}
-	cond := func() string {
-		col := string("abcdef"[rng.Intn(6)])
-		switch rng.Intn(5) {
-		case 0:
-			return col + " IS NULL"
-		case 1:
-			return col + " IS NOT NULL"
-		case 2:
-			return fmt.Sprintf("%s IN (%s, %s, %s)", col, val(col[0]), val(col[0]), val(col[0]))
-		case 3:
-			return fmt.Sprintf("%s BETWEEN %s AND %s", col, val(col[0]), val(col[0]))
-		}
-		return col + " " + ops[rng.Intn(len(ops))] + " " + val(col[0])
-	}
+	gen := wheregen.Gen{Rand: rng, Columns: "abcdef", Value: val}
 	indexed := 0
 	for i := 0; i < 400; i++ {
-		where := cond()
-		for rng.Intn(2) == 0 {
-			where = "(" + where + ") " + []string{"AND", "OR"}[rng.Intn(2)] + " " + cond()
-		}
+		where := gen.Where()
 		order := "id"
 		if rng.Intn(2) == 0 {
 			c := string("abcdef"[rng.Intn(6)])
