@@ -34,6 +34,7 @@ const (
 	longInListsID     analyzer.RuleId = 10_024
 	rowPairsID        analyzer.RuleId = 10_025
 	collatedInID      analyzer.RuleId = 10_026
+	virtualChecksID   analyzer.RuleId = 10_027
 )
 
 // kind is why a rule exists (see doc.go).
@@ -78,6 +79,7 @@ func ruleTable(renames ruleFunc) []rule {
 		{tooManyTablesID, bound, beforeDefault, refuseTooManyTables},
 		{virtualShiftsID, correction, beforeDefault, refuseVirtualColumnShifts},
 		{derivedColumnsID, correction, beforeDefault, refuseDuplicateDerivedColumns},
+		{virtualChecksID, correction, beforeDefault, virtualTableChecks},
 		// First after all: it rebuilds every node that holds a LIKE, which would drop the
 		// wrappers the later rules put around some nodes (textVariables).
 		{cancellableLikeID, bound, onceAfterAll, cancellableLikes},
@@ -104,6 +106,9 @@ var engineRules = []engineRule{
 	{"validateReadOnlyDatabase", correction, allowViewsOverReadOnlyTables},
 	{"unnestInSubqueries", bound, limitUnnesting},
 	{"unnestExistsSubqueries", bound, limitUnnesting},
+	{"validateAlterTable", correction, loadVirtualTableChecks},
+	{"resolveDropConstraint", correction, dropChecksOfVirtualTables},
+	{"validateDropConstraint", correction, dropChecksOfVirtualTables},
 }
 
 // Hooks are what the rules need of the server that runs them.

@@ -104,4 +104,93 @@ var columnExpressionScripts = []scriptTest{
 			{query: "SELECT * FROM u ORDER BY a", rows: tsv("1\t0\t1000\t7\tabc", "2\t1\t20\t7\tx", "3\t1\t30\t7\ty")},
 		},
 	},
+
+	// VirtualColumnChecks: the CHECK constraints of a table with a VIRTUAL column hold as those of
+	// any table, as in MySQL: SHOW CREATE TABLE shows them, and INSERT, REPLACE, INSERT ... ON
+	// DUPLICATE KEY UPDATE, INSERT ... SELECT, UPDATE (also through an alias or a join) and a
+	// trigger's INSERT refuse a row that violates one with 3819, storing nothing. The engine
+	// hid them behind its wrapper of such tables: SHOW CREATE TABLE left them out, the rows
+	// were stored, and ALTER TABLE ... DROP CHECK failed with 1105. A STORED column's table
+	// always kept its checks.
+	{
+		name: "VirtualColumnChecks",
+		setup: []string{
+			"CREATE TABLE c2 (id INT PRIMARY KEY, g INT AS (id*2) VIRTUAL, amt INT, CHECK (amt >= 0))",
+			"CREATE TABLE c3 (id INT PRIMARY KEY, g INT AS (id*2) STORED, amt INT, CHECK (amt >= 0))",
+			"CREATE TABLE other (id INT PRIMARY KEY, q INT)",
+			"INSERT INTO other VALUES (1, 1), (2, 2)",
+			"CREATE TABLE feed (id INT, amt INT)",
+			"CREATE TRIGGER feed_c2 AFTER INSERT ON feed FOR EACH ROW INSERT INTO c2 (id, amt) VALUES (new.id, new.amt)",
+		},
+		assertions: []assertion{
+			{query: "SHOW CREATE TABLE c2", contains: "CONSTRAINT `c2_chk_1` CHECK ((`amt` >= 0))"},
+			{query: "SHOW CREATE TABLE c3", contains: "CONSTRAINT `c3_chk_1` CHECK ((`amt` >= 0))"},
+			{query: "INSERT INTO c2 (id, amt) VALUES (1, -5)", err: 3819, state: "HY000", message: "Check constraint 'c2_chk_1' is violated."},
+			{query: "INSERT INTO c3 (id, amt) VALUES (1, -5)", err: 3819, state: "HY000", message: "Check constraint 'c3_chk_1' is violated."},
+			{query: "INSERT INTO c2 (id, amt) VALUES (1, 5), (2, 6)"},
+			{query: "REPLACE INTO c2 (id, amt) VALUES (1, -3)", err: 3819},
+			{query: "INSERT INTO c2 (id, amt) VALUES (1, 1) ON DUPLICATE KEY UPDATE amt = -9", err: 3819},
+			{query: "INSERT INTO c2 (id, amt) SELECT id + 10, -q FROM other", err: 3819},
+			{query: "INSERT INTO feed VALUES (20, -1)", err: 3819},
+			{query: "INSERT INTO c2 (id, amt) VALUES (?, ?)", args: []any{30, -1}, err: 3819},
+			{query: "UPDATE c2 SET amt = -1", err: 3819, state: "HY000", message: "Check constraint 'c2_chk_1' is violated."},
+			{query: "UPDATE c2 SET amt = amt - 6 WHERE id = 1", err: 3819},
+			{query: "UPDATE c2 AS x SET x.amt = -4 WHERE x.g = 2", err: 3819},
+			{query: "UPDATE other JOIN c2 ON c2.id = other.id SET c2.amt = -1", err: 3819},
+			{query: "UPDATE c2 SET amt = 7 WHERE id = 2"},
+			{query: "SELECT * FROM c2 ORDER BY id", rows: tsv("1\t2\t5", "2\t4\t7")},
+			{query: "SELECT COUNT(*) FROM feed", rows: column("0")},
+			// A check added later, here on the VIRTUAL column, holds too, and is dropped.
+			{query: "ALTER TABLE c2 ADD CONSTRAINT g_small CHECK (g < 2)", err: 3819, message: "Check constraint 'g_small' is violated."},
+			{query: "ALTER TABLE c2 ADD CONSTRAINT g_small CHECK (g < 10)"},
+			{query: "SHOW CREATE TABLE c2", contains: "CONSTRAINT `g_small` CHECK ((`g` < 10))"},
+			{query: "INSERT INTO c2 (id, amt) VALUES (5, 1)", err: 3819, message: "Check constraint 'g_small' is violated."},
+			{query: "UPDATE c2 SET id = 6 WHERE id = 1", err: 3819, message: "Check constraint 'g_small' is violated."},
+			{query: "INSERT INTO c2 (id, amt) VALUES (3, 1)"},
+			{query: "ALTER TABLE c2 DROP CHECK g_small"},
+			{query: "INSERT INTO c2 (id, amt) VALUES (5, 1)"},
+			{query: "ALTER TABLE c2 DROP CONSTRAINT c2_chk_1"},
+			{query: "INSERT INTO c2 (id, amt) VALUES (7, -1)"},
+			{query: "SELECT * FROM c2 ORDER BY id", rows: tsv("1\t2\t5", "2\t4\t7", "3\t6\t1", "5\t10\t1", "7\t14\t-1")},
+		},
+	},
+}
+
+// The CHECK constraints of a table with a VIRTUAL column, the one it was created with and one
+// added by ALTER TABLE, hold after a restart: SHOW CREATE TABLE shows them and a violating
+// INSERT or UPDATE fails with 3819.
+func TestVirtualColumnChecksSurviveRestart(t *testing.T) {
+	dir := t.TempDir()
+	s := startServer(t, serverOptions{dir: dir})
+	mustExec(t, s.db(),
+		"CREATE TABLE vc (id INT PRIMARY KEY, g INT AS (id*2) VIRTUAL, amt INT, CHECK (amt >= 0))",
+		"ALTER TABLE vc ADD CONSTRAINT g_small CHECK (g < 10)",
+		"INSERT INTO vc (id, amt) VALUES (1, 1)")
+	s.stop()
+
+	again := startWithConfig(t, serverOptions{dir: dir}, s.configPath, s.addr, s.adminAddr)
+	db := again.db()
+	create := strings.Join(queryStrings(t, db, "SHOW CREATE TABLE vc"), "\n")
+	for _, want := range []string{"CONSTRAINT `vc_chk_1` CHECK ((`amt` >= 0))", "CONSTRAINT `g_small` CHECK ((`g` < 10))"} {
+		if !strings.Contains(create, want) {
+			t.Errorf("SHOW CREATE TABLE vc after the restart lacks %s:\n%s", want, create)
+		}
+	}
+	for _, c := range []struct{ query, check string }{
+		{"INSERT INTO vc (id, amt) VALUES (2, -5)", "vc_chk_1"},
+		{"INSERT INTO vc (id, amt) VALUES (7, 5)", "g_small"},
+		{"UPDATE vc SET amt = -1", "vc_chk_1"},
+	} {
+		_, err := db.Exec(c.query)
+		if err == nil {
+			t.Errorf("%s after the restart: accepted, want error 3819", c.query)
+			continue
+		}
+		if me := mysqlError(t, err); me.Number != 3819 || !strings.Contains(me.Message, c.check) {
+			t.Errorf("%s after the restart: %v, want error 3819 on %s", c.query, err, c.check)
+		}
+	}
+	if got := strings.Join(queryStrings(t, db, "SELECT id, g, amt FROM vc"), ","); got != "1\t2\t1" {
+		t.Errorf("rows after the refused statements: %q, want one row 1 2 1", got)
+	}
 }
