@@ -30,10 +30,9 @@
 // correctComparisons before the engine's rules, correctExecution after them.
 //
 // Outside the analyzer: [Rewrite] corrects each statement the engine's parser returns (the
-// server's parser, the catalog's override, calls it); [NewBoundedProvider] is the database
-// provider with the functions that build large values bounded by max_allowed_packet, the
-// geometry functions checking their input, and JSON_SEARCH stopping at KILL, and through
-// [OverrideFunctions] the server's own functions (its user-level locks, package server/userlock);
+// server's parser, the catalog's override, calls it); [CheckedFunctions] are the geometry
+// functions checking their input and JSON_SEARCH stopping at KILL, which the server adds to the
+// function provider of package engine/functions (the functions bounded by max_allowed_packet);
 // engineprocedures.go removes the engine's test procedures.
 //
 // # What the server gives
@@ -43,4 +42,6 @@
 // table, and the memory guard's request to stop a statement, which the long loops check beside
 // the statement's cancellation. [InspectPlan] is the walk of a plan that also enters what the
 // engine's walks do not (INSERT ... SELECT, subqueries, PREPARE), for the rules and the server.
+// Package engine/functions imports neither this package nor the server: the server gives its
+// bounded functions the same stop request, as a parameter of functions.NewBoundedProvider.
 package engine

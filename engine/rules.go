@@ -117,8 +117,8 @@ type Hooks struct {
 	// TABLE before anything changes; it runs at its place in the table (atomicRenamesID).
 	AtomicRenames analyzer.RuleFunc
 	// Stopped is the error of the statement running on ctx when the server asked it to stop (its
-	// memory guard), nil otherwise. The rules' long loops and the bounded functions check it
-	// beside ctx's cancellation.
+	// memory guard), nil otherwise. The rules' long loops (LIKE, JSON_SEARCH) check it beside
+	// ctx's cancellation; the bounded functions (engine/functions) are given it by the server.
 	Stopped func(ctx context.Context) error
 }
 

@@ -16,8 +16,10 @@
 // package warnings, the running configuration and the counters.
 //
 // What corrects or bounds the engine itself is package engine: its analyzer rules, rewrites of
-// the parsed statement and bounded functions, which buildEngine installs, giving them what they
-// need of the server (engine.Hooks: the RENAME TABLE check, the memory guard's stop). The
+// the parsed statement and checked functions, which buildEngine installs, giving them what they
+// need of the server (engine.Hooks: the RENAME TABLE check, the memory guard's stop), and
+// package engine/functions, the function provider with the functions bounded by
+// max_allowed_packet (given max_allowed_packet and the memory guard's stop). The
 // parser override (parser.go) is the server's: the text rewrites of package server/statement,
 // the bound on view expansion, then engine.Rewrite.
 //

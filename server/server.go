@@ -13,6 +13,7 @@ import (
 
 	"overloadsql/admission"
 	"overloadsql/engine"
+	"overloadsql/engine/functions"
 	"overloadsql/httpapi"
 	"overloadsql/overload"
 	"overloadsql/server/access"
@@ -288,9 +289,10 @@ func (s *Server) buildEngine(cfg *config.Config, collation sql.CollationID) *sql
 	engine.AddRules(engine.Hooks{AtomicRenames: data.AtomicRenames, Stopped: memlimit.Stop})
 	overrides := sql.EngineOverrides{Builder: sql.BuilderOverrides{Parser: newSystemParser()}}
 	e := sqle.New(analyzer.NewBuilder(
-		engine.NewBoundedProvider(provider, func() int { return s.cfg.Load().MaxAllowedPacket }),
+		functions.NewBoundedProvider(provider, func() int { return s.cfg.Load().MaxAllowedPacket }, memlimit.Stop),
 	).AddOverrides(overrides).Build(), nil)
 	engine.WrapEngineRules(e.Analyzer)
+	functions.Override(e, engine.CheckedFunctions())
 	s.useUserLocks(e)
 	access.GrantPrivileges(e.Analyzer.Catalog.MySQLDb, cfg.Users)
 	e.Analyzer.Catalog.AuthHandler = access.Authorization{AuthorizationHandler: e.Analyzer.Catalog.AuthHandler, Allowed: data.RefuseRenameElsewhere}

@@ -1,7 +1,7 @@
 package server
 
 import (
-	"overloadsql/engine"
+	"overloadsql/engine/functions"
 
 	sqle "github.com/dolthub/go-mysql-server"
 )
@@ -12,5 +12,5 @@ import (
 // session's memory account).
 // Test: TestUserLocks and TestLockNames/LockNamesAreBounded fail without it.
 func (s *Server) useUserLocks(e *sqle.Engine) {
-	engine.OverrideFunctions(e, s.userLocks.Functions(s.sessionAccounts.KeepLock))
+	functions.Override(e, s.userLocks.Functions(s.sessionAccounts.KeepLock))
 }

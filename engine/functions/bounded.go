@@ -1,4 +1,4 @@
-package engine
+package functions
 
 import (
 	"context"
@@ -8,11 +8,8 @@ import (
 
 	"overloadsql/mysqlerr"
 
-	sqle "github.com/dolthub/go-mysql-server"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
-	"github.com/dolthub/go-mysql-server/sql/expression/function"
-	gmsjson "github.com/dolthub/go-mysql-server/sql/expression/function/json"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 )
@@ -55,110 +52,22 @@ var boundedFunctions = map[string]resultSize{
 
 // boundedAggregates are the engine's aggregates that keep every value they are given, each
 // with the bound of one value's share of the result (the sum over the rows bounds the result).
-// GROUP_CONCAT stops at group_concat_max_len instead (boundGroupConcat).
+// GROUP_CONCAT stops at group_concat_max_len instead (the server bounds that setting by
+// max_allowed_packet: boundGroupConcat, server/variables.go).
 var boundedAggregates = map[string]resultSize{
 	"json_arrayagg":  func(_ *sql.Context, a []any) uint64 { return add(mul(sum(a), 2), 2) },
 	"json_objectagg": func(_ *sql.Context, a []any) uint64 { return add(mul(sum(a), 2), 4) },
-}
-
-// BoundedProvider is the engine's database provider with the functions of boundedFunctions
-// replaced by checked ones (the engine looks functions up in its provider first), the geometry
-// functions and JSON_SEARCH by theirs, and those of OverrideFunctions.
-type BoundedProvider struct {
-	sql.CollatedDatabaseProvider
-	functions map[string]sql.Function
-}
-
-var _ sql.FunctionProvider = BoundedProvider{}
-
-// OverrideFunctions makes e's provider, a BoundedProvider, answer the names of fns with them,
-// before the engine's built-in functions of the same names.
-func OverrideFunctions(e *sqle.Engine, fns []sql.Function) {
-	p, ok := e.Analyzer.Catalog.DbProvider.(BoundedProvider)
-	if !ok {
-		panic(fmt.Sprintf("engine: the engine's provider is a %T, not the BoundedProvider", e.Analyzer.Catalog.DbProvider))
-	}
-	for _, f := range fns {
-		p.functions[f.FunctionName()] = f
-	}
-}
-
-// NewBoundedProvider is databases with the bounded functions; limit is max_allowed_packet, read
-// at each call.
-func NewBoundedProvider(databases sql.CollatedDatabaseProvider, limit func() int) BoundedProvider {
-	builtin := map[string]sql.Function{}
-	for _, f := range function.BuiltIns {
-		builtin[f.FunctionName()] = f
-	}
-	fns := map[string]sql.Function{}
-	for name, sz := range boundedFunctions {
-		orig, ok := builtin[name]
-		if !ok {
-			panic(fmt.Sprintf("engine: the engine has no function %s to bound", name))
-		}
-		fns[name] = sql.FunctionN{Name: name, Fn: func(ctx *sql.Context, args ...sql.Expression) (sql.Expression, error) {
-			call, err := orig.NewInstance(ctx, args)
-			if err != nil {
-				return nil, err
-			}
-			return &boundedCall{call: call, name: name, size: sz, limit: limit}, nil
-		}}
-	}
-	for name, sz := range boundedAggregates {
-		orig, ok := builtin[name]
-		if !ok {
-			panic(fmt.Sprintf("engine: the engine has no aggregate %s to bound", name))
-		}
-		fns[name] = sql.FunctionN{Name: name, Fn: func(ctx *sql.Context, args ...sql.Expression) (sql.Expression, error) {
-			call, err := orig.NewInstance(ctx, args)
-			if err != nil {
-				return nil, err
-			}
-			agg, ok := call.(sql.Aggregation)
-			if !ok {
-				return nil, fmt.Errorf("engine: %s is not an aggregate", name)
-			}
-			return &boundedAggregate{Aggregation: agg, name: name, size: sz, limit: limit}, nil
-		}}
-	}
-	for name, orig := range builtin {
-		check, ok := geometryFunction(name)
-		if !ok {
-			continue
-		}
-		fns[name] = sql.FunctionN{Name: name, Fn: func(ctx *sql.Context, args ...sql.Expression) (sql.Expression, error) {
-			if len(args) > 0 {
-				args = append([]sql.Expression{&geometryInput{value: args[0], function: name, check: check}}, args[1:]...)
-			}
-			return orig.NewInstance(ctx, args)
-		}}
-	}
-	search := builtin["json_search"]
-	fns["json_search"] = sql.FunctionN{Name: "json_search", Fn: func(ctx *sql.Context, args ...sql.Expression) (sql.Expression, error) {
-		e, err := search.NewInstance(ctx, args)
-		if s, ok := e.(*gmsjson.JSONSearch); ok && err == nil {
-			return cancellableJSONSearch{s}, nil
-		}
-		return e, err
-	}}
-	return BoundedProvider{CollatedDatabaseProvider: databases, functions: fns}
-}
-
-// Function implements sql.FunctionProvider: the bounded functions; the engine's built-ins for
-// every other name.
-func (p BoundedProvider) Function(_ *sql.Context, _, name string) (sql.Function, bool) {
-	f, ok := p.functions[strings.ToLower(name)]
-	return f, ok
 }
 
 // boundedCall is a call of an engine function whose result size is checked before it is
 // built: the arguments are evaluated once, and the engine's function runs on them only when
 // the result fits in max_allowed_packet.
 type boundedCall struct {
-	call  sql.Expression
-	name  string
-	size  resultSize
-	limit func() int
+	call    sql.Expression
+	name    string
+	size    resultSize
+	limit   func() int
+	stopped func(context.Context) error
 }
 
 var (
@@ -192,11 +101,11 @@ func (b *boundedCall) WithChildren(ctx *sql.Context, children ...sql.Expression)
 	if err != nil {
 		return nil, err
 	}
-	return &boundedCall{call: call, name: b.name, size: b.size, limit: b.limit}, nil
+	return &boundedCall{call: call, name: b.name, size: b.size, limit: b.limit, stopped: b.stopped}, nil
 }
 
 func (b *boundedCall) Eval(ctx *sql.Context, row sql.Row) (any, error) {
-	if err := stopped(ctx); err != nil {
+	if err := b.stopped(ctx); err != nil {
 		return nil, err
 	}
 	children := b.call.Children()
@@ -222,8 +131,8 @@ func (b *boundedCall) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	}
 	v, err := call.Eval(ctx, row)
 	// A statement stopped or cancelled while the value was built fails here, in the row that
-	// holds the value (Hooks.Stopped).
-	if err := stopped(ctx); err != nil {
+	// holds the value (the stopped given to NewBoundedProvider).
+	if err := b.stopped(ctx); err != nil {
 		return nil, err
 	}
 	select {
@@ -261,7 +170,7 @@ func (b *boundedAggregate) Description() string {
 func (b *boundedAggregate) with(e sql.Expression) (sql.Expression, error) {
 	agg, ok := e.(sql.Aggregation)
 	if !ok {
-		return nil, fmt.Errorf("engine: %s is no longer an aggregate", b.name)
+		return nil, fmt.Errorf("functions: %s is no longer an aggregate", b.name)
 	}
 	return &boundedAggregate{Aggregation: agg, name: b.name, size: b.size, limit: b.limit}, nil
 }
