@@ -16,9 +16,10 @@ import (
 //
 // correctComparisons runs before the engine's rules, which choose index lookups from the
 // comparisons and turn NOT IN into anti joins. It corrects each expression, bottom-up, then each
-// filter: a row equality becomes the AND of its pairs, each compared exactly (rowComparison,
-// rowcompare.go); a NOT, notEqualUnindexed (notequal.go); an IN list with a spatial left side,
-// checkedGeometryList (geometry.go); any other expression, exactComparison (exactcompare.go); a
+// filter: a row equality becomes the AND of its pairs, each corrected as a comparison
+// (rowComparison, rowcompare.go); a NOT, notEqualUnindexed (notequal.go); an IN list with a
+// spatial left side, checkedGeometryList (geometry.go); any other expression, exactComparison
+// (exactcompare.go) then otherCollationUnindexed (othercollation.go), correctedComparison; a
 // filter, nullSafeNotIn (notin.go). Each changes only what the later ones do not look at (the
 // lists the geometry check changes are those the others leave alone), so one walk gives the
 // plan that a separate walk for each would.
@@ -45,7 +46,18 @@ func comparison(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.T
 			return out, same, err
 		}
 	}
-	return exactComparison(ctx, e)
+	return correctedComparison(ctx, e)
+}
+
+// correctedComparison is one comparison corrected by exactComparison, then by
+// otherCollationUnindexed.
+func correctedComparison(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+	out, same, err := exactComparison(ctx, e)
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	out, same2, err := otherCollationUnindexed(ctx, out)
+	return out, same && same2, err
 }
 
 // execution corrects one node of a planned statement.

@@ -13,10 +13,11 @@ import (
 // correctComparisons writes each `=` of two rows of the same length as the AND of its pairs
 // (rowComparison; `<>` is NOT of `=`); `<=>` and the ordering comparisons are left as they are.
 
-// rowComparison is the AND of pairs, the equalities rowPairs found, each compared exactly.
+// rowComparison is the AND of pairs, the equalities rowPairs found, each corrected as a
+// comparison (correctedComparison).
 func rowComparison(ctx *sql.Context, pairs []sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 	for i, p := range pairs {
-		exact, _, err := exactComparison(ctx, p)
+		exact, _, err := correctedComparison(ctx, p)
 		if err != nil {
 			return nil, transform.SameTree, err
 		}

@@ -58,13 +58,14 @@
 //
 // Indexes are ordered by storage/keys, an encoding whose byte order is the engine's
 // comparison (NULL first, collation weights, exact decimals). A lookup turns the engine's
-// ranges into key ranges and returns exactly the rows of the ranges. A key range may be wider
-// than its range (after a prefix column, a column not bounded, a bound converted to the
-// column's type); the lookup then filters its rows by the ranges, and overlapping widened
-// ranges are merged so that no row comes twice. Under Options.PreciseLookups the engine drops
-// the filters the ranges cover (PreciseMatch); the server sets it, because its analyzer
-// corrects the comparisons whose ranges the engine builds wrong. Without it, or on a table
-// with virtual columns (computed after the read), the engine keeps its filter above the lookup.
+// ranges into key ranges. A key range may be wider than its range (after a prefix column, a
+// column not bounded, a bound converted to the column's type); overlapping widened ranges are
+// merged so that no row comes twice. Under Options.PreciseLookups (PreciseMatch) a lookup
+// returns exactly the rows of its ranges, filtering the rows of a wider key range by the
+// ranges, and the engine drops the filters the ranges cover; the server sets it, because its
+// analyzer corrects the comparisons whose ranges the engine builds wrong. Without it, or on a
+// table with virtual columns (computed after the read), a lookup returns the rows of its key
+// ranges and the engine keeps its filter above the lookup.
 //
 // The key layout is kv's (storage/kv/doc.go); pk is the primary key's columns encoded by
 // storage/keys, or the 8-byte hidden row id.

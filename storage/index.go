@@ -17,10 +17,11 @@ import (
 
 // Index is the primary key (PRIMARY) or a secondary index of a table. Its entries are ordered
 // by the key encoding of its columns, then by primary key. A lookup reads the key ranges of
-// the engine's ranges and returns exactly the rows of those ranges: a key range wider than
-// its range (after a prefix column, a bound the encoder must convert, a column after the
-// first that is not one value) is read wide, and its rows are filtered by the ranges. Under
-// Options.PreciseLookups (PreciseMatch) the engine drops the filters the ranges cover.
+// the engine's ranges; a key range wider than its range (after a prefix column, a bound the
+// encoder must convert, a column after the first that is not one value) is read wide. Under
+// PreciseMatch the lookup filters the rows of a wide key range by the ranges, so that it
+// returns exactly the rows of its ranges, and the engine drops the filters the ranges cover;
+// otherwise the engine's filter above the lookup drops the extra rows.
 type Index struct {
 	tbl *Table
 	// info is nil for PRIMARY.
