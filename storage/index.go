@@ -276,7 +276,8 @@ func (t *Table) lookupPartition(ctx *sql.Context, lookup sql.IndexLookup) (*inde
 		p.ranges = append(p.ranges, rangeSpec{lower: b.lo, upper: b.hi, reverse: lookup.IsReverse, point: point})
 	}
 	p.ranges = mergeRanges(p.ranges, lookup.IsReverse)
-	if wide && t.PreciseMatch() {
+	// the engine keeps its filter above a lookup of a prefix index, precise or not
+	if wide && t.PreciseMatch() && len(idx.PrefixLengths()) == 0 {
 		f, err := expression.NewRangeFilterExpr(ctx, idx.rowExprs(), ranges)
 		if err != nil {
 			return nil, err
