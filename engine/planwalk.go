@@ -18,8 +18,8 @@ import (
 // comparisons and turn NOT IN into anti joins. It corrects each expression, bottom-up, then each
 // filter: a row equality becomes the AND of its pairs, each compared exactly (rowComparison,
 // rowcompare.go); a NOT, notEqualUnindexed (notequal.go); an IN list with a spatial left side,
-// checkedGeometryList (geometry.go); any other expression, exactComparison (exactcompare.go); a
-// filter, nullSafeNotIn (notin.go). Each changes only what the later ones do not look at (the
+// checkedGeometryList (geometry.go); any other expression, exactComparison (exactcompare.go), then
+// unindexedInexactKey (convertedkeys.go); a filter, nullSafeNotIn (notin.go). Each changes only what the later ones do not look at (the
 // lists the geometry check changes are those the others leave alone), so one walk gives the
 // plan that a separate walk for each would.
 //
@@ -45,7 +45,12 @@ func comparison(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.T
 			return out, same, err
 		}
 	}
-	return exactComparison(ctx, e)
+	out, same, err := exactComparison(ctx, e)
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	out, same = inexactKeysUnindexed(ctx, out, same)
+	return out, same, nil
 }
 
 // execution corrects one node of a planned statement.

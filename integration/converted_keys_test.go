@@ -1,0 +1,70 @@
+package integration
+
+import "testing"
+
+// TestConvertedKeys holds the scripts of index lookups by a constant the column's type does not
+// hold exactly, or compared in another collation than the column's: each condition runs on a
+// table with indexes and on one without, and gives MySQL's rows on both.
+func TestConvertedKeys(t *testing.T) { runScripts(t, convertedKeyScripts) }
+
+var convertedKeyScripts = []scriptTest{
+	// RoundedConstants: the engine's range builder converted the constant to the column's type
+	// (FLOAT rounds 0.1 to the FLOAT nearest it, DATE drops the time of day, YEAR and BIT round
+	// 1999.5 and 4.5, BINARY(3) pads 'a' with zero bytes) and, the lookup being precise, dropped
+	// the condition, which MySQL evaluates on the exact constant: the FLOAT 0.1 is a little more
+	// than 0.1, the DATE 2026-01-01 is before 2026-01-01 10:00:00, the BINARY(3) 'a\0\0' is after
+	// 'a'. A constant the type refuses (16 in a BIT(4), a date before TIMESTAMP's first) failed
+	// the lookup with 1105.
+	{
+		name: "RoundedConstants",
+		setup: indexedAndPlain("ri", "rn",
+			"id INT PRIMARY KEY, f FLOAT, d DATE, y YEAR, bt BIT(4), bn BINARY(3), ts TIMESTAMP NULL",
+			", KEY (f), KEY (d), KEY (y), KEY (bt), KEY (bn), KEY (ts), KEY (d, f)",
+			"(1, 0.1, '2026-01-01', 2026, 5, 'a', '1970-01-02 00:00:00'), (2, 1.5, '2026-01-02', 1999, 8, 'ab', '2026-01-01 10:00:00'), "+
+				"(3, NULL, '2025-12-31', 2000, 0, 'abc', NULL), (4, -0.0, NULL, NULL, NULL, NULL, '2026-01-02 00:00:00')"),
+		assertions: concat(whereIDs([]whereCase{
+			{"f > 0.1", []string{"1", "2"}},
+			{"f <= 0.1", []string{"4"}},
+			{"f = 0.1", nil},
+			{"f IN (0.1, 1.5)", []string{"2"}},
+			{"f BETWEEN 0.1 AND 2", []string{"1", "2"}},
+			{"d < '2026-01-01 10:00:00'", []string{"1", "3"}},
+			{"d > '2026-01-01 00:00:01'", []string{"2"}},
+			{"d IN ('2026-01-01 00:00:01', '2026-01-02')", []string{"2"}},
+			{"d = '2026-01-01' AND f > 0.1", []string{"1"}},
+			{"y > 1999.5", []string{"1", "3"}},
+			{"y = 1999.5", nil},
+			{"bt > 4.5", []string{"1", "2"}},
+			{"bt < 16", []string{"1", "2", "3"}},
+			{"bt > -1", []string{"1", "2", "3"}},
+			{"bn > 'a'", []string{"1", "2", "3"}},
+			{"bn < 'ab'", []string{"1"}},
+			{"ts BETWEEN '1970-01-01' AND '1970-01-03'", []string{"1"}},
+		}, "ri", "rn"),
+			[]assertion{
+				{query: "DELETE FROM ri WHERE f > 0.1"},
+				{query: "UPDATE ri SET y = 1901 WHERE d < '2026-01-01 10:00:00'"},
+				{query: "SELECT id, y FROM ri ORDER BY id", rows: [][]string{{"3", "1901"}, {"4", sqlNull}}},
+			}),
+	},
+
+	// CollatedConstants: a text column compared with a constant whose collation wins over the
+	// column's (an explicit COLLATE, a binary string) compares in that collation; the lookup
+	// read the column's index, ordered by the column's collation, and dropped the condition.
+	{
+		name: "CollatedConstants",
+		setup: indexedAndPlain("ci", "cn",
+			"id INT PRIMARY KEY, c VARCHAR(4) COLLATE utf8mb4_0900_bin, l VARCHAR(4) CHARACTER SET latin1",
+			", KEY (c), KEY (l)",
+			"(1, 'a', 'a'), (2, 'A', 'A'), (3, 'b', 'b'), (4, NULL, NULL)"),
+		assertions: whereIDs([]whereCase{
+			{"c = 'A' COLLATE utf8mb4_0900_ai_ci", []string{"1", "2"}},
+			{"c > 'A' COLLATE utf8mb4_0900_ai_ci", []string{"3"}},
+			{"c IN ('A' COLLATE utf8mb4_0900_ai_ci, 'x')", []string{"1", "2"}},
+			{"c = 'A'", []string{"2"}},
+			{"l = _binary'a'", []string{"1"}},
+			{"l < _binary'b'", []string{"1", "2"}},
+			{"l = 'a'", []string{"1", "2"}},
+		}, "ci", "cn"),
+	},
+}
