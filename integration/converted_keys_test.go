@@ -67,4 +67,19 @@ var convertedKeyScripts = []scriptTest{
 			{"l = 'a'", []string{"1", "2"}},
 		}, "ci", "cn"),
 	},
+
+	// TimeInList: a TIME column in an IN list of constants, with an index and without: the
+	// engine's hashed list never held for a TIME, so IN found no row and NOT IN kept every row
+	// (through the index, NOT IN read ranges around the constants and was right).
+	{
+		name:  "TimeInList",
+		setup: indexedAndPlain("ti", "tn", "id INT PRIMARY KEY, t TIME", ", KEY (t)", "(1, '00:00:01'), (2, '10:00:00'), (3, '-01:00:00'), (4, NULL)"),
+		assertions: whereIDs([]whereCase{
+			{"t IN ('00:00:01', '10:00:00')", []string{"1", "2"}},
+			{"t IN ('00:00:01')", []string{"1"}},
+			{"t IN (TIME'10:00:00', TIME'-01:00:00')", []string{"2", "3"}},
+			{"t NOT IN ('00:00:01', '-00:00:01')", []string{"2", "3"}},
+			{"t NOT IN ('10:00:00')", []string{"1", "3"}},
+		}, "ti", "tn"),
+	},
 }
