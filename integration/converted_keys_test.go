@@ -1,6 +1,10 @@
 package integration
 
-import "testing"
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
 
 // TestConvertedKeys holds the scripts of index lookups by a constant the column's type does not
 // hold exactly, or compared in another collation than the column's: each condition runs on a
@@ -82,4 +86,36 @@ var convertedKeyScripts = []scriptTest{
 			{"t NOT IN ('10:00:00')", []string{"1", "3"}},
 		}, "ti", "tn"),
 	},
+
+	// NullSafeLookupJoin: a join on `t.v <=> jo.v` looking t up by its index on v, for a jo.v that
+	// is NULL: the engine's lookup builder marked the lookup of the NULL key empty, though its
+	// range is IS NULL, and the NULLs of t did not join (the storage now reads that range). And
+	// an IN subquery whose table is looked up by `v <=> NULL` found nothing.
+	{
+		name: "NullSafeLookupJoin",
+		setup: concat(
+			indexedAndPlain("ji", "jn", "id INT PRIMARY KEY, v INT, w INT", ", KEY (v)", nullSafeJoinRows()),
+			[]string{"CREATE TABLE jo (id INT PRIMARY KEY, v INT)", "INSERT INTO jo VALUES (1, 3), (2, NULL), (3, 5)"}),
+		assertions: concat(
+			onTables([]string{"ji", "jn"}, []assertion{
+				{query: "SELECT jo.id, COUNT(*) FROM jo JOIN x t ON t.v <=> jo.v GROUP BY jo.id ORDER BY jo.id", rows: tsv("1\t11", "2\t25", "3\t10")},
+				{query: "SELECT jo.id, COUNT(*) FROM jo JOIN x t ON t.v = jo.v GROUP BY jo.id ORDER BY jo.id", rows: tsv("1\t11", "3\t10")},
+				{query: "SELECT COUNT(*) FROM jn o WHERE o.w IN (SELECT w FROM x WHERE v <=> NULL)", rows: column("100")},
+			}),
+			[]assertion{{query: "EXPLAIN PLAN SELECT jo.id FROM jo JOIN ji t ON t.v <=> jo.v", contains: "LookupJoin"}}),
+	},
+}
+
+// nullSafeJoinRows are 100 rows (id, v, w): v is NULL in every fourth, else id mod 7; w is id
+// mod 5.
+func nullSafeJoinRows() string {
+	rows := make([]string, 0, 100)
+	for id := 1; id <= 100; id++ {
+		v := fmt.Sprint(id % 7)
+		if id%4 == 0 {
+			v = "NULL"
+		}
+		rows = append(rows, fmt.Sprintf("(%d, %s, %d)", id, v, id%5))
+	}
+	return strings.Join(rows, ", ")
 }
