@@ -75,12 +75,13 @@ func inexactKeyColumn(ctx *sql.Context, e sql.Expression) bool {
 	return types.IsTextOnly(t)
 }
 
-// constantValue is the value of a literal, or of a conversion or collation of one.
+// constantValue is the value of a literal, or of a conversion, collation or negation of one
+// (`-1e-300` is a negation until the engine folds it).
 func constantValue(ctx *sql.Context, e sql.Expression) (any, bool) {
 	switch c := e.(type) {
 	case *expression.Literal:
 		return c.Value(), true
-	case *expression.Convert, *expression.CollatedExpression:
+	case *expression.Convert, *expression.CollatedExpression, *expression.UnaryMinus:
 		if _, ok := constantValue(ctx, e.Children()[0]); !ok {
 			return nil, false
 		}
@@ -174,11 +175,74 @@ func integerValue(v any) (int64, bool) {
 	return 0, false
 }
 
-// inexactKeysUnindexed is unindexedInexactKey applied to the output of the other corrections of
+// inexactKeysUnindexed is unindexedInexactKey and unindexedMixedJoin applied to the output of the other corrections of
 // a comparison.
 func inexactKeysUnindexed(ctx *sql.Context, e sql.Expression, same transform.TreeIdentity) (sql.Expression, transform.TreeIdentity) {
 	if out, ok := unindexedInexactKey(ctx, e); ok {
 		return out, transform.NewTree
 	}
+	if out, ok := unindexedMixedJoin(ctx, e); ok {
+		return out, transform.NewTree
+	}
 	return e, same
+}
+
+// Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): a join of two columns of
+// different types finds the pairs the comparison finds (a lookup join converts the other
+// table's value to the indexed column's type, so with n INT indexed, `n = x` for a DOUBLE x
+// of 1.5 joined the rows whose n is 2, and with an ENUM, SET, BIT or TIME column indexed it
+// failed with 1105 on a value that type refuses).
+// Test: TestConvertedKeys/JoinsOfMixedTypes fails without it.
+//
+// unindexedMixedJoin, with unindexedInexactKey, has an equality of two columns not looked up
+// in the index of a column whose type does not hold every value of the other's exactly (the
+// column wrapped in unindexed): the join is then a hash join or reads both tables, and the
+// engine compares every pair. Integers of any width and sign key each other (a value out of
+// the column's range matches no row), a DECIMAL keys one with as many digits on both sides of
+// the point, an integer keys a DECIMAL with enough integer digits, and any type keys itself
+// (text in the same collation).
+func unindexedMixedJoin(ctx *sql.Context, e sql.Expression) (sql.Expression, bool) {
+	switch e.(type) {
+	case *expression.Equals, *expression.NullSafeEquals:
+	default:
+		return e, false
+	}
+	sides := e.Children()
+	left, lok := sides[0].(*expression.GetField)
+	right, rok := sides[1].(*expression.GetField)
+	if !lok || !rok {
+		return e, false
+	}
+	lt, rt := left.Type(ctx), right.Type(ctx)
+	out := []sql.Expression{sides[0], sides[1]}
+	if !keysExactly(rt, lt) {
+		out[0] = unindexed{column: sides[0]}
+	}
+	if !keysExactly(lt, rt) {
+		out[1] = unindexed{column: sides[1]}
+	}
+	if out[0] == sides[0] && out[1] == sides[1] {
+		return e, false
+	}
+	w, err := e.WithChildren(ctx, out...)
+	if err != nil {
+		return e, false
+	}
+	return w, true
+}
+
+// keysExactly says whether every value of type key converts to a column of type col exactly,
+// or out of its range, so that a lookup by it finds the rows that compare equal.
+func keysExactly(key, col sql.Type) bool {
+	switch {
+	case types.TypesEqual(key, col):
+		return true
+	case types.IsInteger(key) && types.IsInteger(col):
+		return true
+	case types.IsDecimal(col) && (types.IsDecimal(key) || types.IsInteger(key)):
+		have, _ := typeDigits(col)
+		need, ok := typeDigits(key)
+		return ok && need.integer <= have.integer && need.scale <= have.scale
+	}
+	return false
 }
