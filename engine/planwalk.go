@@ -18,10 +18,11 @@ import (
 // comparisons and turn NOT IN into anti joins. It corrects each expression, bottom-up, then each
 // filter: a row equality becomes the AND of its pairs, each compared exactly (rowComparison,
 // rowcompare.go); a NOT, notEqualUnindexed (notequal.go); an IN list with a spatial left side,
-// checkedGeometryList (geometry.go); any other expression, exactComparison (exactcompare.go), then
-// unindexedInexactKey (convertedkeys.go); a filter, nullSafeNotIn (notin.go). Each changes only what the later ones do not look at (the
-// lists the geometry check changes are those the others leave alone), so one walk gives the
-// plan that a separate walk for each would.
+// checkedGeometryList (geometry.go); an IN list of text and numbers, mixedInList (mixedin.go);
+// any other expression, exactComparison (exactcompare.go), then unindexedInexactKey and
+// unindexedMixedJoin (convertedkeys.go); a filter, nullSafeNotIn (notin.go). Each changes only
+// what the later ones do not look at (the lists the geometry check changes are those the others
+// leave alone), so one walk gives the plan that a separate walk for each would.
 //
 // correctExecution runs after the engine's rules, on the joins they chose and the assignments
 // they left: mergeJoinNulls (mergejoin.go) and rangeCheckedAssignments (outofrange.go), each on
@@ -43,6 +44,9 @@ func comparison(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.T
 	case *expression.InTuple:
 		if out, same, err := checkedGeometryList(ctx, e); !same || err != nil {
 			return out, same, err
+		}
+		if out, ok, err := mixedInList(ctx, e); ok || err != nil {
+			return out, transform.NewTree, err
 		}
 	}
 	out, same, err := exactComparison(ctx, e)
