@@ -199,8 +199,8 @@ func inexactKeysUnindexed(ctx *sql.Context, e sql.Expression, same transform.Tre
 // column wrapped in unindexed): the join is then a hash join or reads both tables, and the
 // engine compares every pair. Integers of any width and sign key each other (a value out of
 // the column's range matches no row), a DECIMAL keys one with as many digits on both sides of
-// the point, an integer keys a DECIMAL with enough integer digits, and any type keys itself
-// (text in the same collation).
+// the point, an integer keys a DECIMAL with enough integer digits, text keys text of its
+// collation at least as long, and any type keys itself.
 func unindexedMixedJoin(ctx *sql.Context, e sql.Expression) (sql.Expression, bool) {
 	switch e.(type) {
 	case *expression.Equals, *expression.NullSafeEquals:
@@ -239,6 +239,9 @@ func keysExactly(key, col sql.Type) bool {
 		return true
 	case types.IsInteger(key) && types.IsInteger(col):
 		return true
+	case types.IsTextOnly(key) && types.IsTextOnly(col):
+		k, c := key.(sql.StringType), col.(sql.StringType)
+		return k.Collation() == c.Collation() && k.MaxCharacterLength() <= c.MaxCharacterLength()
 	case types.IsDecimal(col) && (types.IsDecimal(key) || types.IsInteger(key)):
 		have, _ := typeDigits(col)
 		need, ok := typeDigits(key)
