@@ -32,6 +32,9 @@ var collatedInLists = planRule(func(ctx *sql.Context, e sql.Expression) (sql.Exp
 	if c, ok := newCollatedNullSafeEquals(ctx, e); ok {
 		return c, transform.NewTree, nil
 	}
+	if c, ok := timeInList(ctx, e); ok {
+		return c, transform.NewTree, nil
+	}
 	return e, transform.SameTree, nil
 }, func(_ *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 	return n, transform.SameTree, nil

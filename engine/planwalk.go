@@ -18,11 +18,13 @@ import (
 // comparisons and turn NOT IN into anti joins. It corrects each expression, bottom-up, then each
 // filter: a row equality becomes the AND of its pairs, each corrected as a comparison
 // (rowComparison, rowcompare.go); a NOT, notEqualUnindexed (notequal.go); an IN list with a
-// spatial left side, checkedGeometryList (geometry.go); any other expression, exactComparison
-// (exactcompare.go) then otherCollationUnindexed (othercollation.go), correctedComparison; a
-// filter, nullSafeNotIn (notin.go). Each changes only what the later ones do not look at (the
-// lists the geometry check changes are those the others leave alone), so one walk gives the
-// plan that a separate walk for each would.
+// spatial left side, checkedGeometryList (geometry.go); an IN list of text and numbers,
+// mixedInList (mixedin.go); any other expression, correctedComparison: exactComparison
+// (exactcompare.go), then otherCollationUnindexed (othercollation.go), then
+// unindexedInexactKey and unindexedMixedJoin (convertedkeys.go); a filter, nullSafeNotIn
+// (notin.go). Each changes only what the later ones do not look at (the lists the geometry
+// check changes are those the others leave alone), so one walk gives the plan that a separate
+// walk for each would.
 //
 // correctExecution runs after the engine's rules, on the joins they chose and the assignments
 // they left: mergeJoinNulls (mergejoin.go) and rangeCheckedAssignments (outofrange.go), each on
@@ -45,19 +47,26 @@ func comparison(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.T
 		if out, same, err := checkedGeometryList(ctx, e); !same || err != nil {
 			return out, same, err
 		}
+		if out, ok, err := mixedInList(ctx, e); ok || err != nil {
+			return out, transform.NewTree, err
+		}
 	}
 	return correctedComparison(ctx, e)
 }
 
 // correctedComparison is one comparison corrected by exactComparison, then by
-// otherCollationUnindexed.
+// otherCollationUnindexed, then by inexactKeysUnindexed.
 func correctedComparison(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 	out, same, err := exactComparison(ctx, e)
 	if err != nil {
 		return nil, transform.SameTree, err
 	}
 	out, same2, err := otherCollationUnindexed(ctx, out)
-	return out, same && same2, err
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	out, same = inexactKeysUnindexed(ctx, out, same && same2)
+	return out, same, nil
 }
 
 // execution corrects one node of a planned statement.

@@ -11,6 +11,24 @@ import (
 func TestComparisons(t *testing.T) { runScripts(t, comparisonScripts) }
 
 var comparisonScripts = []scriptTest{
+	// MixedInLists: an IN list of text and numbers compares its left side with each item in
+	// the type of that pair, as MySQL does: with c VARCHAR, `c IN ('x', 1)` holds for 'x' and '1',
+	// not for 'y' (the list was compared as numbers, where 'x' and 'y' are both 0); with t TIME,
+	// `t IN ('00:00:01', 5)` holds for 00:00:01 only; a DATE in such a list failed with 1105.
+	{
+		name: "MixedInLists",
+		setup: indexedAndPlain("mi", "mn", "id INT PRIMARY KEY, c VARCHAR(5), t TIME, d DATE", ", KEY (c), KEY (t), KEY (d)",
+			"(1, 'x', '00:00:01', '2026-01-01'), (2, 'y', '00:00:02', '2026-01-02'), (3, '1', NULL, NULL)"),
+		assertions: whereIDs([]whereCase{
+			{"c IN ('x', 1)", []string{"1", "3"}},
+			{"c NOT IN ('x', 1)", []string{"2"}},
+			{"c IN ('x', 0)", []string{"1", "2"}},
+			{"c IN ('z', NULL, 1)", []string{"3"}},
+			{"c NOT IN ('z', NULL, 1)", nil},
+			{"t IN ('00:00:01', 5)", []string{"1"}},
+			{"d IN ('2026-01-01', 5)", []string{"1"}},
+		}, "mi", "mn"),
+	},
 	// NumericComparisonsAreExact: MySQL compares numbers by their exact values. The engine
 	// compared a DECIMAL with another number in the DECIMAL's type, rounding the other one first,
 	// and an index lookup converted its key to the column's type, clamping it: with d

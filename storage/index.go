@@ -253,7 +253,7 @@ func (t *Table) lookupPartition(ctx *sql.Context, lookup sql.IndexLookup) (*inde
 		}
 	}
 	p := &indexPartition{secondary: !idx.primary()}
-	if lookup.IsEmptyRange {
+	if lookup.IsEmptyRange && !nullSafeNullLookup(lookup) {
 		return p, nil
 	}
 	ranges, ok := lookup.Ranges.(sql.MySQLRangeCollection)
@@ -285,6 +285,32 @@ func (t *Table) lookupPartition(ctx *sql.Context, lookup sql.IndexLookup) (*inde
 		p.filter = f
 	}
 	return p, nil
+}
+
+// nullSafeNullLookup says whether a lookup the engine marks empty is a null-safe lookup of NULL
+// keys: one range whose columns are each IS NULL or, after them, every value. The engine's
+// lookup join marks a lookup empty when a key is NULL, also for a null-safe key (`x <=> y`),
+// whose range it makes IS NULL; a key NULL in a column that is not null-safe leaves that
+// column's range as it was, a range of a value, so a lookup with such a column stays empty.
+func nullSafeNullLookup(lookup sql.IndexLookup) bool {
+	ranges, ok := lookup.Ranges.(sql.MySQLRangeCollection)
+	if !ok || len(ranges) != 1 || len(ranges[0]) == 0 {
+		return false
+	}
+	nulls, rest := 0, false
+	for _, ce := range ranges[0] {
+		_, lowNull := ce.LowerBound.(sql.BelowNull)
+		_, highNull := ce.UpperBound.(sql.AboveNull)
+		switch {
+		case lowNull && highNull && !rest:
+			nulls++
+		case ce.Type() == sql.RangeType_All:
+			rest = true
+		default:
+			return false
+		}
+	}
+	return nulls > 0
 }
 
 // rowExprs are the index's columns as fields of the table's whole row.
