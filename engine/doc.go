@@ -27,7 +27,11 @@
 // wrapped are in the second table, engineRules, which [WrapEngineRules] applies to an analyzer.
 //
 // The rules that correct comparisons and joins share two walks of the plan (planwalk.go):
-// correctComparisons before the engine's rules, correctExecution after them.
+// correctComparisons before the engine's rules, correctExecution after them. The corrections of
+// single comparisons that correctComparisons runs (exact numbers, text read as numbers, other
+// collations, inexact index keys, row equalities, NOT IN with NULLs) are in package
+// engine/compare, which imports nothing of this package; the IN lists with a spatial left side
+// stay here (geometry.go).
 //
 // Outside the analyzer: [Rewrite] corrects each statement the engine's parser returns (the
 // server's parser, the catalog's override, calls it); [CheckedFunctions] are the geometry

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"overloadsql/engine/compare"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
@@ -16,57 +18,30 @@ import (
 //
 // correctComparisons runs before the engine's rules, which choose index lookups from the
 // comparisons and turn NOT IN into anti joins. It corrects each expression, bottom-up, then each
-// filter: a row equality becomes the AND of its pairs, each corrected as a comparison
-// (rowComparison, rowcompare.go); a NOT, notEqualUnindexed (notequal.go); an IN list with a
-// spatial left side, checkedGeometryList (geometry.go); an IN list of text and numbers,
-// mixedInList (mixedin.go); any other expression, correctedComparison: exactComparison
-// (exactcompare.go), then otherCollationUnindexed (othercollation.go), then
-// unindexedInexactKey and unindexedMixedJoin (convertedkeys.go); a filter, nullSafeNotIn
-// (notin.go). Each changes only what the later ones do not look at (the lists the geometry
-// check changes are those the others leave alone), so one walk gives the plan that a separate
-// walk for each would.
+// filter: an IN list with a spatial left side, checkedGeometryList (geometry.go); any other
+// expression, the corrections of single comparisons of package engine/compare
+// (compare.Comparison: row equalities, NOT, IN lists of text and numbers, exact numbers, other
+// collations, inexact index keys); a filter, compare.NullSafeNotIn. Each changes only what the
+// later ones do not look at (the lists the geometry check changes are those the others leave
+// alone), so one walk gives the plan that a separate walk for each would.
 //
 // correctExecution runs after the engine's rules, on the joins they chose and the assignments
 // they left: mergeJoinNulls (mergejoin.go) and rangeCheckedAssignments (outofrange.go), each on
 // its own kind of node.
 var (
-	correctComparisons = planRule(comparison, nullSafeNotIn)
+	correctComparisons = planRule(comparison, compare.NullSafeNotIn)
 	correctExecution   = planRule(nil, execution)
 )
 
-// comparison corrects one expression, its children already corrected.
+// comparison corrects one expression, its children already corrected: the geometry check of an
+// IN list, then compare.Comparison.
 func comparison(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-	switch e := e.(type) {
-	case *expression.Not:
-		return notEqualUnindexed(ctx, e)
-	case *expression.Equals:
-		if pairs, ok := rowPairs(e.Left(), e.Right()); ok {
-			return rowComparison(ctx, pairs)
-		}
-	case *expression.InTuple:
-		if out, same, err := checkedGeometryList(ctx, e); !same || err != nil {
+	if in, ok := e.(*expression.InTuple); ok {
+		if out, same, err := checkedGeometryList(ctx, in); !same || err != nil {
 			return out, same, err
 		}
-		if out, ok, err := mixedInList(ctx, e); ok || err != nil {
-			return out, transform.NewTree, err
-		}
 	}
-	return correctedComparison(ctx, e)
-}
-
-// correctedComparison is one comparison corrected by exactComparison, then by
-// otherCollationUnindexed, then by inexactKeysUnindexed.
-func correctedComparison(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-	out, same, err := exactComparison(ctx, e)
-	if err != nil {
-		return nil, transform.SameTree, err
-	}
-	out, same2, err := otherCollationUnindexed(ctx, out)
-	if err != nil {
-		return nil, transform.SameTree, err
-	}
-	out, same = inexactKeysUnindexed(ctx, out, same && same2)
-	return out, same, nil
+	return compare.Comparison(ctx, e)
 }
 
 // execution corrects one node of a planned statement.

@@ -3,16 +3,18 @@ package engine
 import (
 	"strings"
 
+	"overloadsql/engine/compare"
+
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 )
 
 // Rewrite is what the corrections do to each statement the engine's parser returns, before the
-// engine plans it: foldPreparedNames, exactDecimalLiterals and balanceSetOps (which also gives
+// engine plans it: foldPreparedNames, compare.ExactDecimalLiterals and balanceSetOps (which also gives
 // the columns of nested set operations distinct names, distinctSetOpColumns). The server's
 // parser applies it to every parse of the engine: the handler's and the planner's, the body of a
 // stored procedure on every CALL, the body of a trigger and the statements of events.
 func Rewrite(stmt ast.Statement) ast.Statement {
-	return balanceSetOps(exactDecimalLiterals(foldPreparedNames(stmt)))
+	return balanceSetOps(compare.ExactDecimalLiterals(foldPreparedNames(stmt)))
 }
 
 // Correction (go-mysql-server v0.20.1-0.20260819200441-c0b22e21d5fc): PREPARE, EXECUTE and
@@ -35,7 +37,7 @@ func foldPreparedNames(stmt ast.Statement) ast.Statement {
 	case *ast.Deallocate:
 		s.Name = PreparedName(s.Name)
 	case *ast.DDL:
-		if body := routineBody(s); body != nil {
+		if body := compare.RoutineBody(s); body != nil {
 			_ = ast.Walk(func(node ast.SQLNode) (bool, error) {
 				if inner, ok := node.(ast.Statement); ok && node != body {
 					foldPreparedNames(inner)
@@ -45,17 +47,4 @@ func foldPreparedNames(stmt ast.Statement) ast.Statement {
 		}
 	}
 	return stmt
-}
-
-// routineBody is the body of the stored procedure, trigger or event ddl creates, or nil.
-func routineBody(ddl *ast.DDL) ast.Statement {
-	switch {
-	case ddl.ProcedureSpec != nil:
-		return ddl.ProcedureSpec.Body
-	case ddl.TriggerSpec != nil:
-		return ddl.TriggerSpec.Body
-	case ddl.EventSpec != nil:
-		return ddl.EventSpec.Body
-	}
-	return nil
 }

@@ -1,4 +1,4 @@
-package engine
+package compare
 
 import (
 	"github.com/dolthub/go-mysql-server/sql"
@@ -37,7 +37,7 @@ func mixedInList(ctx *sql.Context, in *expression.InTuple) (sql.Expression, bool
 	}
 	var out sql.Expression
 	for _, item := range list {
-		eq, _, err := comparison(ctx, expression.NewEquals(in.Left(), item))
+		eq, _, err := Comparison(ctx, expression.NewEquals(in.Left(), item))
 		if err != nil {
 			return nil, false, err
 		}

@@ -1,4 +1,4 @@
-package engine
+package compare
 
 import (
 	"github.com/dolthub/go-mysql-server/sql"
@@ -11,12 +11,12 @@ import (
 // keeps no row when x or a y is NULL (the engine's anti join does).
 // Test: TestComparisons/NotInWithNulls fails without it; upstream dolthub/go-mysql-server#3861 (open).
 //
-// nullSafeNotIn, part of the analyzer rule correctComparisons (planwalk.go) that runs before the
+// NullSafeNotIn, part of the analyzer rule correctComparisons (engine/planwalk.go) that runs before the
 // engine's, marks those conditions (and `NOT (x = (SELECT ...))`, which the planner treats alike)
 // as `(...) IS TRUE` when either side may be NULL: the same rows pass a WHERE, and the planner
 // leaves the condition to be evaluated (the subquery's result is read once when it does not
 // depend on the row). Where neither side can be NULL the anti join is right and stays.
-func nullSafeNotIn(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+func NullSafeNotIn(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 	filter, ok := n.(*plan.Filter)
 	if !ok {
 		return n, transform.SameTree, nil

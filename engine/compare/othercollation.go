@@ -1,4 +1,4 @@
-package engine
+package compare
 
 import (
 	"github.com/dolthub/go-mysql-server/sql"
@@ -15,7 +15,7 @@ import (
 // plan, while the lookup's ranges are in the column's collation: it returns 'a' for 'A'.)
 // Test: TestCollatedIn/OtherCollationsAreNotLookedUp fails without it.
 //
-// otherCollationUnindexed, part of the analyzer rule correctComparisons (planwalk.go) that
+// otherCollationUnindexed, part of the analyzer rule correctComparisons (engine/planwalk.go) that
 // runs before the engine's, wraps such a column in unindexed (exactcompare.go), so that the
 // engine evaluates the comparison on every row it reads. MySQL does not look such a comparison
 // up in the column's index either. A comparison in the column's own collation (a literal

@@ -1,4 +1,4 @@
-package engine
+package compare
 
 import (
 	"math"
@@ -24,7 +24,7 @@ func TestExactDecimalLiterals(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.in, err)
 		}
-		if got := ast.String(exactDecimalLiterals(stmt)); got != c.want {
+		if got := ast.String(ExactDecimalLiterals(stmt)); got != c.want {
 			t.Errorf("%s:\n got %s\nwant %s", c.in, got, c.want)
 		}
 	}
@@ -83,7 +83,7 @@ func TestExactDecimalLiteralsInInsert(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.in, err)
 		}
-		if got := ast.String(exactDecimalLiterals(stmt)); got != c.want {
+		if got := ast.String(ExactDecimalLiterals(stmt)); got != c.want {
 			t.Errorf("%s:\n got %s\nwant %s", c.in, got, c.want)
 		}
 	}

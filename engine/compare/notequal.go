@@ -1,4 +1,4 @@
-package engine
+package compare
 
 import (
 	"slices"
@@ -13,7 +13,7 @@ import (
 // column leaves out the rows holding v (the range builder drops it).
 // Test: TestNotEqual/DoubleNotEqual fails without it.
 //
-// notEqualUnindexed, part of the analyzer rule correctComparisons (planwalk.go) that runs before
+// notEqualUnindexed, part of the analyzer rule correctComparisons (engine/planwalk.go) that runs before
 // the engine's, has such a condition on such a column compared with numbers (literals as
 // literalDecimal reads them: the parser's CAST of a decimal literal looked through) read the
 // table instead of the index (the column wrapped in unindexed, defined in exactcompare.go), where

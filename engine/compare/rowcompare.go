@@ -1,4 +1,4 @@
-package engine
+package compare
 
 import (
 	"github.com/dolthub/go-mysql-server/sql"

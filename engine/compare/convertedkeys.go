@@ -1,4 +1,4 @@
-package engine
+package compare
 
 import (
 	"bytes"
@@ -23,7 +23,7 @@ import (
 // `c = _binary'a'`, finds the rows of that collation, not of the column's.
 // Test: TestConvertedKeys fails without it.
 //
-// unindexedInexactKey, part of the analyzer rule correctComparisons (planwalk.go) that runs
+// unindexedInexactKey, part of the analyzer rule correctComparisons (engine/planwalk.go) that runs
 // before the engine's, has such a comparison (=, <=>, <, <=, >, >=, BETWEEN, IN) read the table
 // instead of the index (the column wrapped in unindexed), where the engine evaluates it on
 // every row. It looks at FLOAT, DATE, DATETIME, TIMESTAMP, YEAR, BIT, BINARY, ENUM and SET

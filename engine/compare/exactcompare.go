@@ -1,4 +1,4 @@
-package engine
+package compare
 
 import (
 	"bytes"
@@ -27,9 +27,9 @@ import (
 // MySQL compares the exact values. Two steps bring that back. The engine's planner
 // converts a decimal literal compared with a DECIMAL column to the column's type (`d > 1.499`
 // becomes `d > 1.50`), so the parser's output first gives each decimal literal of a comparison a
-// type that holds it (exactDecimalLiterals: CAST(1.499 AS DECIMAL(5,3)), which the engine folds
+// type that holds it (ExactDecimalLiterals: CAST(1.499 AS DECIMAL(5,3)), which the engine folds
 // back into a constant, for index lookups too). Then exactComparison, part of the analyzer rule
-// correctComparisons (planwalk.go) that runs before the engine's own, finds the comparisons (=,
+// correctComparisons (engine/planwalk.go) that runs before the engine's own, finds the comparisons (=,
 // <=>, <, <=, >, >=, BETWEEN, IN) where a side would be rounded or clamped: a literal that the
 // column's type cannot hold exactly, or a DECIMAL compared with a number of a larger scale or more
 // integer digits than its type has. It compares every side of those as DECIMAL(65, s), s the
@@ -44,12 +44,12 @@ const (
 	exactDecimalMaxScale  = 30
 )
 
-// exactDecimalLiterals gives each decimal literal (1.499, not 1.5e0) that is a side of a
+// ExactDecimalLiterals gives each decimal literal (1.499, not 1.5e0) that is a side of a
 // comparison in stmt a type that holds it exactly, CAST(1.499 AS DECIMAL(5,3)), so that the
 // engine's planner leaves its value as written (see the top of the file): in queries, INSERT,
 // UPDATE, DELETE, the query of a view and CHECK constraints. The column a comparison names
 // keeps the text the client wrote.
-func exactDecimalLiterals(stmt ast.Statement) ast.Statement {
+func ExactDecimalLiterals(stmt ast.Statement) ast.Statement {
 	var tree ast.SQLNode
 	switch s := stmt.(type) {
 	case *ast.Select, *ast.SetOp, *ast.Update, *ast.Delete:
@@ -64,7 +64,7 @@ func exactDecimalLiterals(stmt ast.Statement) ast.Statement {
 		_ = ast.Walk(exactComparisonLiterals, s.OnDup, s.With)
 		return stmt
 	case *ast.Explain: // Walk does not look into it
-		exactDecimalLiterals(s.Statement)
+		ExactDecimalLiterals(s.Statement)
 		return stmt
 	case *ast.DDL:
 		// A view's query, and CHECK constraints: the engine keeps a constraint as the text of
@@ -140,7 +140,7 @@ func exactCheckLiterals(ddl *ast.DDL) {
 // same parser (the catalog's override, which applies Rewrite), so the body it runs is the one
 // so rewritten.
 func exactRoutineLiterals(ddl *ast.DDL) {
-	if body := routineBody(ddl); body != nil {
+	if body := RoutineBody(ddl); body != nil {
 		_ = ast.Walk(exactRoutineNode, body)
 	}
 }
@@ -404,7 +404,7 @@ func holds(t sql.Type, v decimal.Decimal) bool {
 }
 
 // literalDecimal is the value of a numeric literal (or a text literal that is a number, or a
-// literal converted to DECIMAL by exactDecimalLiterals), exactly; false for anything else.
+// literal converted to DECIMAL by ExactDecimalLiterals), exactly; false for anything else.
 func literalDecimal(ctx *sql.Context, e sql.Expression) (decimal.Decimal, bool) {
 	var value any
 	switch e := e.(type) {
@@ -706,4 +706,17 @@ func (u unindexed) WithChildren(ctx *sql.Context, children ...sql.Expression) (s
 
 func (u unindexed) CollationCoercibility(ctx *sql.Context) (sql.CollationID, byte) {
 	return sql.GetCoercibility(ctx, u.column)
+}
+
+// RoutineBody is the body of the stored procedure, trigger or event ddl creates, or nil.
+func RoutineBody(ddl *ast.DDL) ast.Statement {
+	switch {
+	case ddl.ProcedureSpec != nil:
+		return ddl.ProcedureSpec.Body
+	case ddl.TriggerSpec != nil:
+		return ddl.TriggerSpec.Body
+	case ddl.EventSpec != nil:
+		return ddl.EventSpec.Body
+	}
+	return nil
 }
