@@ -18,16 +18,8 @@ import (
 // every kind on every column: integers in and out of the column's range, decimals, floating
 // point, text that reads as a number and text that does not.
 func TestIndexMatchesScanThroughServer(t *testing.T) {
-	s := sharedServer(t)
-	db := s.pool(t, "default", "")
 	ctx := context.Background()
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	mustExec(t, conn, "DROP DATABASE IF EXISTS s_indexscan", "CREATE DATABASE s_indexscan", "USE s_indexscan")
-	t.Cleanup(func() { mustExec(t, db, "DROP DATABASE IF EXISTS s_indexscan") })
+	conn := scratchDatabase(t, "s_indexscan")
 
 	cols := "id INT PRIMARY KEY, a INT, g BIGINT UNSIGNED, h TINYINT, c DOUBLE, d DECIMAL(6,2), " +
 		"b VARCHAR(10) COLLATE utf8mb4_0900_ai_ci, e DATETIME, f VARCHAR(20)"
@@ -154,4 +146,21 @@ func symmetricDifference(a, b string) string {
 		}
 	}
 	return strings.Join(out, ", ")
+}
+
+// scratchDatabase is a connection of the shared server's admin to a new database of that name,
+// dropped when the test ends.
+func scratchDatabase(t *testing.T, name string) *sql.Conn {
+	t.Helper()
+	db := sharedServer(t).pool(t, "default", "")
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = conn.Close()
+		mustExec(t, db, "DROP DATABASE IF EXISTS "+name)
+	})
+	mustExec(t, conn, "DROP DATABASE IF EXISTS "+name, "CREATE DATABASE "+name, "USE "+name)
+	return conn
 }

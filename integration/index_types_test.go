@@ -58,19 +58,12 @@ var typedColumns = []typedColumn{
 // UPDATE and DELETE (their affected rows and the table after). OVERLOADSQL_DIFF_SEED runs another
 // seed.
 func TestIndexMatchesScanOverTypes(t *testing.T) {
-	s := sharedServer(t)
-	db := s.pool(t, "default", "")
 	ctx := context.Background()
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	mustExec(t, conn, "DROP DATABASE IF EXISTS s_indextypes", "CREATE DATABASE s_indextypes", "USE s_indextypes")
-	t.Cleanup(func() { mustExec(t, db, "DROP DATABASE IF EXISTS s_indextypes") })
+	conn := scratchDatabase(t, "s_indextypes")
 
 	seed := int64(41)
 	if env := os.Getenv("OVERLOADSQL_DIFF_SEED"); env != "" {
+		var err error
 		if seed, err = strconv.ParseInt(env, 10, 64); err != nil {
 			t.Fatal(err)
 		}
