@@ -92,8 +92,8 @@ func TestIndexMatchesScanThroughServer(t *testing.T) {
 			strings.Count(plan, "index: [ix.id]") < strings.Count(plan, "index: [ix.") {
 			indexed++
 		}
-		a, errA := idsOf(ctx, conn, "SELECT id FROM ix"+q)
-		b, errB := idsOf(ctx, conn, "SELECT id FROM sc"+q)
+		a, errA := rowsOf(ctx, conn, "SELECT id FROM ix"+q)
+		b, errB := rowsOf(ctx, conn, "SELECT id FROM sc"+q)
 		if (errA == nil) != (errB == nil) {
 			t.Fatalf("%s: with indexes %v, without %v", q, errA, errB)
 		}
@@ -112,22 +112,23 @@ func TestIndexMatchesScanThroughServer(t *testing.T) {
 	t.Logf("%d of %d queries read an index; %d compared", indexed, queries, compared)
 }
 
-// idsOf runs a query of one column and returns its values joined, in order.
-func idsOf(ctx context.Context, conn *sql.Conn, query string) (string, error) {
-	rows, err := conn.QueryContext(ctx, query)
+// rowsOf runs a query and returns its rows, their fields joined by commas and the rows by
+// spaces, a NULL as NULL.
+func rowsOf(ctx context.Context, conn *sql.Conn, query string) (string, error) {
+	_, rows, err := queryRows(ctx, conn, query)
 	if err != nil {
 		return "", err
 	}
-	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return "", err
+	out := make([]string, len(rows))
+	for i, row := range rows {
+		for j, v := range row {
+			if v == sqlNull {
+				row[j] = "NULL"
+			}
 		}
-		ids = append(ids, id)
+		out[i] = strings.Join(row, ",")
 	}
-	return strings.Join(ids, " "), rows.Err()
+	return strings.Join(out, " "), nil
 }
 
 // symmetricDifference is the ids in exactly one of two lists of ids, comma-separated.

@@ -214,39 +214,6 @@ func isWordByte(c byte) bool {
 	return c == '_' || c == '.' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
-// rowsOf runs a query and returns its rows, one a line.
-func rowsOf(ctx context.Context, conn *sql.Conn, query string) (string, error) {
-	rows, err := conn.QueryContext(ctx, query)
-	if err != nil {
-		return "", err
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return "", err
-	}
-	var out []string
-	for rows.Next() {
-		vals := make([]sql.NullString, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return "", err
-		}
-		parts := make([]string, len(cols))
-		for i, v := range vals {
-			parts[i] = v.String
-			if !v.Valid {
-				parts[i] = "NULL"
-			}
-		}
-		out = append(out, strings.Join(parts, ","))
-	}
-	return strings.Join(out, " "), rows.Err()
-}
-
 // affected runs a statement and returns the rows it changed.
 func affected(ctx context.Context, conn *sql.Conn, stmt string) (int64, error) {
 	res, err := conn.ExecContext(ctx, stmt)
