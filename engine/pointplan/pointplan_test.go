@@ -1,0 +1,239 @@
+package pointplan_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+	sqle "github.com/dolthub/go-mysql-server"
+	"github.com/dolthub/go-mysql-server/enginetest"
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/information_schema"
+
+	"overloadsql/engine"
+	"overloadsql/engine/pointplan"
+	"overloadsql/storage"
+)
+
+// db is the engine as the server builds it (overloadsql's rules, then the planner) on a store
+// in memory, with one session.
+type db struct {
+	t       testing.TB
+	e       *sqle.Engine
+	planner *pointplan.Planner
+	sess    *storage.Session
+	ctx     *sql.Context
+}
+
+func newDB(t testing.TB, planner bool, opts pointplan.Options) *db {
+	t.Helper()
+	engine.AddRules(engine.Hooks{})
+	s, err := storage.Open("data", storage.Options{FS: vfs.NewMem(), PreciseLookups: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	a := analyzer.NewDefault(s.Provider())
+	a.Catalog.MySQLDb.AddRootAccount()
+	a.Catalog.InfoSchema = information_schema.NewInformationSchemaDatabase()
+	e := sqle.New(a, new(sqle.Config))
+	engine.WrapEngineRules(a)
+	d := &db{t: t, e: e}
+	if planner {
+		d.planner = pointplan.Install(a, opts)
+	}
+	d.sess = s.NewSession(enginetest.NewBaseSession())
+	t.Cleanup(d.sess.Close)
+	d.ctx = sql.NewContext(context.Background(), sql.WithSession(d.sess))
+	d.ctx.SetCurrentDatabase("main")
+	return d
+}
+
+// query runs q as one autocommit statement and returns its rows printed.
+func (d *db) query(q string) (string, error) {
+	ctx := d.ctx.WithQuery(q)
+	upper := strings.ToUpper(q)
+	writes := !strings.HasPrefix(upper, "SELECT") && !strings.HasPrefix(upper, "SET")
+	if err := d.sess.BeginStatement(ctx, writes); err != nil {
+		return "", err
+	}
+	failed := true
+	defer func() { d.sess.EndStatement(ctx, failed, false) }()
+	_, iter, _, err := d.e.Query(ctx, q)
+	if err != nil {
+		return "", err
+	}
+	var rows []string
+	for {
+		row, err := iter.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			_ = iter.Close(ctx)
+			return "", err
+		}
+		rows = append(rows, fmt.Sprint(row))
+	}
+	if err := iter.Close(ctx); err != nil {
+		return "", err
+	}
+	failed = false
+	return strings.Join(rows, " "), nil
+}
+
+func (d *db) must(q string) string {
+	d.t.Helper()
+	out, err := d.query(q)
+	if err != nil {
+		d.t.Fatalf("%s: %v", q, err)
+	}
+	return out
+}
+
+// TestWhatIsPlanned: which statements are planned from a learned plan, and that each returns
+// the engine's rows (the same statement with a condition the planner does not take). The
+// planner compares every learned plan with the engine's (VerifyEvery 1), and none may differ.
+func TestWhatIsPlanned(t *testing.T) {
+	d := newDB(t, true, pointplan.Options{VerifyEvery: 1})
+	d.must("CREATE TABLE t (id INT NOT NULL PRIMARY KEY, k INT NOT NULL, tiny TINYINT, u INT UNSIGNED, n INT, c VARCHAR(10), " +
+		"KEY k_1 (k), UNIQUE KEY tu (tiny, u))")
+	d.must("INSERT INTO t VALUES (1, 10, 1, 1, 7, 'a'), (2, 10, 2, 2, 7, 'b'), (3, 30, 127, 4294967295, 8, 'c'), " +
+		"(4, 40, -128, 0, NULL, 'd'), (2147483647, 50, NULL, NULL, 9, 'max')")
+	d.must("CREATE VIEW v AS SELECT * FROM t")
+	cases := []struct {
+		query   string
+		planned bool
+	}{
+		{"SELECT c FROM t WHERE id = 2", true},
+		{"SELECT c FROM t WHERE 2 = id", true},
+		{"SELECT * FROM t WHERE id = 3", true},
+		{"SELECT c, id FROM t WHERE id BETWEEN 1 AND 3", true},
+		{"SELECT id FROM t WHERE k = 10", true},
+		{"SELECT c FROM t WHERE tiny = 127 AND u = 4294967295", true},
+		{"SELECT c FROM t WHERE u = 0 AND tiny = -128", true},
+		{"SELECT c FROM t WHERE id = 2147483647", true},
+		// Constants the column cannot hold, and reversed bounds: the engine's.
+		{"SELECT c FROM t WHERE id = 2147483648", false},
+		{"SELECT c FROM t WHERE tiny = 300 AND u = 1", false},
+		{"SELECT c FROM t WHERE tiny = 1 AND u = -1", false},
+		{"SELECT c FROM t WHERE id BETWEEN 3 AND 1", false},
+		// Other forms: the engine's.
+		{"SELECT c FROM t WHERE id = 1 OR id = 2", false},
+		{"SELECT c FROM t WHERE id IN (1, 2)", false},
+		{"SELECT c FROM t WHERE id < 3", false},
+		{"SELECT c FROM t WHERE id = '2'", false},
+		{"SELECT c FROM t WHERE id = 2.0", false},
+		{"SELECT c FROM t WHERE id = NULL", false},
+		{"SELECT c FROM t WHERE id + 0 = 2", false},
+		{"SELECT c FROM t WHERE c = 'a'", false},
+		{"SELECT c AS x FROM t WHERE id = 2", false},
+		{"SELECT c FROM t WHERE id = 2 LIMIT 1", false},
+		{"SELECT c FROM t WHERE id BETWEEN 1 AND 3 ORDER BY c", false},
+		{"SELECT DISTINCT k FROM t WHERE id = 2", false},
+		{"SELECT id + 1 FROM t WHERE id = 2", false},
+		{"SELECT c FROM t WHERE n = 7", false},            // no index
+		{"SELECT c FROM t WHERE id = 2 AND n = 7", false}, // a condition left to filter
+		{"SELECT c FROM t WHERE tiny = 1", false},         // the engine ranges over the whole key (tiny, u)
+		{"SELECT c FROM v WHERE id = 2", false},           // a view
+		{"SELECT t.c FROM t JOIN t AS s ON s.id = t.id WHERE t.id = 2", false},
+		{"SELECT table_name FROM information_schema.tables WHERE 1 = 2", false},
+	}
+	for _, c := range cases {
+		t.Run(c.query, func(t *testing.T) {
+			engineRows := d.must(engineForm(c.query))
+			var planned uint64
+			for i := 0; i < 3; i++ {
+				before, _, _ := d.planner.Stats()
+				if got := d.must(c.query); got != engineRows {
+					t.Fatalf("run %d: %q, the engine's plan read %q", i, got, engineRows)
+				}
+				after, _, _ := d.planner.Stats()
+				planned += after - before
+			}
+			if c.planned != (planned > 0) {
+				t.Errorf("planned %d of 3 runs, want planned: %v", planned, c.planned)
+			}
+		})
+	}
+	if _, _, differed := d.planner.Stats(); differed != 0 {
+		t.Errorf("%d learned plans differed from the engine's", differed)
+	}
+}
+
+// TestSelectLimit: while the session sets sql_select_limit, the engine plans (its plan
+// applies the limit).
+func TestSelectLimit(t *testing.T) {
+	d := newDB(t, true, pointplan.Options{VerifyEvery: 1})
+	d.must("CREATE TABLE t (id INT NOT NULL PRIMARY KEY, c INT)")
+	d.must("INSERT INTO t VALUES (1, 1), (2, 2), (3, 3)")
+	for range 2 {
+		if got := d.must("SELECT c FROM t WHERE id BETWEEN 1 AND 3"); got != "[1] [2] [3]" {
+			t.Fatalf("rows %q", got)
+		}
+	}
+	d.must("SET sql_select_limit = 1")
+	if got := d.must("SELECT c FROM t WHERE id BETWEEN 1 AND 3"); got != "[1]" {
+		t.Fatalf("with sql_select_limit = 1: rows %q, want one", got)
+	}
+	d.must("SET sql_select_limit = DEFAULT")
+	before, _, _ := d.planner.Stats()
+	if got := d.must("SELECT c FROM t WHERE id BETWEEN 1 AND 3"); got != "[1] [2] [3]" {
+		t.Fatalf("rows %q", got)
+	}
+	if after, _, _ := d.planner.Stats(); after == before {
+		t.Error("not planned once sql_select_limit was back to its default")
+	}
+}
+
+// TestConstantsOutOfRange: every integer type converts its in-range bounds exactly and
+// refuses the values next to them, so such a key never reads a clamped value's rows.
+func TestConstantsOutOfRange(t *testing.T) {
+	d := newDB(t, true, pointplan.Options{VerifyEvery: 1})
+	for _, c := range []struct {
+		typ        string
+		lo, hi     string
+		below, top string
+	}{
+		{"TINYINT", "-128", "127", "-129", "128"},
+		{"TINYINT UNSIGNED", "0", "255", "-1", "256"},
+		{"SMALLINT", "-32768", "32767", "-32769", "32768"},
+		{"SMALLINT UNSIGNED", "0", "65535", "-1", "65536"},
+		{"MEDIUMINT", "-8388608", "8388607", "-8388609", "8388608"},
+		{"MEDIUMINT UNSIGNED", "0", "16777215", "-1", "16777216"},
+		{"INT", "-2147483648", "2147483647", "-2147483649", "2147483648"},
+		{"INT UNSIGNED", "0", "4294967295", "-1", "4294967296"},
+		{"BIGINT", "-9223372036854775808", "9223372036854775807", "", "9223372036854775808"},
+		{"BIGINT UNSIGNED", "0", "18446744073709551615", "-1", ""},
+	} {
+		t.Run(c.typ, func(t *testing.T) {
+			name := "t_" + strings.ReplaceAll(strings.ToLower(c.typ), " ", "_")
+			d.must(fmt.Sprintf("CREATE TABLE %s (id %s NOT NULL PRIMARY KEY)", name, c.typ))
+			d.must(fmt.Sprintf("INSERT INTO %s VALUES (%s), (%s)", name, c.lo, c.hi))
+			for _, k := range []string{c.lo, c.hi, c.lo, c.hi} {
+				if got := d.must(fmt.Sprintf("SELECT id FROM %s WHERE id = %s", name, k)); got != "["+k+"]" {
+					t.Fatalf("id = %s: %q", k, got)
+				}
+			}
+			for _, k := range []string{c.below, c.top} {
+				if k == "" {
+					continue
+				}
+				if got := d.must(fmt.Sprintf("SELECT id FROM %s WHERE id = %s", name, k)); got != "" {
+					t.Errorf("id = %s read %q, want no row", k, got)
+				}
+				q := fmt.Sprintf("SELECT id FROM %s WHERE id BETWEEN %s AND %s", name, c.lo, k)
+				if got, want := d.must(q), d.must(engineForm(q)); got != want {
+					t.Errorf("%s read %q, the engine's plan %q", q, got, want)
+				}
+			}
+		})
+	}
+}
+
+// engineForm is q with a condition the planner does not take, so that the engine plans it.
+func engineForm(q string) string { return strings.Replace(q, "WHERE ", "WHERE 1 = 1 AND ", 1) }
