@@ -10,6 +10,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
 
+	"overloadsql/engine/pointplan"
 	"overloadsql/mysqlerr"
 	"overloadsql/storage/catalog"
 	"overloadsql/storage/keys"
@@ -61,6 +62,15 @@ var (
 func newTable(db *Database, t *catalog.Decoded) *Table { return &Table{db: db, t: t} }
 
 func (t *Table) tid() uint32 { return t.t.Desc.ID }
+
+// DefinitionVersion implements pointplan.Definition: the table's definition as it is stored,
+// none while a DDL statement changes it.
+func (t *Table) DefinitionVersion() (pointplan.Version, bool) {
+	if t.t.Digest == 0 {
+		return pointplan.Version{}, false
+	}
+	return pointplan.Version{Database: t.db.desc.ID, Table: t.t.Desc.ID, Version: t.t.Desc.Version, Digest: t.t.Digest}, true
+}
 
 func (t *Table) Name() string                                       { return t.t.Desc.Name }
 func (t *Table) String() string                                     { return t.t.Desc.Name }

@@ -58,6 +58,7 @@ func (c *Cache) Table(ctx context.Context, dbName string, db, id uint32, raw []b
 	if err != nil {
 		return nil, err
 	}
+	t.Digest = key.sum
 	c.mu.Lock()
 	if c.m == nil {
 		c.m = make(map[cacheKey]*Decoded)

@@ -23,6 +23,9 @@ type Decoded struct {
 	Indexes    []*DecodedIndex
 	AutoInc    int // schema position of the AUTO_INCREMENT column, or -1
 	HasVirtual bool
+	// Digest is the xxh64 of the stored descriptor this was decoded from (Cache.Table), or 0
+	// for a descriptor a DDL statement is changing.
+	Digest uint64
 }
 
 // DecodedIndex is a secondary index with the schema positions of its columns.
