@@ -70,3 +70,16 @@ func boolGauge(b bool) int64 {
 	}
 	return 0
 }
+
+// pointPlanVerifyEvery: one statement in this many of each learned point-read shape is also
+// planned by the engine and the plans compared (package engine/pointplan).
+const pointPlanVerifyEvery = 1024
+
+func (s *Server) pointPlanEvents() []overload.Event {
+	planned, learned, differed := s.points.Stats()
+	return []overload.Event{
+		{Name: "PointPlannedQueries", Value: planned, Description: "SELECTs of one table by integer keys of an index that the server planned from a learned plan, without the engine's analysis."},
+		{Name: "PointPlanShapes", Value: learned, Description: "Statement shapes whose plan the server learned from the engine's analysis for reuse."},
+		{Name: "PointPlanDifferences", Value: differed, Description: "Learned plans that differed from the engine's plan when checked (one statement in 1024 of each shape); their shapes went back to the engine."},
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"overloadsql/admission"
 	"overloadsql/engine"
 	"overloadsql/engine/functions"
+	"overloadsql/engine/pointplan"
 	"overloadsql/httpapi"
 	"overloadsql/overload"
 	"overloadsql/server/access"
@@ -58,6 +59,7 @@ type Server struct {
 	counters     counters
 
 	engine    *sqle.Engine
+	points    *pointplan.Planner // the engine's plans of point and range reads
 	protocol  *gms.Server
 	listener  *wire.Listener
 	gate      *wire.Gate
@@ -292,6 +294,7 @@ func (s *Server) buildEngine(cfg *config.Config, collation sql.CollationID) *sql
 		functions.NewBoundedProvider(provider, func() int { return s.cfg.Load().MaxAllowedPacket }, memlimit.Stop),
 	).AddOverrides(overrides).Build(), nil)
 	engine.WrapEngineRules(e.Analyzer)
+	s.points = pointplan.Install(e.Analyzer, pointplan.Options{VerifyEvery: pointPlanVerifyEvery, Logger: s.logger})
 	functions.Override(e, engine.CheckedFunctions())
 	s.useUserLocks(e)
 	access.GrantPrivileges(e.Analyzer.Catalog.MySQLDb, cfg.Users)

@@ -106,6 +106,7 @@ func (s *Server) asynchronousMetrics() []overload.Metric {
 func (s *Server) events() []overload.Event {
 	rows := append(append(s.sampler.Snapshot().Counters.Events(), s.counters.events()...), s.sessionAccounts.Events()...)
 	rows = append(rows, s.writes.Events()...)
+	rows = append(rows, s.pointPlanEvents()...)
 	if s.store != nil {
 		rows = append(rows, data.Events(s.store.Observe())...)
 	}
