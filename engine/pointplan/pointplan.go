@@ -126,12 +126,10 @@ func (f *finished) WithChildren(_ *sql.Context, children ...sql.Node) (sql.Node,
 
 // plan is the first rule: it plans a statement of a learned shape, or learns a new shape.
 func (p *Planner) plan(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	// debugLimit(ctx)
 	if !scope.IsEmpty() {
 		return n, transform.SameTree, nil
 	}
 	st, ok := readStatement(ctx, n)
-	// debugNode(ctx, fmt.Sprint("bound ", ok, selectLimitSet(ctx)), n)
 	if !ok || selectLimitSet(ctx) {
 		return n, transform.SameTree, nil
 	}

@@ -237,3 +237,47 @@ func TestConstantsOutOfRange(t *testing.T) {
 
 // engineForm is q with a condition the planner does not take, so that the engine plans it.
 func engineForm(q string) string { return strings.Replace(q, "WHERE ", "WHERE 1 = 1 AND ", 1) }
+
+// TestColumnNames: a planned statement's result columns are named as the engine names them,
+// whatever the case the statement spells its columns in.
+func TestColumnNames(t *testing.T) {
+	d := newDB(t, true, pointplan.Options{VerifyEvery: 1})
+	d.must("CREATE TABLE t (id INT NOT NULL PRIMARY KEY, Val INT)")
+	d.must("INSERT INTO t VALUES (1, 1), (2, 2)")
+	names := func(q string) string {
+		t.Helper()
+		ctx := d.ctx.WithQuery(q)
+		if err := d.sess.BeginStatement(ctx, false); err != nil {
+			t.Fatal(err)
+		}
+		defer d.sess.EndStatement(ctx, false, false)
+		schema, iter, _, err := d.e.Query(ctx, q)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		if _, err := sql.RowIterToRows(ctx, iter); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		var out []string
+		for _, c := range schema {
+			out = append(out, c.Name)
+		}
+		return strings.Join(out, ",")
+	}
+	for _, q := range []string{
+		"SELECT val, id FROM t WHERE id = 1",
+		"SELECT VAL, ID FROM t WHERE ID = 2",
+		"SELECT Val, Id FROM t WHERE Id = 1",
+		"SELECT t.val FROM t WHERE t.id BETWEEN 1 AND 2",
+		"SELECT T.VAL FROM t WHERE T.ID BETWEEN 1 AND 2",
+	} {
+		for i := range 3 {
+			if got, want := names(q), names(engineForm(q)); got != want {
+				t.Errorf("run %d of %s: columns %q, the engine's plan names them %q", i, q, got, want)
+			}
+		}
+	}
+	if planned, _, differed := d.planner.Stats(); planned == 0 || differed != 0 {
+		t.Errorf("planned %d, differed %d: want some planned, none differing", planned, differed)
+	}
+}
