@@ -66,8 +66,8 @@ type Ticket struct {
 	w       *workload
 	granted int64 // when it took its slot (or started stalled), ns since the epoch
 	stalled bool
-	// borrowed: it took the slot of a holder of a worse priority beyond the slot count (see
-	// grant).
+	// borrowed: it took the slot of a holder of a workload its own ranks before, beyond the
+	// slot count (see grant).
 	borrowed   bool
 	released   bool
 	prev, next *Ticket // in holders while it holds a slot
@@ -349,11 +349,12 @@ func (c *Controller) leave(wt *waiter, state waiterState) {
 }
 
 // grant hands free slots to the waiters the workloads' order picks. When every slot is taken,
-// a waiter still starts if holders of a worse priority than its workload's hold slots that no
-// one borrowed: it borrows one of them (beyond the slot count), and the holder runs on beside
-// it but steps back from the processor for it (Ticket.Outranked). So a better priority waits
-// for a worse one's statement only when every slot is lent, and the statements that share the
-// CPU stay at most twice the slot count. Called with mu held.
+// a waiter still starts if holders of workloads its own ranks before (a worse priority, or the
+// same priority and more CPU per unit of weight recently) hold slots that no one borrowed: it
+// borrows one of them (beyond the slot count), and the holder runs on beside it but steps back
+// from the processor for it (Ticket.Outranked). So a workload waits for the statement of one
+// it ranks before only when every slot is lent, and the statements that share the CPU stay at
+// most twice the slot count. Called with mu held.
 func (c *Controller) grant() {
 	for {
 		w := c.next()
@@ -377,11 +378,11 @@ func (c *Controller) grant() {
 }
 
 // lenders are the slot holders that a statement of w may borrow from: those, not stalled and
-// not borrowers themselves, of workloads of a worse priority than w's. Called with mu held.
+// not borrowers themselves, of workloads that w ranks before. Called with mu held.
 func (c *Controller) lenders(w *workload) int {
 	n := 0
 	for _, o := range c.order {
-		if o.spec.Priority > w.spec.Priority {
+		if ranksBefore(w, o) {
 			n += o.running - o.stalled - o.borrowed
 		}
 	}

@@ -70,14 +70,15 @@
 // crosses. The ranking is refreshed when a workload starts or stops running and at every Tick
 // (the CPU use changes).
 //
-// Priority is also kept when every slot is taken: a waiter of a better priority than some
-// holder's does not wait for that holder's statement to end. It borrows the slot (it starts
+// The order is also kept when every slot is taken: a waiter whose workload ranks before some
+// holder's (a better priority, or the same priority and under its fair share beside the
+// holder's) does not wait for that holder's statement to end. It borrows the slot (it starts
 // beyond the slot count), and the holder runs on but steps back from the processor for it, as
-// above. Each holder of a worse priority lends at most once, borrowers lend to nobody, and so at
-// most twice the slot count share the CPU: when every slot is lent, even a better priority waits
-// for the first statement to end. A borrower whose slot comes free (a holder ended) holds it as
-// its own and may lend it in turn. Among equal priorities nothing is borrowed: the fair share
-// orders the queue and the processors only.
+// above. Each holder lends at most once, borrowers lend to nobody, and so at most twice the
+// slot count share the CPU: when every slot is lent, even a better priority waits for the first
+// statement to end. A borrower whose slot comes free (a holder ended) holds it as its own and
+// may lend it in turn. Ties borrow nothing: a single workload (the default configuration)
+// never runs beyond its slot count.
 //
 // # Stall limit
 //

@@ -192,10 +192,10 @@ func (g *grants) arrive(name string) (*Ticket, bool) {
 	return nil, false
 }
 
-// TestBetterPriorityBorrows: with every slot taken, a statement of a better priority than a
-// holder's starts at once on that holder's slot, one per lender; a statement of the same
-// priority (whatever the fair share) or a worse one waits.
-func TestBetterPriorityBorrows(t *testing.T) {
+// TestBorrowing: with every slot taken, a statement whose workload ranks before a holder's (a
+// better priority, or the same priority and less CPU used) starts at once on that holder's
+// slot, one per lender; a statement of a workload tied with the holders' or after them waits.
+func TestBorrowing(t *testing.T) {
 	workloads := []Workload{{Name: "batch", Priority: 1}, {Name: "web"}, {Name: "api"}, {Name: "urgent", Priority: -1}}
 	for _, tc := range []struct {
 		name     string
@@ -208,9 +208,12 @@ func TestBetterPriorityBorrows(t *testing.T) {
 		{"two lenders", 2, []string{"batch", "batch"}, []string{"web", "api", "urgent"}, []bool{true, true, false}},
 		{"a borrower lends to nobody", 1, []string{"batch"}, []string{"web", "urgent"}, []bool{true, false}},
 		{"a better holder lends to nobody", 1, []string{"web"}, []string{"batch", "web"}, []bool{false, false}},
-		{"same priority, less CPU: the fair share waits", 1, []string{"web"}, []string{"api"}, []bool{false}},
-		// Borrowers are counted over all priorities: urgent's borrow leaves api none.
-		{"two levels", 2, []string{"batch", "web"}, []string{"urgent", "api", "urgent"}, []bool{true, false, true}},
+		{"same priority, less CPU: under its share, it borrows", 1, []string{"web"}, []string{"api", "api"}, []bool{true, false}},
+		{"same priority, more CPU: over its share, it waits", 1, []string{"api"}, []string{"web"}, []bool{false}},
+		{"the same workload: a tie, it waits", 1, []string{"api"}, []string{"api"}, []bool{false}},
+		// Borrowers are counted over all workloads: urgent's and api's borrows leave urgent none.
+		{"two levels", 2, []string{"batch", "web"}, []string{"urgent", "api", "urgent"}, []bool{true, true, false}},
+		{"two levels, over its share", 2, []string{"batch", "api"}, []string{"urgent", "web", "urgent"}, []bool{true, false, true}},
 		{"two levels, the better one last", 2, []string{"batch", "web"}, []string{"api", "urgent", "urgent"}, []bool{true, true, false}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

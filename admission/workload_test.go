@@ -235,7 +235,7 @@ func TestPriorityOrder(t *testing.T) {
 	g.c.Tick(Load{CPU: time.Second})
 	g.c.Tick(Load{CPU: 2 * time.Second})
 	g.c.Release(web)
-	// The best priority holds the slot, so nobody borrows it (TestBetterPriorityBorrows).
+	// The best priority holds the slot, so nobody borrows it (TestBorrowing).
 	holder := g.take("urgent")
 	for _, name := range []string{"batch", "web", "batch", "urgent", "web"} {
 		g.queuedIn(name)
