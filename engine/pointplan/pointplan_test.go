@@ -3,7 +3,6 @@ package pointplan_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 
@@ -67,23 +66,16 @@ func (d *db) query(q string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var rows []string
-	for {
-		row, err := iter.Next(ctx)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			_ = iter.Close(ctx)
-			return "", err
-		}
-		rows = append(rows, fmt.Sprint(row))
-	}
-	if err := iter.Close(ctx); err != nil {
+	rows, err := sql.RowIterToRows(ctx, iter)
+	if err != nil {
 		return "", err
 	}
+	printed := make([]string, len(rows))
+	for i, row := range rows {
+		printed[i] = fmt.Sprint(row)
+	}
 	failed = false
-	return strings.Join(rows, " "), nil
+	return strings.Join(printed, " "), nil
 }
 
 func (d *db) must(q string) string {
