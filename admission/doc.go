@@ -77,8 +77,8 @@
 // above. Each holder lends at most once, borrowers lend to nobody, and so at most twice the
 // slot count share the CPU: when every slot is lent, even a better priority waits for the first
 // statement to end. A borrower whose slot comes free (a holder ended) holds it as its own and
-// may lend it in turn. Ties borrow nothing: a single workload (the default configuration)
-// never runs beyond its slot count.
+// may lend it in turn. Ties borrow nothing, so a single workload (the default configuration)
+// never borrows.
 //
 // # Stall limit
 //

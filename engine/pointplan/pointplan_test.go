@@ -52,21 +52,31 @@ func newDB(t testing.TB, planner bool, opts pointplan.Options) *db {
 	return d
 }
 
-// query runs q as one autocommit statement and returns its rows printed.
-func (d *db) query(q string) (string, error) {
+// run runs q as one autocommit statement and returns its result's schema and rows.
+func (d *db) run(q string) (sql.Schema, []sql.Row, error) {
 	ctx := d.ctx.WithQuery(q)
 	upper := strings.ToUpper(q)
 	writes := !strings.HasPrefix(upper, "SELECT") && !strings.HasPrefix(upper, "SET")
 	if err := d.sess.BeginStatement(ctx, writes); err != nil {
-		return "", err
+		return nil, nil, err
 	}
 	failed := true
 	defer func() { d.sess.EndStatement(ctx, failed, false) }()
-	_, iter, _, err := d.e.Query(ctx, q)
+	schema, iter, _, err := d.e.Query(ctx, q)
 	if err != nil {
-		return "", err
+		return nil, nil, err
 	}
 	rows, err := sql.RowIterToRows(ctx, iter)
+	if err != nil {
+		return nil, nil, err
+	}
+	failed = false
+	return schema, rows, nil
+}
+
+// query runs q as one autocommit statement and returns its rows printed.
+func (d *db) query(q string) (string, error) {
+	_, rows, err := d.run(q)
 	if err != nil {
 		return "", err
 	}
@@ -74,7 +84,6 @@ func (d *db) query(q string) (string, error) {
 	for i, row := range rows {
 		printed[i] = fmt.Sprint(row)
 	}
-	failed = false
 	return strings.Join(printed, " "), nil
 }
 
@@ -238,16 +247,8 @@ func TestColumnNames(t *testing.T) {
 	d.must("INSERT INTO t VALUES (1, 1), (2, 2)")
 	names := func(q string) string {
 		t.Helper()
-		ctx := d.ctx.WithQuery(q)
-		if err := d.sess.BeginStatement(ctx, false); err != nil {
-			t.Fatal(err)
-		}
-		defer d.sess.EndStatement(ctx, false, false)
-		schema, iter, _, err := d.e.Query(ctx, q)
+		schema, _, err := d.run(q)
 		if err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		if _, err := sql.RowIterToRows(ctx, iter); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
 		var out []string
