@@ -8,7 +8,7 @@ import (
 	"overloadsql/engine/pointplan"
 )
 
-// BenchmarkPointSelect: sysbench's point and range reads through the engine as the server
+// BenchmarkPointSelect: sysbench's point and range reads (plain, summed, sorted, distinct) through the engine as the server
 // builds it, planned by the engine (off) and from learned plans (on), one autocommit statement
 // per op. The planner's first statement of each shape is the engine's.
 func BenchmarkPointSelect(b *testing.B) {
@@ -42,6 +42,15 @@ func BenchmarkPointSelect(b *testing.B) {
 					return fmt.Sprintf("SELECT c FROM sbtest1 WHERE id BETWEEN %d AND %d", id, id+99)
 				}},
 				{"point_k", func(id int) string { return fmt.Sprintf("SELECT id FROM sbtest1 WHERE k=%d", id) }},
+				{"sum_range_100", func(id int) string {
+					return fmt.Sprintf("SELECT SUM(k) FROM sbtest1 WHERE id BETWEEN %d AND %d", id, id+99)
+				}},
+				{"order_range_100", func(id int) string {
+					return fmt.Sprintf("SELECT c FROM sbtest1 WHERE id BETWEEN %d AND %d ORDER BY c", id, id+99)
+				}},
+				{"distinct_range_100", func(id int) string {
+					return fmt.Sprintf("SELECT DISTINCT c FROM sbtest1 WHERE id BETWEEN %d AND %d ORDER BY c", id, id+99)
+				}},
 			} {
 				b.Run(c.name, func(b *testing.B) {
 					b.ReportAllocs()

@@ -1,4 +1,4 @@
-// Package pointplan plans the commonest read of an OLTP workload, a SELECT of one table whose
+// Package pointplan plans the commonest reads of an OLTP workload, SELECTs of one table whose
 // WHERE clause pins an index to integer constants, without the engine's analysis.
 //
 // # Why
@@ -12,17 +12,21 @@
 // # The model
 //
 // A statement's bound plan (the engine's plan before analysis) has a shape: the table, its
-// definition's version, the projected columns, and for each column of the WHERE clause its
-// comparison (= or BETWEEN) and the type of its constants. Only plans of one stored table of
-// this form have a shape:
+// definition's version, the plain nodes above the WHERE clause with their expressions, and for
+// each column of the WHERE clause its comparison (= or BETWEEN) and the type of its constants.
+// Only plans of one stored table of this form have a shape:
 //
-//	Project(columns) ← Filter(c1 = k1 AND c2 BETWEEN k2 AND k3 ...) ← table
+//	plain nodes ← Filter(c1 = k1 AND c2 BETWEEN k2 AND k3 ...) ← table
 //
-// where every column and every constant is an integer. A shape is learned on its first
+// where every column of the WHERE clause and every constant in it is an integer, and the plain
+// nodes are projections, sorts, DISTINCT and aggregations built only of columns, aliases and
+// SUM, COUNT, MIN, MAX and AVG: expressions with no constant and no state, so that one plan
+// serves every statement of the shape, concurrently. A shape is learned on its first
 // statement: the engine analyzes that statement in full, and the plan it chose is kept as the
-// shape's plan only if it reads one index, through one range, with nothing left to filter,
-// and if the plan this package builds for the same statement is identical to it. A shape whose
-// plan is anything else is remembered as one to leave to the engine.
+// shape's plan only if it is plain nodes over one index read through one range, with nothing
+// left to filter, and if the plan this package builds for the same statement is identical to
+// it. A shape whose plan is anything else is remembered as one to leave to the engine. A kept
+// plan keeps its nodes' expressions, never the statement's table or context.
 //
 // A later statement of a learned shape is planned here: the learned plan, over the statement's
 // own bound table, with the statement's constants converted to the index columns' types as the

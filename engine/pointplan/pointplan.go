@@ -12,6 +12,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/expression/function/aggregation"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
@@ -70,12 +71,13 @@ type shape struct {
 
 // learnedPlan is the engine's plan of a shape, less the statement's constants.
 type learnedPlan struct {
-	index       string           // the index's ID
-	columns     []string         // the index columns the range covers, lower-case "table.column"
-	point       bool             // the lookup's IsPointLookup
-	projections []string         // the table's projected columns; nil for none
-	project     []sql.Expression // the Project's expressions above the lookup; nil for none
-	flags       []int            // the query flags the engine's analysis set
+	index       string     // the index's ID
+	columns     []string   // the index columns the range covers, lower-case "table.column"
+	point       bool       // the lookup's IsPointLookup
+	reverse     bool       // the lookup's IsReverse: it reads the range in descending order
+	projections []string   // the table's projected columns; nil for none
+	above       []sql.Node // the engine's plan above the lookup, top first
+	flags       []int      // the query flags the engine's analysis set
 }
 
 // Install adds a planner to a: its planning rule runs first, its unwrapping rule last.
@@ -257,20 +259,22 @@ type comparison struct {
 
 // statement is a bound plan of the planner's form.
 type statement struct {
-	project  *plan.Project
+	above    []sql.Node // the nodes above the Filter, top first
 	table    *plan.ResolvedTable
 	version  Version
 	where    []comparison
 	hasIndex sql.IndexAddressableTable
 }
 
-// readStatement reads a bound plan of the form Project(columns) ← Filter(comparisons) ← table.
+// readStatement reads a bound plan of the form above ← Filter(comparisons) ← table, where
+// above is a chain of plain nodes.
 func readStatement(ctx *sql.Context, n sql.Node) (*statement, bool) {
-	project, ok := n.(*plan.Project)
-	if !ok {
-		return nil, false
+	var above []sql.Node
+	for plainNode(ctx, n) {
+		above = append(above, n)
+		n = n.Children()[0]
 	}
-	filter, ok := project.Child.(*plan.Filter)
+	filter, ok := n.(*plan.Filter)
 	if !ok {
 		return nil, false
 	}
@@ -294,12 +298,7 @@ func readStatement(ctx *sql.Context, n sql.Node) (*statement, bool) {
 		return nil, false
 	}
 	table := strings.ToLower(rt.Name())
-	for _, e := range project.Projections {
-		if gf, ok := e.(*expression.GetField); !ok || !strings.EqualFold(gf.Table(), table) {
-			return nil, false
-		}
-	}
-	st := &statement{project: project, table: rt, version: version, hasIndex: indexed}
+	st := &statement{above: above, table: rt, version: version, hasIndex: indexed}
 	for _, e := range expression.SplitConjunction(ctx, filter.Expression) {
 		c, ok := readComparison(ctx, e, table)
 		if !ok {
@@ -365,12 +364,8 @@ func (st *statement) key(ctx *sql.Context) string {
 		b.WriteString(strconv.FormatUint(n, 36))
 		b.WriteByte('.')
 	}
-	for _, e := range st.project.Projections {
-		gf := e.(*expression.GetField)
-		b.WriteString(strconv.Itoa(gf.Index()))
-		b.WriteByte(':')
-		b.WriteString(gf.Name())
-		b.WriteByte(',')
+	for _, n := range st.above {
+		writeNode(ctx, &b, n)
 	}
 	for _, c := range st.where {
 		b.WriteByte('|')
@@ -388,14 +383,19 @@ func (st *statement) key(ctx *sql.Context) string {
 	return b.String()
 }
 
-// readPlan reads the engine's plan of st: Project ← static lookup of one range, or the lookup
-// alone, whose range covers exactly st's columns. It is nil for a plan of any other form.
+// readPlan reads the engine's plan of st: a chain of plain nodes ← a static lookup of one
+// range, whose range covers exactly st's columns. It is nil for a plan of any other form.
 func readPlan(ctx *sql.Context, st *statement, full sql.Node) (*learnedPlan, *plan.IndexedTableAccess) {
 	learned := &learnedPlan{}
 	root := full
-	if p, ok := root.(*plan.Project); ok {
-		learned.project = p.Projections
-		root = p.Child
+	for plainNode(ctx, root) {
+		// A learned node keeps neither the statement's table nor its context.
+		kept, err := withChild(nil, root, lookupHole)
+		if err != nil {
+			return nil, nil
+		}
+		learned.above = append(learned.above, kept)
+		root = root.Children()[0]
 	}
 	ita, ok := root.(*plan.IndexedTableAccess)
 	if !ok || !ita.IsStatic() {
@@ -404,7 +404,7 @@ func readPlan(ctx *sql.Context, st *statement, full sql.Node) (*learnedPlan, *pl
 	lookup := plan.GetIndexLookup(ita)
 	ranges, ok := lookup.Ranges.(sql.MySQLRangeCollection)
 	if !ok || len(ranges) != 1 || len(ranges[0]) != len(st.where) || lookup.IsEmptyRange ||
-		lookup.IsSpatialLookup || lookup.IsReverse || lookup.VectorOrderAndLimit.OrderBy != nil {
+		lookup.IsSpatialLookup || lookup.VectorOrderAndLimit.OrderBy != nil {
 		return nil, nil
 	}
 	exprs := lookup.Index.Expressions()
@@ -420,6 +420,7 @@ func readPlan(ctx *sql.Context, st *statement, full sql.Node) (*learnedPlan, *pl
 	}
 	learned.index = lookup.Index.ID()
 	learned.point = lookup.IsPointLookup
+	learned.reverse = lookup.IsReverse
 	if pt, ok := projected(ita.TableNode.UnderlyingTable()); ok {
 		learned.projections = pt.Projections()
 	}
@@ -486,7 +487,7 @@ func (st *statement) build(ctx *sql.Context, learned *learnedPlan) (sql.Node, bo
 		}
 		row[i] = sql.ClosedRangeColumnExpr(lo, hi, typ)
 	}
-	lookup := sql.NewIndexLookup(index, sql.MySQLRangeCollection{row}, learned.point, false, false, false)
+	lookup := sql.NewIndexLookup(index, sql.MySQLRangeCollection{row}, learned.point, false, false, learned.reverse)
 	table := st.table.Table
 	if learned.projections != nil {
 		if table, err = table.(sql.ProjectedTable).WithProjections(ctx, learned.projections); err != nil {
@@ -497,14 +498,16 @@ func (st *statement) build(ctx *sql.Context, learned *learnedPlan) (sql.Node, bo
 	if err != nil {
 		return nil, false, err
 	}
-	ita, err := plan.NewStaticIndexedAccessForTableNode(ctx, rt, lookup)
-	if err != nil {
+	var built sql.Node
+	if built, err = plan.NewStaticIndexedAccessForTableNode(ctx, rt, lookup); err != nil {
 		return nil, false, err
 	}
-	if learned.project == nil {
-		return ita, true, nil
+	for i := len(learned.above) - 1; i >= 0; i-- {
+		if built, err = withChild(ctx, learned.above[i], built); err != nil {
+			return nil, false, err
+		}
 	}
-	return plan.NewProject(ctx, learned.project, ita), true, nil
+	return built, true, nil
 }
 
 // exactly converts l to typ, and says whether typ holds l's value exactly.
@@ -517,8 +520,8 @@ func exactly(ctx *sql.Context, typ sql.Type, l *expression.Literal) (any, bool) 
 // printed plan, the same ranges with the same values, and the same schema.
 func samePlan(ctx *sql.Context, built, full sql.Node, ita *plan.IndexedTableAccess) bool {
 	root := built
-	if p, ok := root.(*plan.Project); ok {
-		root = p.Child
+	for len(root.Children()) == 1 {
+		root = root.Children()[0]
 	}
 	bita, ok := root.(*plan.IndexedTableAccess)
 	if !ok {
@@ -526,6 +529,82 @@ func samePlan(ctx *sql.Context, built, full sql.Node, ita *plan.IndexedTableAcce
 	}
 	bl, fl := plan.GetIndexLookup(bita), plan.GetIndexLookup(ita)
 	return sql.DebugString(ctx, built) == sql.DebugString(ctx, full) &&
-		reflect.DeepEqual(bl.Ranges, fl.Ranges) && bl.IsPointLookup == fl.IsPointLookup &&
+		reflect.DeepEqual(bl.Ranges, fl.Ranges) && bl.IsPointLookup == fl.IsPointLookup && bl.IsReverse == fl.IsReverse &&
 		bl.Index.ID() == fl.Index.ID() && built.Schema(ctx).Equals(full.Schema(ctx))
+}
+
+// plainNode says whether n is a node the planner's plans may have above the table: a
+// projection, a sort, DISTINCT or an aggregation, whose expressions are all plain.
+func plainNode(ctx *sql.Context, n sql.Node) bool {
+	switch n.(type) {
+	case *plan.Project, *plan.Sort, *plan.Distinct, *plan.GroupBy:
+	default:
+		return false
+	}
+	if e, ok := n.(sql.Expressioner); ok {
+		for _, x := range e.Expressions() {
+			if !plainExpression(ctx, x) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// plainExpression says whether e is built of columns, aliases and the aggregations SUM, COUNT,
+// MIN, MAX and AVG: expressions that hold no constant and no state of their own, so that one
+// plan serves every statement of its shape, concurrently.
+func plainExpression(ctx *sql.Context, e sql.Expression) bool {
+	return !transform.InspectExpr(ctx, e, func(_ *sql.Context, e sql.Expression) bool {
+		switch e.(type) {
+		case *expression.GetField, *expression.Alias, *aggregation.Sum, *aggregation.Count,
+			*aggregation.Min, *aggregation.Max, *aggregation.Avg:
+			return false
+		}
+		return true
+	})
+}
+
+// writeNode writes the part of a shape's key that a plain node is: its kind and its
+// expressions, sort orders included.
+func writeNode(ctx *sql.Context, b *strings.Builder, n sql.Node) {
+	write := func(kind string, exprs ...[]sql.Expression) {
+		b.WriteString(kind)
+		for _, list := range exprs {
+			b.WriteByte('(')
+			for _, e := range list {
+				b.WriteString(sql.DebugString(ctx, e))
+				b.WriteByte(',')
+			}
+			b.WriteByte(')')
+		}
+	}
+	switch n := n.(type) {
+	case *plan.Project:
+		write("project", n.Projections)
+	case *plan.Distinct:
+		write("distinct")
+	case *plan.GroupBy:
+		write("groupby", n.SelectDeps, n.GroupByExprs)
+	case *plan.Sort:
+		b.WriteString("sort(")
+		for _, c := range n.SortConditions {
+			b.WriteString(c.DebugString(ctx))
+			b.WriteByte(',')
+		}
+		b.WriteByte(')')
+	}
+}
+
+// lookupHole stands for the lookup under a learned plan's nodes.
+var lookupHole = plan.NewEmptyTableWithSchema(sql.Schema{})
+
+// withChild is n over child, made in ctx. A Project keeps the context it was made in (it prints
+// itself in it), so a Project is made anew, with the same expressions and options.
+func withChild(ctx *sql.Context, n, child sql.Node) (sql.Node, error) {
+	if p, ok := n.(*plan.Project); ok {
+		return plan.NewProject(ctx, p.Projections, child).WithCanDefer(p.CanDefer).
+			WithIncludesNestedIters(p.IncludesNestedIters).WithAliasDeps(p.AliasDeps), nil
+	}
+	return n.WithChildren(ctx, child)
 }

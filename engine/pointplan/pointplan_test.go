@@ -132,11 +132,29 @@ func TestWhatIsPlanned(t *testing.T) {
 		{"SELECT c FROM t WHERE id = NULL", false},
 		{"SELECT c FROM t WHERE id + 0 = 2", false},
 		{"SELECT c FROM t WHERE c = 'a'", false},
-		{"SELECT c AS x FROM t WHERE id = 2", false},
 		{"SELECT c FROM t WHERE id = 2 LIMIT 1", false},
-		{"SELECT c FROM t WHERE id BETWEEN 1 AND 3 ORDER BY c", false},
-		{"SELECT DISTINCT k FROM t WHERE id = 2", false},
 		{"SELECT id + 1 FROM t WHERE id = 2", false},
+		{"SELECT COUNT(*) FROM t WHERE id BETWEEN 1 AND 3", false}, // a constant: COUNT(1)
+		{"SELECT SUM(k + 1) FROM t WHERE id BETWEEN 1 AND 3", false},
+		{"SELECT c FROM t WHERE id BETWEEN 1 AND 3 ORDER BY c LIMIT 2", false},
+		{"SELECT c FROM t WHERE id BETWEEN 1 AND 3 ORDER BY k + 1", false},
+		{"SELECT GROUP_CONCAT(c) FROM t WHERE id BETWEEN 1 AND 3", false},
+		// Plain nodes above the lookup: columns, aliases, sorts, DISTINCT and aggregations.
+		{"SELECT c AS x FROM t WHERE id = 2", true},
+		{"SELECT c FROM t WHERE id BETWEEN 1 AND 3 ORDER BY c", true},
+		{"SELECT c FROM t WHERE id BETWEEN 1 AND 4 ORDER BY c DESC", true},
+		{"SELECT n, c FROM t WHERE id BETWEEN 1 AND 2147483647 ORDER BY n, c DESC", true},
+		{"SELECT c FROM t WHERE id BETWEEN 1 AND 4 ORDER BY id", true},
+		{"SELECT c FROM t WHERE id BETWEEN 1 AND 4 ORDER BY id DESC", true},
+		{"SELECT DISTINCT k FROM t WHERE id = 2", true},
+		{"SELECT DISTINCT k FROM t WHERE id BETWEEN 1 AND 4 ORDER BY k", true},
+		{"SELECT DISTINCT n FROM t WHERE id BETWEEN 1 AND 2147483647 ORDER BY n DESC", true},
+		{"SELECT SUM(k) FROM t WHERE id BETWEEN 1 AND 3", true},
+		{"SELECT SUM(n) FROM t WHERE id BETWEEN 2 AND 4", true},
+		{"SELECT SUM(k) FROM t WHERE id BETWEEN 100 AND 200", true}, // no row: one NULL
+		{"SELECT COUNT(n), MIN(c), MAX(k), AVG(k) FROM t WHERE id BETWEEN 1 AND 4", true},
+		{"SELECT k, COUNT(c) FROM t WHERE id BETWEEN 1 AND 4 GROUP BY k ORDER BY k", true},
+		{"SELECT SUM(k) AS total FROM t WHERE k BETWEEN 10 AND 30", true},
 		{"SELECT c FROM t WHERE n = 7", false},            // no index
 		{"SELECT c FROM t WHERE id = 2 AND n = 7", false}, // a condition left to filter
 		{"SELECT c FROM t WHERE tiny = 1", false},         // the engine ranges over the whole key (tiny, u)
