@@ -220,3 +220,43 @@ func TestStallLimitStartsTheNextStatement(t *testing.T) {
 		t.Errorf("admission_stall_limit_ms after SET GLOBAL: %v", r)
 	}
 }
+
+// TestFairShareBorrowsASlot: with one slot and a stall limit no statement reaches, a statement
+// of a workload under its fair share starts beside a long statement of an equal-priority
+// workload that is over its share, rather than wait for the slot (it would get 202 after its
+// queue_max_wait_ms). The long statement keeps running.
+func TestFairShareBorrowsASlot(t *testing.T) {
+	s := startServer(t, serverOptions{top: "max_concurrent_statements = 1\nadmission_stall_limit_ms = 600000\n",
+		sections: "[[workloads]]\nname = \"batch\"\n\n[[workloads]]\nname = \"web\"\n"})
+	admin := s.adminDB()
+	ctx, cancel := context.WithCancel(context.Background())
+	batch := session(t, s.db(), "SET workload = 'batch'")
+	long := make(chan error, 1)
+	go func() {
+		var n int
+		long <- batch.QueryRowContext(ctx, heavyQuery+", information_schema.columns c").Scan(&n)
+	}()
+	defer func() {
+		cancel()
+		<-long
+	}()
+	eventually(t, 20*time.Second, "batch running with CPU time used", func() (bool, string) {
+		r := workloadRow(t, admin, "batch", "running, cpu_time_us > 200000")
+		return r == "1\t1", r
+	})
+	web := session(t, s.db(), "SET workload = 'web'", "SET queue_max_wait_ms = 10000")
+	if _, err := web.ExecContext(context.Background(), "SELECT 1"); err != nil {
+		t.Fatalf("web's statement beside batch's long one: %v", err)
+	}
+	select {
+	case err := <-long:
+		t.Fatalf("batch's statement ended before web's ran, so nothing was shown: %v", err)
+	default:
+	}
+	if r := workloadRow(t, admin, "web", "admitted, refused"); r != "1\t0" {
+		t.Errorf("web admitted, refused: %s, want 1 0", r)
+	}
+	if r := workloadRow(t, admin, "batch", "running"); r != "1" {
+		t.Errorf("batch running %s while its statement runs, want 1", r)
+	}
+}
