@@ -32,8 +32,9 @@
 // own bound table, with the statement's constants converted to the index columns' types as the
 // engine converts them. A constant the column's type cannot hold exactly goes to the engine,
 // as does a BETWEEN whose bounds are reversed, and every statement while the session sets
-// sql_select_limit. The engine's remaining rules see the finished plan as one opaque node and
-// leave it alone; the last rule unwraps it and tracks the process as the engine would.
+// sql_select_limit. The engine's remaining rules pass over the finished plan without running
+// (it is one opaque node: they would find nothing in it to change); the last rule unwraps it
+// and tracks the process as the engine would.
 //
 // The engine still binds every statement, so privileges, name resolution and the
 // transaction's view of the catalog are the engine's. A table's definition enters the shape

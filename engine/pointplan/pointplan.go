@@ -3,7 +3,6 @@ package pointplan
 import (
 	"log/slog"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -80,8 +79,9 @@ type learnedPlan struct {
 	flags       []int      // the query flags the engine's analysis set
 }
 
-// Install adds a planner to a: its planning rule runs first, its unwrapping rule last.
-// The engine shares its rule lists between analyzers: they are replaced, never modified.
+// Install adds a planner to a: its planning rule runs first, its unwrapping rule last, and
+// every rule between them passes over a finished plan. The engine shares its rule lists
+// between analyzers: they are replaced, never modified.
 func Install(a *analyzer.Analyzer, opts Options) *Planner {
 	p := &Planner{opts: opts, shapes: map[string]*shape{}}
 	for _, r := range analyzer.OnceAfterAll {
@@ -89,10 +89,28 @@ func Install(a *analyzer.Analyzer, opts Options) *Planner {
 			p.trackProcess = r.Apply
 		}
 	}
+	for _, b := range a.Batches {
+		rules := make([]analyzer.Rule, len(b.Rules))
+		for i, r := range b.Rules {
+			rules[i] = analyzer.Rule{Id: r.Id, Apply: passOver(r.Apply)}
+		}
+		b.Rules = rules
+	}
 	first, last := a.Batches[0], a.Batches[len(a.Batches)-1]
 	first.Rules = append([]analyzer.Rule{{Id: planRuleID, Apply: p.plan}}, first.Rules...)
-	last.Rules = append(slices.Clone(last.Rules), analyzer.Rule{Id: unwrapRuleID, Apply: p.unwrap})
+	last.Rules = append(last.Rules, analyzer.Rule{Id: unwrapRuleID, Apply: p.unwrap})
 	return p
+}
+
+// passOver is rule, except that it returns a finished plan as it is: the plan is complete,
+// and it shows the rule neither children nor expressions to work on.
+func passOver(rule analyzer.RuleFunc) analyzer.RuleFunc {
+	return func(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+		if _, ok := n.(*finished); ok {
+			return n, transform.SameTree, nil
+		}
+		return rule(ctx, a, n, scope, sel, qFlags)
+	}
 }
 
 // Stats are a planner's counts: statements planned here, shapes learned, and plans that
