@@ -384,10 +384,14 @@ func (st *statement) key(ctx *sql.Context) string {
 	}
 	for _, n := range st.above {
 		writeNode(ctx, &b, n)
+		if _, ok := n.(*plan.GroupBy); ok && sql.LoadSqlMode(ctx).OnlyFullGroupBy() {
+			// The engine checks the select list against GROUP BY only in this mode.
+			b.WriteString("only_full_group_by")
+		}
 	}
 	for _, c := range st.where {
 		b.WriteByte('|')
-		b.WriteString(c.column)
+		b.WriteString(strconv.Quote(c.column))
 		if c.between {
 			b.WriteString(" between ")
 			b.WriteString(c.lo.Type(ctx).String())
@@ -487,8 +491,14 @@ func (st *statement) build(ctx *sql.Context, learned *learnedPlan) (sql.Node, bo
 	}
 	columnTypes := index.ColumnExpressionTypes(ctx)
 	row := make(sql.MySQLRange, len(learned.columns))
+	if len(learned.columns) != len(st.where) {
+		return nil, false, nil
+	}
 	for i, col := range learned.columns {
 		c := st.comparison(col)
+		if c == nil {
+			return nil, false, nil
+		}
 		typ := columnTypes[i].Type
 		lo, ok := exactly(ctx, typ, c.lo)
 		if !ok {
@@ -591,7 +601,7 @@ func writeNode(ctx *sql.Context, b *strings.Builder, n sql.Node) {
 		for _, list := range exprs {
 			b.WriteByte('(')
 			for _, e := range list {
-				b.WriteString(sql.DebugString(ctx, e))
+				b.WriteString(strconv.Quote(sql.DebugString(ctx, e)))
 				b.WriteByte(',')
 			}
 			b.WriteByte(')')
@@ -607,7 +617,7 @@ func writeNode(ctx *sql.Context, b *strings.Builder, n sql.Node) {
 	case *plan.Sort:
 		b.WriteString("sort(")
 		for _, c := range n.SortConditions {
-			b.WriteString(c.DebugString(ctx))
+			b.WriteString(strconv.Quote(c.DebugString(ctx)))
 			b.WriteByte(',')
 		}
 		b.WriteByte(')')
@@ -621,8 +631,26 @@ var lookupHole = plan.NewEmptyTableWithSchema(sql.Schema{})
 // itself in it), so a Project is made anew, with the same expressions and options.
 func withChild(ctx *sql.Context, n, child sql.Node) (sql.Node, error) {
 	if p, ok := n.(*plan.Project); ok {
-		return plan.NewProject(ctx, p.Projections, child).WithCanDefer(p.CanDefer).
+		projections := make([]sql.Expression, len(p.Projections))
+		for i, e := range p.Projections {
+			projections[i] = inContext(ctx, e)
+		}
+		return plan.NewProject(ctx, projections, child).WithCanDefer(p.CanDefer).
 			WithIncludesNestedIters(p.IncludesNestedIters).WithAliasDeps(p.AliasDeps), nil
 	}
 	return n.WithChildren(ctx, child)
+}
+
+// inContext is e with its aliases made in ctx: an alias, like a Project, keeps the context it
+// was made in. Aliases stand only at the top of a projection.
+func inContext(ctx *sql.Context, e sql.Expression) sql.Expression {
+	a, ok := e.(*expression.Alias)
+	if !ok {
+		return e
+	}
+	made := expression.NewAlias(ctx, a.Name(), a.Child)
+	if a.Unreferencable() {
+		made = made.AsUnreferencable()
+	}
+	return made.WithId(a.Id()).(*expression.Alias)
 }

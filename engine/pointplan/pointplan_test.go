@@ -292,3 +292,37 @@ func TestColumnNames(t *testing.T) {
 		t.Errorf("planned %d, differed %d: want some planned, none differing", planned, differed)
 	}
 }
+
+// TestGroupByFollowsSQLMode: the engine checks a select list against GROUP BY only under
+// ONLY_FULL_GROUP_BY, so a shape learned without the mode is not used with it.
+func TestGroupByFollowsSQLMode(t *testing.T) {
+	d := newDB(t, true, pointplan.Options{VerifyEvery: 0})
+	d.must("CREATE TABLE t (id INT NOT NULL PRIMARY KEY, k INT NOT NULL, c VARCHAR(10))")
+	d.must("INSERT INTO t VALUES (1, 1, 'a'), (2, 1, 'b'), (3, 2, 'c')")
+	d.must("SET sql_mode = ''")
+	for range 2 {
+		d.must("SELECT c, COUNT(k) FROM t WHERE id BETWEEN 1 AND 3")
+	}
+	d.must("SET sql_mode = DEFAULT")
+	for range 2 {
+		if _, err := d.query("SELECT c, COUNT(k) FROM t WHERE id BETWEEN 1 AND 3"); err == nil {
+			t.Fatal("with ONLY_FULL_GROUP_BY, a nonaggregated column without GROUP BY ran")
+		}
+	}
+}
+
+// TestNamesInTheShape: column names that spell another statement's shape never share its
+// plan.
+func TestNamesInTheShape(t *testing.T) {
+	d := newDB(t, true, pointplan.Options{VerifyEvery: 1})
+	d.must("CREATE TABLE w (a INT NOT NULL, b INT NOT NULL, `a = int|w.b` INT NOT NULL, PRIMARY KEY (a, b), KEY x (`a = int|w.b`))")
+	d.must("INSERT INTO w VALUES (1, 2, 2), (3, 4, 2)")
+	for range 2 {
+		if got := d.must("SELECT a FROM w WHERE a = 1 AND b = 2"); got != "[1]" {
+			t.Fatalf("by (a, b): %q", got)
+		}
+		if got := d.must("SELECT a FROM w WHERE `a = int|w.b` = 2"); got != "[1] [3]" {
+			t.Fatalf("by the oddly named column: %q", got)
+		}
+	}
+}
