@@ -489,11 +489,11 @@ func (st *statement) build(ctx *sql.Context, learned *learnedPlan) (sql.Node, bo
 	if index == nil {
 		return nil, false, nil
 	}
-	columnTypes := index.ColumnExpressionTypes(ctx)
-	row := make(sql.MySQLRange, len(learned.columns))
 	if len(learned.columns) != len(st.where) {
 		return nil, false, nil
 	}
+	columnTypes := index.ColumnExpressionTypes(ctx)
+	row := make(sql.MySQLRange, len(learned.columns))
 	for i, col := range learned.columns {
 		c := st.comparison(col)
 		if c == nil {
