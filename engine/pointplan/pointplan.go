@@ -627,30 +627,57 @@ func writeNode(ctx *sql.Context, b *strings.Builder, n sql.Node) {
 // lookupHole stands for the lookup under a learned plan's nodes.
 var lookupHole = plan.NewEmptyTableWithSchema(sql.Schema{})
 
-// withChild is n over child, made in ctx. A Project keeps the context it was made in (it prints
-// itself in it), so a Project is made anew, with the same expressions and options.
+// withChild is n over child, made in ctx. A Project and an alias keep the context they were
+// made in (they print themselves in it), so a Project is made anew, with the same expressions
+// and options, and so is every alias in a node's expressions.
 func withChild(ctx *sql.Context, n, child sql.Node) (sql.Node, error) {
 	if p, ok := n.(*plan.Project); ok {
-		projections := make([]sql.Expression, len(p.Projections))
-		for i, e := range p.Projections {
-			projections[i] = inContext(ctx, e)
+		projections, _, err := inContext(ctx, p.Projections)
+		if err != nil {
+			return nil, err
 		}
 		return plan.NewProject(ctx, projections, child).WithCanDefer(p.CanDefer).
 			WithIncludesNestedIters(p.IncludesNestedIters).WithAliasDeps(p.AliasDeps), nil
 	}
+	if e, ok := n.(sql.Expressioner); ok {
+		exprs, remade, err := inContext(ctx, e.Expressions())
+		if err != nil {
+			return nil, err
+		}
+		if remade {
+			if n, err = e.WithExpressions(ctx, exprs...); err != nil {
+				return nil, err
+			}
+		}
+	}
 	return n.WithChildren(ctx, child)
 }
 
-// inContext is e with its aliases made in ctx: an alias, like a Project, keeps the context it
-// was made in. Aliases stand only at the top of a projection.
-func inContext(ctx *sql.Context, e sql.Expression) sql.Expression {
-	a, ok := e.(*expression.Alias)
-	if !ok {
-		return e
+// inContext is exprs with their aliases made in ctx, and whether there were any (if not, it is
+// exprs itself).
+func inContext(ctx *sql.Context, exprs []sql.Expression) ([]sql.Expression, bool, error) {
+	made, remade := exprs, false
+	for i, e := range exprs {
+		x, same, err := transform.Expr(ctx, e, func(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+			a, ok := e.(*expression.Alias)
+			if !ok {
+				return e, transform.SameTree, nil
+			}
+			alias := expression.NewAlias(ctx, a.Name(), a.Child)
+			if a.Unreferencable() {
+				alias = alias.AsUnreferencable()
+			}
+			return alias.WithId(a.Id()).(*expression.Alias), transform.NewTree, nil
+		})
+		if err != nil {
+			return nil, false, err
+		}
+		if same == transform.NewTree {
+			if !remade {
+				made, remade = append([]sql.Expression(nil), exprs...), true
+			}
+			made[i] = x
+		}
 	}
-	made := expression.NewAlias(ctx, a.Name(), a.Child)
-	if a.Unreferencable() {
-		made = made.AsUnreferencable()
-	}
-	return made.WithId(a.Id()).(*expression.Alias)
+	return made, remade, nil
 }

@@ -3,8 +3,10 @@ package pointplan_test
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
+	"weak"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 	sqle "github.com/dolthub/go-mysql-server"
@@ -54,7 +56,11 @@ func newDB(t testing.TB, planner bool, opts pointplan.Options) *db {
 
 // run runs q as one autocommit statement and returns its result's schema and rows.
 func (d *db) run(q string) (sql.Schema, []sql.Row, error) {
-	ctx := d.ctx.WithQuery(q)
+	return d.runIn(d.ctx.WithQuery(q), q)
+}
+
+// runIn runs q as one autocommit statement in ctx.
+func (d *db) runIn(ctx *sql.Context, q string) (sql.Schema, []sql.Row, error) {
 	upper := strings.ToUpper(q)
 	writes := !strings.HasPrefix(upper, "SELECT") && !strings.HasPrefix(upper, "SET")
 	if err := d.sess.BeginStatement(ctx, writes); err != nil {
@@ -324,5 +330,42 @@ func TestNamesInTheShape(t *testing.T) {
 		if got := d.must("SELECT a FROM w WHERE `a = int|w.b` = 2"); got != "[1] [3]" {
 			t.Fatalf("by the oddly named column: %q", got)
 		}
+	}
+}
+
+// TestLearnedPlansKeepNoContext: a learned plan outlives the statement it was learned from, so
+// it must not keep that statement's context (and through it the session) alive. Aliases hold
+// the context they were made in, in a projection and in a GROUP BY.
+func TestLearnedPlansKeepNoContext(t *testing.T) {
+	d := newDB(t, true, pointplan.Options{})
+	d.must("CREATE TABLE t (id INT NOT NULL PRIMARY KEY, k INT NOT NULL, n INT, c VARCHAR(10))")
+	d.must("INSERT INTO t VALUES (1, 10, 7, 'a'), (2, 10, 8, 'b'), (3, 30, NULL, 'c')")
+	for _, q := range []string{
+		"SELECT c AS x FROM t WHERE id = 2",
+		"SELECT k kk, MAX(n) FROM t WHERE id BETWEEN 1 AND 4 GROUP BY kk",
+		"SELECT k AS kk, COUNT(n) AS cnt FROM t WHERE id BETWEEN 1 AND 4 GROUP BY k ORDER BY kk",
+	} {
+		t.Run(q, func(t *testing.T) {
+			want := d.must(engineForm(q))
+			learned := func() weak.Pointer[sql.Context] {
+				ctx := d.ctx.WithQuery(q)
+				if _, _, err := d.runIn(ctx, q); err != nil {
+					t.Fatal(err)
+				}
+				return weak.Make(ctx)
+			}()
+			before, _, _ := d.planner.Stats()
+			if got := d.must(q); got != want {
+				t.Fatalf("planned: %q, the engine's plan read %q", got, want)
+			}
+			if after, _, _ := d.planner.Stats(); after == before {
+				t.Fatal("the statement was not planned from a learned plan")
+			}
+			runtime.GC()
+			runtime.GC()
+			if learned.Value() != nil {
+				t.Error("the learned plan keeps the context of the statement it was learned from")
+			}
+		})
 	}
 }
