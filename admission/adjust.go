@@ -10,6 +10,7 @@ import (
 // Load is the Go scheduler's state at one instant.
 type Load struct {
 	Runnable int // goroutines ready to run but not running
+	Running  int // goroutines running on a processor
 	Procs    int // processors (GOMAXPROCS); 0 = unknown
 	// CPU is the process's cumulative CPU time (user and system); 0 = unknown.
 	CPU time.Duration
@@ -128,6 +129,7 @@ func (c *Controller) park(ctx context.Context) (done bool) {
 const (
 	runnableMetric = "/sched/goroutines/runnable:goroutines"
 	procsMetric    = "/sched/gomaxprocs:threads"
+	runningMetric  = "/sched/goroutines/running:goroutines"
 )
 
 // GoScheduler reads the Load of this process's Go scheduler from runtime/metrics (a lock of
@@ -139,7 +141,7 @@ type GoScheduler struct {
 
 // NewGoScheduler returns a GoScheduler.
 func NewGoScheduler() *GoScheduler {
-	return &GoScheduler{samples: []metrics.Sample{{Name: runnableMetric}, {Name: procsMetric}}}
+	return &GoScheduler{samples: []metrics.Sample{{Name: runnableMetric}, {Name: procsMetric}, {Name: runningMetric}}}
 }
 
 // Load implements Scheduler.
@@ -152,8 +154,8 @@ func (g *GoScheduler) Load() (Load, error) {
 	return l, nil
 }
 
-// RunQueue is Load without the process's CPU time (CPU is 0): the runnable goroutines and the
-// processors only, which runtime/metrics reads without a system call.
+// RunQueue is Load without the process's CPU time (CPU is 0): the runnable and running
+// goroutines and the processors only, which runtime/metrics reads without a system call.
 func (g *GoScheduler) RunQueue() (Load, error) {
 	metrics.Read(g.samples)
 	for _, s := range g.samples {
@@ -161,5 +163,6 @@ func (g *GoScheduler) RunQueue() (Load, error) {
 			return Load{}, fmt.Errorf("runtime/metrics %s is not supported by this Go runtime", s.Name)
 		}
 	}
-	return Load{Runnable: int(g.samples[0].Value.Uint64()), Procs: int(g.samples[1].Value.Uint64())}, nil
+	return Load{Runnable: int(g.samples[0].Value.Uint64()), Procs: int(g.samples[1].Value.Uint64()),
+		Running: int(g.samples[2].Value.Uint64())}, nil
 }

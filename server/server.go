@@ -299,7 +299,10 @@ func (s *Server) buildEngine(cfg *config.Config, collation sql.CollationID) *sql
 	s.useUserLocks(e)
 	access.GrantPrivileges(e.Analyzer.Catalog.MySQLDb, cfg.Users)
 	e.Analyzer.Catalog.AuthHandler = access.Authorization{AuthorizationHandler: e.Analyzer.Catalog.AuthHandler, Allowed: data.RefuseRenameElsewhere}
-	yielder := newYielder(func() int { return int(s.counters.running.Load()) })
+	yielder, err := newYielder(func() int { return int(s.counters.running.Load()) })
+	if err != nil {
+		s.logger.Warn("statements on busy processors will not let the runtime poll the network", "err", err)
+	}
 	privileges := access.PlanCheck{Accounts: s.auth, Processes: func() []sql.Process { return e.ProcessList.Processes() }, Config: s.cfg.Load}
 	e.Analyzer.ExecBuilder.PriorityBuilder = checkedBuilder{yielder: yielder, s: s, base: e.Analyzer.ExecBuilder, privileges: privileges}
 	runner := procedureRunner{next: e, s: s}

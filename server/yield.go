@@ -40,25 +40,45 @@ const yieldEvery = time.Millisecond
 // a slot beside a long one, would take up to a turn longer than alone; after the yield it takes
 // at most about yieldEvery longer. The standing is an atomic load on the statement's admission
 // ticket, read only at a look; when it is not outranked, or took no ticket, only the rule above
-// holds.
+// holds. When a statement that nothing outranks steps back itself (for goroutines that are not
+// statements), the outranked statements that run while it waits step back at their next build,
+// not at the next look a yieldEvery later: otherwise each of its steps back would hand the
+// processor to an outranked statement for up to a yieldEvery.
 //
-// What it cannot shorten: the runtime notices a packet on a busy processor only from its
-// monitor thread, every 10 ms; and a heavy statement that builds nothing while it runs (one
-// table read to its end) keeps the runtime's slice.
+// At a look that finds every processor running and nobody waiting, the statement lets the
+// runtime poll the network (netpollNudge): a client's next packet is otherwise noticed only by
+// the runtime's monitor thread, up to 10 ms later. With goroutines waiting the runtime does not
+// poll before it runs them, so then a packet still waits for the monitor thread: that, and a
+// heavy statement that builds nothing while it runs (one table read to its end, which keeps the
+// runtime's slice), are what the yielder cannot shorten.
 type yielder struct {
 	statements func() int // statements running now
-	// load reads the Go scheduler: runnable goroutines and GOMAXPROCS.
+	// load reads the Go scheduler: runnable and running goroutines and GOMAXPROCS.
 	load func() (admission.Load, error)
 	// outranked says whether the statement of ctx (nil in tests) runs in a workload that
 	// another running statement's workload outranks.
 	outranked func(ctx *sql.Context) bool
 	now       func() int64 // monotonic time, ns
 	yield     func()
-	last      *atomic.Int64 // when a statement last looked, by now
+	// poll lets the runtime poll the network (netpollNudge) when every processor runs and
+	// nobody waits for one.
+	poll func()
+	last *atomic.Int64 // when a statement last looked, by now
+	// steppedBack counts statements that no running statement outranks and that stepped back
+	// and have not run again yet: while there are any, an outranked statement steps back at
+	// its next build, without waiting for a look.
+	steppedBack *atomic.Int32
 }
 
-func newYielder(statements func() int) yielder {
+// newYielder returns the yielder; if the network poll nudge cannot be made, it returns one that
+// does not nudge, and the error.
+func newYielder(statements func() int) (yielder, error) {
 	epoch := time.Now()
+	poll := func() {}
+	nudge, err := processNudge()
+	if err == nil {
+		poll = nudge.nudge
+	}
 	// A GoScheduler per look in progress (looks are once per yieldEvery, and two may
 	// overlap), kept for the next: a look reads runtime/metrics only, no system call and no
 	// allocation.
@@ -79,32 +99,62 @@ func newYielder(statements func() int) yielder {
 		},
 		now:   func() int64 { return int64(time.Since(epoch)) },
 		yield: runtime.Gosched,
+		poll:  poll,
 		last:  new(atomic.Int64),
-	}
+
+		steppedBack: new(atomic.Int32),
+	}, err
 }
 
 var _ sql.NodeExecBuilder = yielder{}
 
 // Build implements sql.NodeExecBuilder: it builds nothing (the engine's builder does); it only
-// yields when others should run first. Between looks it costs a clock read and an atomic load.
+// yields when others should run first. Between looks it costs a clock read and two atomic loads.
 func (y yielder) Build(ctx *sql.Context, _ sql.Node, _ sql.Row) (sql.RowIter, error) {
+	if y.steppedBack.Load() > 0 && y.outranked(ctx) {
+		y.yield() // a better statement waits behind this one
+		return nil, nil
+	}
 	now, last := y.now(), y.last.Load()
-	if now-last >= int64(yieldEvery) && y.last.CompareAndSwap(last, now) && y.shouldYield(ctx) {
-		y.yield()
+	if now-last >= int64(yieldEvery) && y.last.CompareAndSwap(last, now) {
+		switch y.look(ctx) {
+		case stepBack:
+			if y.outranked(ctx) {
+				y.yield()
+				break
+			}
+			y.steppedBack.Add(1)
+			y.yield()
+			y.steppedBack.Add(-1)
+		case letPoll:
+			y.poll()
+			y.yield() // behind the goroutines the poll found, if any
+		}
 	}
 	return nil, nil
 }
 
-// shouldYield says whether the statement of ctx should give its processor up: more goroutines
-// wait for a processor than statements could, or any goroutine waits and the statement's
-// workload is outranked.
-func (y yielder) shouldYield(ctx *sql.Context) bool {
+// A look's outcome.
+const (
+	goOn     = iota
+	stepBack // give the processor up (runtime.Gosched)
+	letPoll  // let the runtime poll the network first (netpollNudge)
+)
+
+// look says what the statement of ctx does: it steps back when more goroutines wait for a
+// processor than statements could, or when any goroutine waits and the statement's workload is
+// outranked; it lets the runtime poll the network when every processor runs and nobody waits.
+func (y yielder) look(ctx *sql.Context) int {
 	l, err := y.load()
-	if err != nil {
-		return true // unknown: yield, as the runtime would at the end of the slice
+	switch {
+	case err != nil:
+		return stepBack // unknown: yield, as the runtime would at the end of the slice
+	case l.Runnable > max(0, y.statements()-l.Procs):
+		return stepBack
+	case l.Runnable > 0 && y.outranked(ctx):
+		return stepBack
+	case l.Runnable == 0 && l.Running >= l.Procs:
+		return letPoll
 	}
-	if l.Runnable > max(0, y.statements()-l.Procs) {
-		return true
-	}
-	return l.Runnable > 0 && y.outranked(ctx)
+	return goOn
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,46 +15,55 @@ import (
 
 func TestYielderYieldsOnlyWhenOthersWait(t *testing.T) {
 	for _, tc := range []struct {
-		name                      string
-		statements, procs, others int
-		known                     bool
-		outranked                 bool // the statement's workload is outranked by a running one
-		want                      bool
+		name                               string
+		statements, procs, running, others int
+		known                              bool
+		outranked                          bool // the statement's workload is outranked by a running one
+		want                               int
 	}{
-		{"nobody waits", 1, 1, 0, true, false, false},
-		{"only statements wait: 8 on one processor, 7 waiting", 8, 1, 7, true, false, false},
-		{"one more than the statements: someone else waits", 8, 1, 8, true, false, true},
-		{"statements fit the processors, one goroutine waits", 2, 2, 1, true, false, true},
-		{"fewer statements than processors, nothing waits", 1, 2, 0, true, false, false},
-		{"unknown count: yield, as the runtime would", 1, 1, 0, false, false, true},
-		{"outranked, the other statement waits", 2, 1, 1, true, true, true},
-		{"outranked, 12 statements on one processor, 11 waiting", 12, 1, 11, true, true, true},
-		{"outranked, on two processors, one goroutine waits", 3, 2, 1, true, true, true},
-		{"outranked, nobody waits: the better one runs elsewhere", 2, 2, 0, true, true, false},
-		{"outranked, one processor, nothing waits", 1, 1, 0, true, true, false},
+		{"nobody waits, a processor is free", 1, 2, 1, 0, true, false, goOn},
+		{"only statements wait: 8 on one processor, 7 waiting", 8, 1, 1, 7, true, false, goOn},
+		{"one more than the statements: someone else waits", 8, 1, 1, 8, true, false, stepBack},
+		{"statements fit the processors, one goroutine waits", 2, 2, 2, 1, true, false, stepBack},
+		{"fewer statements than processors, nothing waits", 1, 2, 1, 0, true, false, goOn},
+		{"unknown count: yield, as the runtime would", 1, 1, 1, 0, false, false, stepBack},
+		{"outranked, the other statement waits", 2, 1, 1, 1, true, true, stepBack},
+		{"outranked, 12 statements on one processor, 11 waiting", 12, 1, 1, 11, true, true, stepBack},
+		{"outranked, on two processors, one goroutine waits", 3, 2, 2, 1, true, true, stepBack},
+		{"outranked, nobody waits, a processor is free", 2, 2, 1, 0, true, true, goOn},
+		// Every processor runs and nobody waits: a packet may be waiting for the runtime's poll.
+		{"one processor, it runs, nothing waits", 1, 1, 1, 0, true, false, letPoll},
+		{"two processors, both run, nothing waits", 2, 2, 2, 0, true, true, letPoll},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var clock atomic.Int64
-			yields := 0
+			got := goOn
 			y := yielder{
 				statements: func() int { return tc.statements },
 				load: func() (admission.Load, error) {
 					if !tc.known {
 						return admission.Load{}, errors.New("no such metric")
 					}
-					return admission.Load{Runnable: tc.others, Procs: tc.procs}, nil
+					return admission.Load{Runnable: tc.others, Running: tc.running, Procs: tc.procs}, nil
 				},
 				outranked: func(*sql.Context) bool { return tc.outranked },
 				now:       clock.Load,
-				yield:     func() { yields++ },
-				last:      new(atomic.Int64),
+				yield: func() {
+					if got != letPoll {
+						got = stepBack
+					}
+				},
+				poll: func() { got = letPoll },
+				last: new(atomic.Int64),
+
+				steppedBack: new(atomic.Int32),
 			}
 			clock.Store(int64(yieldEvery))
 			if _, err := y.Build(nil, nil, nil); err != nil {
 				t.Fatal(err)
 			}
-			if got := yields == 1; got != tc.want {
-				t.Errorf("yielded %d times, want yield %v", yields, tc.want)
+			if got != tc.want {
+				t.Errorf("the look did %d, want %d", got, tc.want)
 			}
 		})
 	}
@@ -69,6 +79,8 @@ func TestYielderLooksOncePerInterval(t *testing.T) {
 		now:        clock.Load,
 		yield:      func() { yields++ },
 		last:       new(atomic.Int64),
+
+		steppedBack: new(atomic.Int32),
 	}
 	steps := []struct {
 		at          time.Duration
@@ -91,8 +103,64 @@ func TestYielderLooksOncePerInterval(t *testing.T) {
 	}
 }
 
+// TestOutrankedStepsBackWhileABetterOneWaits: while a statement that nothing outranks has
+// stepped back (for goroutines that are not statements), an outranked statement that runs steps
+// back at its next build, without waiting for a look; a statement that is not outranked goes
+// on, and once the better one runs again nobody steps back for it.
+func TestOutrankedStepsBackWhileABetterOneWaits(t *testing.T) {
+	var clock atomic.Int64
+	better, outranked, equal := sql.NewContext(context.Background()), sql.NewContext(context.Background()), sql.NewContext(context.Background())
+	names := map[*sql.Context]string{better: "better", outranked: "outranked", equal: "equal"}
+	var running *sql.Context
+	var y yielder
+	var stepped []string
+	y = yielder{
+		statements: func() int { return 3 },
+		// Three statements on one processor, and one goroutine that is not a statement.
+		load:      func() (admission.Load, error) { return admission.Load{Runnable: 3, Running: 1, Procs: 1}, nil },
+		outranked: func(ctx *sql.Context) bool { return ctx == outranked },
+		now:       clock.Load,
+		yield: func() {
+			stepped = append(stepped, names[running])
+			if running != better {
+				return
+			}
+			// While the better statement waits in the run queue, the others run.
+			for _, other := range []*sql.Context{outranked, equal} {
+				running = other
+				if _, err := y.Build(other, nil, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			running = better
+		},
+		poll:        func() { t.Error("polled while goroutines wait") },
+		last:        new(atomic.Int64),
+		steppedBack: new(atomic.Int32),
+	}
+	clock.Store(int64(yieldEvery))
+	running = better
+	if _, err := y.Build(better, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"better", "outranked"}; !slices.Equal(stepped, want) {
+		t.Fatalf("stepped back: %v, want %v", stepped, want)
+	}
+	running = outranked
+	if _, err := y.Build(outranked, nil, nil); err != nil { // within the look's interval
+		t.Fatal(err)
+	}
+	if len(stepped) != 2 {
+		t.Errorf("the outranked statement stepped back after the better one ran again: %v", stepped)
+	}
+}
+
 func TestYielderReadsTheScheduler(t *testing.T) {
-	if _, err := newYielder(func() int { return 0 }).load(); err != nil {
+	y, err := newYielder(func() int { return 0 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := y.load(); err != nil {
 		t.Fatalf("%v: the yielder would yield every interval", err)
 	}
 }
@@ -107,7 +175,7 @@ func TestYielderReadsTheTicket(t *testing.T) {
 		t.Fatal("no slot")
 	}
 	defer c.Release(a)
-	y := newYielder(func() int { return 1 })
+	y, _ := newYielder(func() int { return 1 })
 	ctxA := sql.NewContext(withTicket(context.Background(), a))
 	plain := sql.NewContext(context.Background())
 	if y.outranked(ctxA) || y.outranked(plain) || y.outranked(nil) {
@@ -137,10 +205,15 @@ func BenchmarkYielderLook(b *testing.B) {
 	t, _ := c.TryAcquire(admission.DefaultWorkload)
 	defer c.Release(t)
 	ctx := sql.NewContext(withTicket(context.Background(), t))
-	y := newYielder(func() int { return 1 })
+	y, _ := newYielder(func() int { return 1 })
 	b.Run("scheduler", func(b *testing.B) {
 		for b.Loop() {
-			_ = y.shouldYield(ctx)
+			_ = y.look(ctx)
+		}
+	})
+	b.Run("poll", func(b *testing.B) { // when every processor runs and nobody waits
+		for b.Loop() {
+			y.poll()
 		}
 	})
 	b.Run("ticket", func(b *testing.B) { // read when goroutines wait
@@ -154,7 +227,7 @@ func BenchmarkYielderLook(b *testing.B) {
 // looks.
 func BenchmarkYielderBuild(b *testing.B) {
 	ctx := sql.NewContext(context.Background())
-	y := newYielder(func() int { return 1 })
+	y, _ := newYielder(func() int { return 1 })
 	for b.Loop() {
 		_, _ = y.Build(ctx, nil, nil)
 	}

@@ -1,0 +1,159 @@
+package server
+
+import (
+	"net"
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestNetpollNudgeWakesAReader: on one processor, held by a goroutine that never blocks (a
+// CPU-bound statement), a socket's reader runs after a nudge and one step back. Without the
+// nudge the runtime learns of the packet only from its monitor thread's poll, up to 10 ms later,
+// and the step back alone would find nothing to run.
+func TestNetpollNudgeWakesAReader(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	nudge, err := processNudge()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	client, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	server, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer server.Close()
+
+	for round := range 20 {
+		var read atomic.Bool
+		parked := make(chan struct{})
+		go func() {
+			close(parked)
+			var b [1]byte
+			if _, err := server.Read(b[:]); err == nil {
+				read.Store(true)
+			}
+		}()
+		<-parked
+		time.Sleep(5 * time.Millisecond) // the reader parks on its socket
+		if _, err := client.Write([]byte{1}); err != nil {
+			t.Fatal(err)
+		}
+		waitForBytes(t, server)
+		// From here on this goroutine holds the processor: no sleep, no blocking call. A step
+		// back may come back to it first (the scheduler takes the global run queue first every
+		// 61st time), so it steps back a few times: microseconds, not the poll's 10 ms.
+		nudge.nudge()
+		for range 10 {
+			runtime.Gosched()
+		}
+		if !read.Load() {
+			t.Fatalf("round %d: the reader did not run after the nudge", round)
+		}
+	}
+}
+
+// waitForBytes waits until the kernel has bytes for c to read (loopback delivery can lag the
+// write on a busy machine), without reading them.
+func waitForBytes(t *testing.T, c net.Conn) {
+	t.Helper()
+	raw, err := c.(*net.TCPConn).SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var n int
+		var ioctlErr error
+		if err := raw.Control(func(fd uintptr) { n, ioctlErr = unix.IoctlGetInt(int(fd), unix.SIOCINQ) }); err != nil {
+			t.Fatal(err)
+		}
+		if ioctlErr != nil {
+			t.Fatal(ioctlErr)
+		}
+		if n > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the written byte did not arrive in 10 s")
+		}
+		runtime.Gosched()
+	}
+}
+
+// BenchmarkPacketBesideABusyProcessor is a round trip of one byte to an echoing goroutine on one
+// processor that a CPU-bound statement holds (the yielder's looks in its builds), with and
+// without the look's network poll nudge. Without it, each way waits for the runtime's monitor
+// thread to poll (up to 10 ms); with it, for the next look (up to yieldEvery).
+func BenchmarkPacketBesideABusyProcessor(b *testing.B) {
+	for _, nudging := range []bool{false, true} {
+		name := map[bool]string{false: "monitor_thread", true: "nudge"}[nudging]
+		b.Run(name, func(b *testing.B) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+			y, err := newYielder(func() int { return 1 })
+			if err != nil {
+				b.Fatal(err)
+			}
+			if !nudging {
+				y.poll = func() {}
+			}
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer ln.Close()
+			client, err := net.Dial("tcp", ln.Addr().String())
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer client.Close()
+			server, err := ln.Accept()
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer server.Close()
+			go func() { // the echo
+				var p [1]byte
+				for {
+					if _, err := server.Read(p[:]); err != nil {
+						return
+					}
+					if _, err := server.Write(p[:]); err != nil {
+						return
+					}
+				}
+			}()
+			var stop atomic.Bool
+			done := make(chan struct{})
+			go func() { // the statement
+				defer close(done)
+				for !stop.Load() {
+					_, _ = y.Build(nil, nil, nil)
+				}
+			}()
+			var p [1]byte
+			for b.Loop() {
+				if _, err := client.Write(p[:]); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := client.Read(p[:]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			stop.Store(true)
+			<-done
+		})
+	}
+}
