@@ -20,21 +20,7 @@ func TestNetpollNudgeWakesAReader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	client, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
-	server, err := ln.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer server.Close()
+	client, server := loopbackPair(t)
 
 	for round := range 20 {
 		var read atomic.Bool
@@ -109,21 +95,7 @@ func BenchmarkPacketBesideABusyProcessor(b *testing.B) {
 			if !nudging {
 				y.poll = func() {}
 			}
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer ln.Close()
-			client, err := net.Dial("tcp", ln.Addr().String())
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer client.Close()
-			server, err := ln.Accept()
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer server.Close()
+			client, server := loopbackPair(b)
 			go func() { // the echo
 				var p [1]byte
 				for {
@@ -156,4 +128,23 @@ func BenchmarkPacketBesideABusyProcessor(b *testing.B) {
 			<-done
 		})
 	}
+}
+
+// loopbackPair is the two ends of a TCP connection on the loopback, closed at the test's end.
+func loopbackPair(tb testing.TB) (client, server net.Conn) {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer ln.Close()
+	if client, err = net.Dial("tcp", ln.Addr().String()); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { client.Close() })
+	if server, err = ln.Accept(); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { server.Close() })
+	return client, server
 }
