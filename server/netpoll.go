@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 )
 
 // netpollNudge lets the Go runtime look at the network now, from a goroutine that holds a
@@ -21,14 +22,22 @@ import (
 // the runtime polls, and with the caller parked and the writer done, the processor has nothing
 // to run, so it polls at once (non-blocking), and finds the caller's pipe and every other
 // readable socket. The caller is back after a few microseconds (four system calls), behind
-// whatever the poll found.
+// whatever the poll found. If a goroutine became runnable between the look that chose to nudge
+// and the park, the processor runs it instead of polling; the read's deadline, nudgeBound, then
+// ends the park (at the processor's next scheduling point) instead of the monitor thread's poll.
 type netpollNudge struct {
 	busy  sync.Mutex // held by the nudge in progress; a look that finds it held does not nudge
 	r, w  *os.File
-	write chan struct{}
+	write chan byte
+	seq   byte // the byte of the nudge in progress; guarded by busy
 }
 
-// processNudge is the process's nudge: the poller it nudges is the process's.
+// nudgeBound bounds a nudge's park.
+const nudgeBound = time.Millisecond
+
+// processNudge is the process's nudge: the poller it nudges is the process's. An error (no file
+// descriptor left at the first engine build) is kept: the server then runs without nudging,
+// and says so once in its log.
 var processNudge = sync.OnceValues(newNetpollNudge)
 
 func newNetpollNudge() (*netpollNudge, error) {
@@ -36,28 +45,43 @@ func newNetpollNudge() (*netpollNudge, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the network poll nudge's pipe: %w", err)
 	}
-	n := &netpollNudge{r: r, w: w, write: make(chan struct{})}
+	n := &netpollNudge{r: r, w: w, write: make(chan byte)}
 	go n.writer()
 	return n, nil
 }
 
-// writer writes one byte to the pipe for each nudge; it runs while the nudging goroutine is
-// parked on the pipe's read.
+// writer writes each nudge's byte to the pipe; it runs while the nudging goroutine is parked on
+// the pipe's read.
 func (n *netpollNudge) writer() {
-	one := []byte{1}
-	for range n.write {
-		_, _ = n.w.Write(one) // a pipe's buffer holds it: at most one byte is in it at a time
+	for b := range n.write {
+		_, _ = n.w.Write([]byte{b})
 	}
 }
 
-// nudge parks the caller until the runtime has polled the network. Only one goroutine nudges at
-// a time; another returns at once.
-func (n *netpollNudge) nudge() {
+// nudge parks the caller until the runtime has polled the network, or for nudgeBound at most,
+// and says whether it saw the poll. Only one goroutine nudges at a time; another returns at
+// once. The bytes of nudges that ended
+// at their deadline are still in the pipe: a nudge reads until its own byte, which is the last
+// one written (the writer takes one byte at a time, in order), so at most one nudge's worth of
+// bytes is ever in the pipe.
+func (n *netpollNudge) nudge() (polled bool) {
 	if !n.busy.TryLock() {
-		return
+		return false
 	}
 	defer n.busy.Unlock()
-	n.write <- struct{}{}
-	var b [1]byte
-	_, _ = n.r.Read(b[:])
+	if n.r.SetReadDeadline(time.Now().Add(nudgeBound)) != nil {
+		return false
+	}
+	n.seq++
+	n.write <- n.seq
+	var b [64]byte
+	for {
+		k, err := n.r.Read(b[:])
+		if err != nil {
+			return false
+		}
+		if k > 0 && b[k-1] == n.seq {
+			return true
+		}
+	}
 }

@@ -1,3 +1,5 @@
+//go:build linux
+
 package server
 
 import (
@@ -11,9 +13,11 @@ import (
 )
 
 // TestNetpollNudgeWakesAReader: on one processor, held by a goroutine that never blocks (a
-// CPU-bound statement), a socket's reader runs after a nudge and one step back. Without the
+// CPU-bound statement), a socket's reader runs after a nudge and a few steps back. Without the
 // nudge the runtime learns of the packet only from its monitor thread's poll, up to 10 ms later,
-// and the step back alone would find nothing to run.
+// and the steps back alone would find nothing to run. Every other round leaves a byte of an
+// earlier nudge in the pipe, as a nudge that ended at its deadline does: the nudge still waits
+// for its own.
 func TestNetpollNudgeWakesAReader(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	nudge, err := processNudge()
@@ -22,7 +26,9 @@ func TestNetpollNudgeWakesAReader(t *testing.T) {
 	}
 	client, server := loopbackPair(t)
 
-	for round := range 20 {
+	const rounds, informative = 40, 10
+	shown := 0
+	for round := range rounds {
 		var read atomic.Bool
 		parked := make(chan struct{})
 		go func() {
@@ -34,26 +40,44 @@ func TestNetpollNudgeWakesAReader(t *testing.T) {
 		}()
 		<-parked
 		time.Sleep(5 * time.Millisecond) // the reader parks on its socket
+		if round%2 == 1 {
+			nudge.busy.Lock()
+			_, err := nudge.w.Write([]byte{nudge.seq})
+			nudge.busy.Unlock()
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
 		if _, err := client.Write([]byte{1}); err != nil {
 			t.Fatal(err)
 		}
-		waitForBytes(t, server)
+		if !waitForBytes(t, server, &read) {
+			// The runtime polled on its own (a system call handed the processor over, or the
+			// monitor thread): the round shows nothing.
+			continue
+		}
 		// From here on this goroutine holds the processor: no sleep, no blocking call. A step
 		// back may come back to it first (the scheduler takes the global run queue first every
 		// 61st time), so it steps back a few times: microseconds, not the poll's 10 ms.
-		nudge.nudge()
+		if !nudge.nudge() {
+			continue // it ended at its deadline (this goroutine's thread was kept off the CPU)
+		}
 		for range 10 {
 			runtime.Gosched()
 		}
 		if !read.Load() {
 			t.Fatalf("round %d: the reader did not run after the nudge", round)
 		}
+		shown++
+	}
+	if shown < informative {
+		t.Fatalf("only %d of %d rounds found the byte unread before a nudge that saw the poll (want %d)", shown, rounds, informative)
 	}
 }
 
 // waitForBytes waits until the kernel has bytes for c to read (loopback delivery can lag the
-// write on a busy machine), without reading them.
-func waitForBytes(t *testing.T, c net.Conn) {
+// write on a busy machine), without reading them; false if read says the reader took them.
+func waitForBytes(t *testing.T, c net.Conn, read *atomic.Bool) bool {
 	t.Helper()
 	raw, err := c.(*net.TCPConn).SyscallConn()
 	if err != nil {
@@ -70,7 +94,10 @@ func waitForBytes(t *testing.T, c net.Conn) {
 			t.Fatal(ioctlErr)
 		}
 		if n > 0 {
-			return
+			return true
+		}
+		if read.Load() {
+			return false
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("the written byte did not arrive in 10 s")

@@ -41,7 +41,7 @@ const yieldEvery = time.Millisecond
 // at most about yieldEvery longer. The standing is an atomic load on the statement's admission
 // ticket, read only at a look; when it is not outranked, or took no ticket, only the rule above
 // holds. When a statement that nothing outranks steps back itself (for goroutines that are not
-// statements), the outranked statements that run while it waits step back at their next build,
+// statements, or after letting the runtime poll), the outranked statements that run while it waits step back at their next build,
 // not at the next look a yieldEvery later: otherwise each of its steps back would hand the
 // processor to an outranked statement for up to a yieldEvery.
 //
@@ -77,7 +77,7 @@ func newYielder(statements func() int) (yielder, error) {
 	poll := func() {}
 	nudge, err := processNudge()
 	if err == nil {
-		poll = nudge.nudge
+		poll = func() { nudge.nudge() }
 	}
 	// A GoScheduler per look in progress (looks are once per yieldEvery, and two may
 	// overlap), kept for the next: a look reads runtime/metrics only, no system call and no
@@ -119,19 +119,27 @@ func (y yielder) Build(ctx *sql.Context, _ sql.Node, _ sql.Row) (sql.RowIter, er
 	if now-last >= int64(yieldEvery) && y.last.CompareAndSwap(last, now) {
 		switch y.look(ctx) {
 		case stepBack:
-			if y.outranked(ctx) {
-				y.yield()
-				break
-			}
-			y.steppedBack.Add(1)
-			y.yield()
-			y.steppedBack.Add(-1)
+			y.stepBack(ctx, false)
 		case letPoll:
-			y.poll()
-			y.yield() // behind the goroutines the poll found, if any
+			y.stepBack(ctx, true)
 		}
 	}
 	return nil, nil
+}
+
+// stepBack gives the statement's processor up, after it let the runtime poll the network if
+// poll (then it goes on behind the goroutines the poll found). While a statement that nothing
+// outranks (a statement without a ticket included) is away, the outranked statements that get
+// the processor step back at their next build.
+func (y yielder) stepBack(ctx *sql.Context, poll bool) {
+	if !y.outranked(ctx) {
+		y.steppedBack.Add(1)
+		defer y.steppedBack.Add(-1)
+	}
+	if poll {
+		y.poll()
+	}
+	y.yield()
 }
 
 // A look's outcome.

@@ -13,31 +13,37 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 )
 
+// What a look does, as the yielder's fakes record it.
+var (
+	stepsBack          = []string{"yield"}
+	pollsThenStepsBack = []string{"poll", "yield"}
+)
+
 func TestYielderYieldsOnlyWhenOthersWait(t *testing.T) {
 	for _, tc := range []struct {
 		name                               string
 		statements, procs, running, others int
 		known                              bool
 		outranked                          bool // the statement's workload is outranked by a running one
-		want                               int
+		want                               []string
 	}{
-		{"nobody waits, a processor is free", 1, 2, 1, 0, true, false, goOn},
-		{"only statements wait: 8 on one processor, 7 waiting", 8, 1, 1, 7, true, false, goOn},
-		{"one more than the statements: someone else waits", 8, 1, 1, 8, true, false, stepBack},
-		{"statements fit the processors, one goroutine waits", 2, 2, 2, 1, true, false, stepBack},
-		{"fewer statements than processors, nothing waits", 1, 2, 1, 0, true, false, goOn},
-		{"unknown count: yield, as the runtime would", 1, 1, 1, 0, false, false, stepBack},
-		{"outranked, the other statement waits", 2, 1, 1, 1, true, true, stepBack},
-		{"outranked, 12 statements on one processor, 11 waiting", 12, 1, 1, 11, true, true, stepBack},
-		{"outranked, on two processors, one goroutine waits", 3, 2, 2, 1, true, true, stepBack},
-		{"outranked, nobody waits, a processor is free", 2, 2, 1, 0, true, true, goOn},
+		{"nobody waits, a processor is free", 1, 2, 1, 0, true, false, nil},
+		{"only statements wait: 8 on one processor, 7 waiting", 8, 1, 1, 7, true, false, nil},
+		{"one more than the statements: someone else waits", 8, 1, 1, 8, true, false, stepsBack},
+		{"statements fit the processors, one goroutine waits", 2, 2, 2, 1, true, false, stepsBack},
+		{"fewer statements than processors, nothing waits", 1, 2, 1, 0, true, false, nil},
+		{"unknown count: yield, as the runtime would", 1, 1, 1, 0, false, false, stepsBack},
+		{"outranked, the other statement waits", 2, 1, 1, 1, true, true, stepsBack},
+		{"outranked, 12 statements on one processor, 11 waiting", 12, 1, 1, 11, true, true, stepsBack},
+		{"outranked, on two processors, one goroutine waits", 3, 2, 2, 1, true, true, stepsBack},
+		{"outranked, nobody waits, a processor is free", 2, 2, 1, 0, true, true, nil},
 		// Every processor runs and nobody waits: a packet may be waiting for the runtime's poll.
-		{"one processor, it runs, nothing waits", 1, 1, 1, 0, true, false, letPoll},
-		{"two processors, both run, nothing waits", 2, 2, 2, 0, true, true, letPoll},
+		{"one processor, it runs, nothing waits", 1, 1, 1, 0, true, false, pollsThenStepsBack},
+		{"two processors, both run, nothing waits", 2, 2, 2, 0, true, true, pollsThenStepsBack},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var clock atomic.Int64
-			got := goOn
+			var got []string
 			y := yielder{
 				statements: func() int { return tc.statements },
 				load: func() (admission.Load, error) {
@@ -48,13 +54,9 @@ func TestYielderYieldsOnlyWhenOthersWait(t *testing.T) {
 				},
 				outranked: func(*sql.Context) bool { return tc.outranked },
 				now:       clock.Load,
-				yield: func() {
-					if got != letPoll {
-						got = stepBack
-					}
-				},
-				poll: func() { got = letPoll },
-				last: new(atomic.Int64),
+				yield:     func() { got = append(got, "yield") },
+				poll:      func() { got = append(got, "poll") },
+				last:      new(atomic.Int64),
 
 				steppedBack: new(atomic.Int32),
 			}
@@ -62,8 +64,8 @@ func TestYielderYieldsOnlyWhenOthersWait(t *testing.T) {
 			if _, err := y.Build(nil, nil, nil); err != nil {
 				t.Fatal(err)
 			}
-			if got != tc.want {
-				t.Errorf("the look did %d, want %d", got, tc.want)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("the look did %v, want %v", got, tc.want)
 			}
 		})
 	}
@@ -104,54 +106,71 @@ func TestYielderLooksOncePerInterval(t *testing.T) {
 }
 
 // TestOutrankedStepsBackWhileABetterOneWaits: while a statement that nothing outranks has
-// stepped back (for goroutines that are not statements), an outranked statement that runs steps
-// back at its next build, without waiting for a look; a statement that is not outranked goes
-// on, and once the better one runs again nobody steps back for it.
+// stepped back (for goroutines that are not statements, or after letting the runtime poll), an
+// outranked statement that runs steps back at its next build, without waiting for a look; a
+// statement that is not outranked goes on, and once the better one runs again nobody steps
+// back for it.
 func TestOutrankedStepsBackWhileABetterOneWaits(t *testing.T) {
-	var clock atomic.Int64
-	better, outranked, equal := sql.NewContext(context.Background()), sql.NewContext(context.Background()), sql.NewContext(context.Background())
-	names := map[*sql.Context]string{better: "better", outranked: "outranked", equal: "equal"}
-	var running *sql.Context
-	var y yielder
-	var stepped []string
-	y = yielder{
-		statements: func() int { return 3 },
+	for _, tc := range []struct {
+		name string
+		load admission.Load
+		away string // what the better statement does while the others run
+	}{
 		// Three statements on one processor, and one goroutine that is not a statement.
-		load:      func() (admission.Load, error) { return admission.Load{Runnable: 3, Running: 1, Procs: 1}, nil },
-		outranked: func(ctx *sql.Context) bool { return ctx == outranked },
-		now:       clock.Load,
-		yield: func() {
-			stepped = append(stepped, names[running])
-			if running != better {
-				return
-			}
-			// While the better statement waits in the run queue, the others run.
-			for _, other := range []*sql.Context{outranked, equal} {
-				running = other
-				if _, err := y.Build(other, nil, nil); err != nil {
-					t.Fatal(err)
+		{"steps back", admission.Load{Runnable: 3, Running: 1, Procs: 1}, "yield"},
+		// The better statement alone on the processor.
+		{"lets the runtime poll", admission.Load{Runnable: 0, Running: 1, Procs: 1}, "poll"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var clock atomic.Int64
+			better, outranked, equal := sql.NewContext(context.Background()), sql.NewContext(context.Background()), sql.NewContext(context.Background())
+			names := map[*sql.Context]string{better: "better", outranked: "outranked", equal: "equal"}
+			var running *sql.Context
+			var y yielder
+			var stepped []string
+			away := func(what string) {
+				if running != better {
+					stepped = append(stepped, names[running])
+					return
 				}
+				if what != tc.away {
+					return
+				}
+				stepped = append(stepped, "better")
+				for _, other := range []*sql.Context{outranked, equal} {
+					running = other
+					if _, err := y.Build(other, nil, nil); err != nil {
+						t.Fatal(err)
+					}
+				}
+				running = better
 			}
+			y = yielder{
+				statements:  func() int { return 3 },
+				load:        func() (admission.Load, error) { return tc.load, nil },
+				outranked:   func(ctx *sql.Context) bool { return ctx == outranked },
+				now:         clock.Load,
+				yield:       func() { away("yield") },
+				poll:        func() { away("poll") },
+				last:        new(atomic.Int64),
+				steppedBack: new(atomic.Int32),
+			}
+			clock.Store(int64(yieldEvery))
 			running = better
-		},
-		poll:        func() { t.Error("polled while goroutines wait") },
-		last:        new(atomic.Int64),
-		steppedBack: new(atomic.Int32),
-	}
-	clock.Store(int64(yieldEvery))
-	running = better
-	if _, err := y.Build(better, nil, nil); err != nil {
-		t.Fatal(err)
-	}
-	if want := []string{"better", "outranked"}; !slices.Equal(stepped, want) {
-		t.Fatalf("stepped back: %v, want %v", stepped, want)
-	}
-	running = outranked
-	if _, err := y.Build(outranked, nil, nil); err != nil { // within the look's interval
-		t.Fatal(err)
-	}
-	if len(stepped) != 2 {
-		t.Errorf("the outranked statement stepped back after the better one ran again: %v", stepped)
+			if _, err := y.Build(better, nil, nil); err != nil {
+				t.Fatal(err)
+			}
+			if want := []string{"better", "outranked"}; !slices.Equal(stepped, want) {
+				t.Fatalf("stepped back: %v, want %v", stepped, want)
+			}
+			running = outranked
+			if _, err := y.Build(outranked, nil, nil); err != nil { // within the look's interval
+				t.Fatal(err)
+			}
+			if len(stepped) != 2 {
+				t.Errorf("the outranked statement stepped back after the better one ran again: %v", stepped)
+			}
+		})
 	}
 }
 
