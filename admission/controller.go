@@ -223,10 +223,13 @@ func (c *Controller) Acquire(ctx context.Context, name string, maxWait time.Dura
 	c.stats.Queued++
 	// A waiter of a better workload than those waiting may take a free slot at once.
 	c.grant()
+	// The deadline is armed before the waiter can be seen outside the lock, so that it counts
+	// from the clock's reading when the waiter queued. (leave takes mu: a real timer's f runs in
+	// its own goroutine, a test clock's outside this call.)
+	timer := c.clock.AfterFunc(maxWait, func() { c.leave(wt, expired) })
 	c.mu.Unlock()
 	c.signal()
 
-	timer := c.clock.AfterFunc(maxWait, func() { c.leave(wt, expired) })
 	select {
 	case <-wt.ready:
 	case <-ctx.Done():
