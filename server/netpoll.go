@@ -60,10 +60,9 @@ func (n *netpollNudge) writer() {
 
 // nudge parks the caller until the runtime has polled the network, or for nudgeBound at most,
 // and says whether it saw the poll. Only one goroutine nudges at a time; another returns at
-// once. The bytes of nudges that ended
-// at their deadline are still in the pipe: a nudge reads until its own byte, which is the last
-// one written (the writer takes one byte at a time, in order), so at most one nudge's worth of
-// bytes is ever in the pipe.
+// once. The byte of a nudge that ended at its deadline is still in the pipe: a nudge reads until
+// its own byte, which is the last one written (the writer takes one byte at a time, in order),
+// so at most two bytes are ever in the pipe.
 func (n *netpollNudge) nudge() (polled bool) {
 	if !n.busy.TryLock() {
 		return false

@@ -41,9 +41,9 @@ const yieldEvery = time.Millisecond
 // at most about yieldEvery longer. The standing is an atomic load on the statement's admission
 // ticket, read only at a look; when it is not outranked, or took no ticket, only the rule above
 // holds. When a statement that nothing outranks steps back itself (for goroutines that are not
-// statements, or after letting the runtime poll), the outranked statements that run while it waits step back at their next build,
-// not at the next look a yieldEvery later: otherwise each of its steps back would hand the
-// processor to an outranked statement for up to a yieldEvery.
+// statements, or after letting the runtime poll), the outranked statements that run while it
+// waits step back at their next build, not at the next look a yieldEvery later: otherwise each
+// of its steps back would hand the processor to an outranked statement for up to a yieldEvery.
 //
 // At a look that finds every processor running and nobody waiting, the statement lets the
 // runtime poll the network (netpollNudge): a client's next packet is otherwise noticed only by

@@ -76,7 +76,10 @@ type learnedPlan struct {
 	reverse     bool       // the lookup's IsReverse: it reads the range in descending order
 	projections []string   // the table's projected columns; nil for none
 	above       []sql.Node // the engine's plan above the lookup, top first
-	flags       []int      // the query flags the engine's analysis set
+	// aliased says, for each node of above, whether its expressions hold an alias (which keeps
+	// the context it is made in, and so is made anew for each statement).
+	aliased []bool
+	flags   []int // the query flags the engine's analysis set
 }
 
 // Install adds a planner to a: its planning rule runs first, its unwrapping rule last, and
@@ -412,11 +415,12 @@ func readPlan(ctx *sql.Context, st *statement, full sql.Node) (*learnedPlan, *pl
 	root := full
 	for plainNode(ctx, root) {
 		// A learned node keeps neither the statement's table nor its context.
-		kept, err := withChild(nil, root, lookupHole)
+		kept, aliased, err := withChild(nil, root, lookupHole, true)
 		if err != nil {
 			return nil, nil
 		}
 		learned.above = append(learned.above, kept)
+		learned.aliased = append(learned.aliased, aliased)
 		root = root.Children()[0]
 	}
 	ita, ok := root.(*plan.IndexedTableAccess)
@@ -531,7 +535,7 @@ func (st *statement) build(ctx *sql.Context, learned *learnedPlan) (sql.Node, bo
 		return nil, false, err
 	}
 	for i := len(learned.above) - 1; i >= 0; i-- {
-		if built, err = withChild(ctx, learned.above[i], built); err != nil {
+		if built, _, err = withChild(ctx, learned.above[i], built, learned.aliased[i]); err != nil {
 			return nil, false, err
 		}
 	}
@@ -627,30 +631,36 @@ func writeNode(ctx *sql.Context, b *strings.Builder, n sql.Node) {
 // lookupHole stands for the lookup under a learned plan's nodes.
 var lookupHole = plan.NewEmptyTableWithSchema(sql.Schema{})
 
-// withChild is n over child, made in ctx. A Project and an alias keep the context they were
-// made in (they print themselves in it), so a Project is made anew, with the same expressions
-// and options, and so is every alias in a node's expressions.
-func withChild(ctx *sql.Context, n, child sql.Node) (sql.Node, error) {
+// withChild is n over child, made in ctx, and whether n's expressions hold an alias. A Project
+// and an alias keep the context they were made in (they print themselves in it), so a Project
+// is made anew, with the same expressions and options, and, if aliased, so is every alias in
+// n's expressions.
+func withChild(ctx *sql.Context, n, child sql.Node, aliased bool) (sql.Node, bool, error) {
 	if p, ok := n.(*plan.Project); ok {
-		projections, _, err := inContext(ctx, p.Projections)
-		if err != nil {
-			return nil, err
+		projections := p.Projections
+		if aliased {
+			var err error
+			if projections, aliased, err = inContext(ctx, projections); err != nil {
+				return nil, false, err
+			}
 		}
 		return plan.NewProject(ctx, projections, child).WithCanDefer(p.CanDefer).
-			WithIncludesNestedIters(p.IncludesNestedIters).WithAliasDeps(p.AliasDeps), nil
+			WithIncludesNestedIters(p.IncludesNestedIters).WithAliasDeps(p.AliasDeps), aliased, nil
 	}
-	if e, ok := n.(sql.Expressioner); ok {
+	e, ok := n.(sql.Expressioner)
+	if aliased = aliased && ok; aliased {
 		exprs, remade, err := inContext(ctx, e.Expressions())
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		if remade {
+		if aliased = remade; remade {
 			if n, err = e.WithExpressions(ctx, exprs...); err != nil {
-				return nil, err
+				return nil, false, err
 			}
 		}
 	}
-	return n.WithChildren(ctx, child)
+	n, err := n.WithChildren(ctx, child)
+	return n, aliased, err
 }
 
 // inContext is exprs with their aliases made in ctx, and whether there were any (if not, it is
